@@ -316,6 +316,33 @@ def test_prompt_is_the_papers_ag_news_format():
     assert zero_shot.prompts(tok, [long_text], spec)[1][0].count("z") == 1000
 
 
+def test_packing_joins_eight_texts_under_one_instruction_without_answers():
+    """Section 9 packing (studies/tapt.md 1.5): each consecutive batch of 8 texts becomes
+    one sequence, the instruction then the "### Text:" blocks joined by blank lines."""
+    from evalsci.lm.load import tiny_tokenizer
+    from evalsci.studies.tapt.training import zero_shot
+
+    tok = tiny_tokenizer()
+    spec = hfc.get_spec("ag_news")
+    texts = [f"news item {i}" for i in range(10)] + ["y" * 1500]
+    packed = zero_shot.packed_prompts(tok, texts, spec, per_sequence=8)
+    prefix, _ = zero_shot.prompts(tok, texts, spec)
+    assert len(packed) == 2  # 11 texts: 8 + 3
+    assert packed[0] == prefix + "\n\n".join(f"### Text: news item {i}" for i in range(8))
+    assert packed[1].startswith(prefix + "### Text: news item 8\n\n### Text: news item 9")
+    assert all("### Answer:" not in p for p in packed)
+    assert packed[1].endswith("### Text: " + "y" * 1000)  # texts are still cut at 1000 chars
+    with pytest.raises(ValueError, match="per_sequence"):
+        zero_shot.packed_prompts(tok, texts, spec, per_sequence=0)
+
+
+def test_packing_is_only_for_zero_shot():
+    cfg = _config({})
+    cfg["lm_types"]["bert"]["pack"] = True
+    with pytest.raises(settings.TrainingConfigError, match=r"lm_types\.bert\.pack"):
+        settings.run_settings(cfg, "bert", "sst2")
+
+
 def test_qlora_adapter_has_the_papers_parameter_count():
     """Appendix H: the adapters add 41,943,040 trainable parameters to Mistral 7B."""
     from peft import get_peft_model
@@ -355,8 +382,10 @@ def test_class_probabilities_are_cappr_means_with_cached_prefix(tiny):
 
 
 @pytest.mark.slow
-def test_zero_shot_shard(tiny, sst2, tmp_path):
+@pytest.mark.parametrize("pack", [False, True])
+def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
     cfg = _config(tiny)
+    cfg["lm_types"]["zs"]["pack"] = pack
     s = settings.run_settings(cfg, "zs", "sst2")
     shards = run.run_subsamples(s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path,
                                 lm_models={}, device="cpu")
@@ -371,6 +400,9 @@ def test_zero_shot_shard(tiny, sst2, tmp_path):
     per_layer = 16 * ((64 + 64) * 2 + (64 + 32) * 2 + (64 + 128) * 3)
     assert (met["trainable_parameters"] == 2 * per_layer).all()
     assert not met["four_bit"].any()  # CPU: LoRA on the full-precision base
+    # n = 8 texts: 8 prompts of batch 8, or one packed sequence of all 8 (batch 1)
+    assert (met["num_sequences"] == (1 if pack else 8)).all()
+    assert (met["packed"] == pack).all()
 
 
 # ---------------------------------------------------------------------------------------

@@ -142,13 +142,24 @@ def _zero_shot(settings: Mapping[str, Any], split: splits.Split, spec, seed: int
     del model
     for source in ("extra", "test"):
         t0 = time.perf_counter()
-        p, r = zero_shot.prompts(tok, getattr(split, source)["text"].tolist(), spec,
-                                 zs.get("chat_template", "auto"))
+        texts = getattr(split, source)["text"].tolist()
+        if settings.get("pack"):
+            # packing: batch_size_pretrain texts per sequence, one sequence per step
+            train_texts = zero_shot.packed_prompts(tok, texts, spec,
+                                                   settings["batch_size_pretrain"],
+                                                   zs.get("chat_template", "auto"))
+            batch_size = 1
+            max_length = zs.get("packing_max_length", zero_shot.PACKING_MAX_LENGTH)
+        else:
+            p, r = zero_shot.prompts(tok, texts, spec, zs.get("chat_template", "auto"))
+            train_texts = [p + x for x in r]
+            batch_size, max_length = settings["batch_size_pretrain"], zs["max_length"]
         model, tok2, m = zero_shot.train_adapter(
-            model_spec, [p + x for x in r], epochs=settings["pretrain_epochs"],
-            batch_size=settings["batch_size_pretrain"], learning_rate=zs["learning_rate"],
-            max_length=zs["max_length"], lora=zs.get("lora"), seed=seed, device=device,
+            model_spec, train_texts, epochs=settings["pretrain_epochs"],
+            batch_size=batch_size, learning_rate=zs["learning_rate"],
+            max_length=max_length, lora=zs.get("lora"), seed=seed, device=device,
             quantize=quantize, work_dir=str(tmp))
+        m["packed"] = bool(settings.get("pack"))
         metrics.append({"step": f"pretrain_{source}", **m})
         probs[source] = zero_shot.predict_proba(model, tok2, prefix, rest, spec.class_names,
                                                 batch_size=settings["batch_size_eval"])

@@ -37,6 +37,10 @@ def lm_type(cfg: Mapping, lm: str) -> dict[str, Any]:
     if t["method"] not in METHODS:
         raise TrainingConfigError(
             f"config tapt.training.lm_types.{lm}.method: {t['method']!r} not in {METHODS}")
+    if t.get("pack") and t["method"] != "zero-shot":
+        raise TrainingConfigError(
+            f"config tapt.training.lm_types.{lm}.pack: packing is the zero-shot variant "
+            f"(Section 9); method is {t['method']!r}")
     return t
 
 

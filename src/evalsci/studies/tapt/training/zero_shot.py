@@ -25,7 +25,9 @@ prepared with `peft.prepare_model_for_kbit_training` and gradient checkpointing,
 trained with paged 8-bit AdamW in bf16, as the author. On CPU (`quantize: auto`) the base
 model is full precision float32 and the optimiser plain AdamW: the same LoRA adapter
 without the 4-bit base (bitsandbytes 4-bit runs on CPU but only saves memory there, at a
-large cost in time). `quantize: nf4` forces 4-bit on CPU too.
+large cost in time). `quantize: nf4` forces 4-bit on CPU too. The packing variant
+(`pack: true`, `mistral-qlora-zero-shot-packing`) trains on `packed_prompts` instead: 8 texts
+per sequence under one instruction, batch size 1, truncation at 8192 tokens.
 
 Classification (no training on labels): the probability of each class name completing
 the prompt. As CAPPr (`predict_proba`, the author's scorer): each completion is
@@ -49,6 +51,7 @@ log = logging.getLogger(__name__)
 
 QUERY_TEMPLATE = "### Text:"
 RESPONSE_TEMPLATE = " ### Answer:"
+PACKING_MAX_LENGTH = 8192  # the author's max_seq_length for packed sequences
 LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "bias": "none",
         "target_modules": "all-linear"}
 
@@ -74,29 +77,57 @@ def _render(tokenizer, messages: list[dict], use_template: bool) -> str:
     return text.removesuffix(eos) if eos else text
 
 
+def _use_template(tokenizer, chat_template: str) -> bool:
+    if chat_template not in ("auto", "none"):
+        raise ValueError(f"chat_template must be auto or none, not {chat_template!r}")
+    return bool(chat_template == "auto" and getattr(tokenizer, "chat_template", None))
+
+
+def _messages(instr: str, query: str, role: str | None) -> list[dict]:
+    """The instruction as the system message when the template has that role, else
+    prepended to the user message (the author's `_dum.py`)."""
+    if role is None:
+        return [{"role": "user", "content": instr + query}]
+    return [{"role": role, "content": instr}, {"role": "user", "content": query}]
+
+
 def prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec,
             chat_template: str = "auto") -> tuple[str, list[str]]:
     """(instruction prefix, per-text remainder): prefix + remainder[i] is the full prompt
     for texts[i], ending in " ### Answer:"."""
-    if chat_template not in ("auto", "none"):
-        raise ValueError(f"chat_template must be auto or none, not {chat_template!r}")
-    use_template = chat_template == "auto" and getattr(tokenizer, "chat_template", None)
+    use_template = _use_template(tokenizer, chat_template)
     instr = instruction(spec.class_names, spec.task_description)
     role = _system_role(tokenizer) if use_template else None
     full = []
     for text in texts:
-        query = f"{QUERY_TEMPLATE} {text[:NUM_CHARACTERS_MAX]}\n"
-        if role is None:
-            msgs = [{"role": "user", "content": instr + query}]
-        else:
-            msgs = [{"role": role, "content": instr}, {"role": "user", "content": query}]
+        msgs = _messages(instr, f"{QUERY_TEMPLATE} {text[:NUM_CHARACTERS_MAX]}\n", role)
         msgs.append({"role": "assistant", "content": RESPONSE_TEMPLATE})
-        full.append(_render(tokenizer, msgs, bool(use_template)))
+        full.append(_render(tokenizer, msgs, use_template))
     # The shared part: the common prefix of all prompts up to the first "### Text:".
     common = commonprefix(full) if len(full) > 1 else full[0]
     cut = common.find(QUERY_TEMPLATE)
     prefix = common[:cut] if cut >= 0 else common
     return prefix, [p[len(prefix):] for p in full]
+
+
+def packed_prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec, per_sequence: int,
+                   chat_template: str = "auto") -> list[str]:
+    """Pretraining sequences of the packing variant (`mistral-qlora-zero-shot-packing`):
+    each consecutive group of `per_sequence` texts (the author's pretraining batch size, 8)
+    becomes one sequence, the instruction followed by the group's "### Text: ..." blocks
+    joined by blank lines, with no answer line. The author trains on these with batch size
+    1 and max_seq_length 8192, so the adapter sees several texts of the task per step."""
+    if per_sequence < 1:
+        raise ValueError(f"per_sequence must be >= 1, not {per_sequence}")
+    use_template = _use_template(tokenizer, chat_template)
+    instr = instruction(spec.class_names, spec.task_description)
+    role = _system_role(tokenizer) if use_template else None
+    out = []
+    for start in range(0, len(texts), per_sequence):
+        group = texts[start:start + per_sequence]
+        query = "\n\n".join(f"{QUERY_TEMPLATE} {t[:NUM_CHARACTERS_MAX]}" for t in group)
+        out.append(_render(tokenizer, _messages(instr, query, role), use_template))
+    return out
 
 
 def _lora_config(lora: dict):
@@ -147,7 +178,8 @@ def train_adapter(model_spec, prompt_texts: Sequence[str], *, epochs: float, bat
     out = trainer.train()
     metrics = dict(out.metrics)
     metrics.update(train_loss=float(out.training_loss), trainable_parameters=int(n_trainable),
-                   four_bit=four_bit, num_tokens=int(sum(len(x) for x in ds["input_ids"])))
+                   four_bit=four_bit, num_sequences=len(ds),
+                   num_tokens=int(sum(len(x) for x in ds["input_ids"])))
     model.config.use_cache = True
     model.eval()
     torch.set_grad_enabled(False)
