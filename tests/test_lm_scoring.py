@@ -154,3 +154,21 @@ def test_prediction_is_highest_mean():
     s = QueryScores(np.array([-3.0, -4.0, -1.0]), np.array([1, 4, 1]), np.ones(3, bool))
     assert s.prediction() == 1  # mean -1.0 beats -3.0 and ... -1.0 first on ties
     np.testing.assert_allclose(s.losses, [3.0, 1.0, 1.0])
+
+
+def test_special_tokens_follow_the_tokenizer_or_are_left_out(tiny):
+    """add_special_tokens=True encodes as tokenizer(text) without its trailing specials
+    (a BERT tokenizer: [CLS] text [SEP] -> [CLS] text); False as tokenizer(text,
+    add_special_tokens=False), the lm-evaluation-harness 0.4.x convention."""
+    from transformers import AutoTokenizer
+
+    from evalsci.studies.tapt.training.models import minilm_dir
+
+    model, _ = tiny
+    tok = AutoTokenizer.from_pretrained(minilm_dir())
+    text = "Q: The capital of England is\nA: London"
+    plain = tok(text).input_ids
+    assert plain[0] == tok.cls_token_id and plain[-1] == tok.sep_token_id
+    assert Scorer(model, tok).encode(text) == plain[:-1]
+    without = Scorer(model, tok, add_special_tokens=False).encode(text)
+    assert without == tok(text, add_special_tokens=False).input_ids == plain[1:-1]

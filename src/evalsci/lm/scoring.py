@@ -171,12 +171,16 @@ class Scorer:
 
     token_budget: max new (non-pad) + pad tokens per forward pass;
     cache_budget: max rows x (cached + new) tokens per pass (bounds KV memory);
-    max_rows: max rows per pass.
+    max_rows: max rows per pass;
+    add_special_tokens: put the tokenizer's leading special tokens (e.g. Llama's BOS) in
+    front of every sequence, as `tokenizer(text)` does; False encodes the text alone, as
+    `tokenizer(text, add_special_tokens=False)` (lm-evaluation-harness 0.4.x).
     """
 
     def __init__(self, model, tokenizer, *, option_tokens: str = "span",
                  max_length: int | None = None, token_budget: int = 2048,
-                 cache_budget: int = 262144, max_rows: int = 256, progress: bool = False):
+                 cache_budget: int = 262144, max_rows: int = 256, progress: bool = False,
+                 add_special_tokens: bool = True):
         if option_tokens not in OPTION_TOKENS:
             raise ValueError(f"option_tokens must be one of {OPTION_TOKENS}, not {option_tokens!r}")
         self.model = model
@@ -195,7 +199,7 @@ class Scorer:
         with_sp = list(tokenizer("a", add_special_tokens=True).input_ids)
         without = list(tokenizer("a", add_special_tokens=False).input_ids)
         self.lead: list[int] = []
-        for k in range(len(with_sp) - len(without) + 1):
+        for k in range(len(with_sp) - len(without) + 1 if add_special_tokens else 0):
             if with_sp[k: k + len(without)] == without:
                 self.lead = with_sp[:k]
                 break

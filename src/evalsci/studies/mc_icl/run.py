@@ -105,10 +105,7 @@ def make_scorer(model, tok, *, add_bos: bool = False, **batch):
     """
     from evalsci.lm.scoring import Scorer
 
-    scorer = Scorer(model, tok, **batch)
-    if not add_bos:
-        scorer.lead = []
-    return scorer
+    return Scorer(model, tok, add_special_tokens=add_bos, **batch)
 
 
 def warn_overlong(df, model) -> None:
