@@ -101,3 +101,29 @@ def test_failed_diagnostics_fail_loudly_on_released_data_only_by_default():
     assert resolve_on_failure("auto", recomputing=False) == "error"
     assert resolve_on_failure("auto", recomputing=True) == "warn"
     assert resolve_on_failure("error", recomputing=True) == "error"
+
+
+def test_refit_reuses_the_nutpie_compilation_and_samples_identically(small, monkeypatch):
+    """A refit after failed checks (more draws) must not recompile the model, and sampling
+    from the reused compilation gives the draws a fresh compilation gives."""
+    nutpie = pytest.importorskip("nutpie")
+    calls = []
+    original = nutpie.compile_pymc_model
+
+    def counting(model, **kwargs):
+        calls.append(model)
+        return original(model, **kwargs)
+
+    monkeypatch.setattr(nutpie, "compile_pymc_model", counting)
+    settings = bayes.SamplerSettings(backend="nutpie", chains=2, draws=100, tune=100, seed=3,
+                                     cores=1)
+    model = hierarchical.build(small)
+    first = bayes.fit(model, settings)
+    again = bayes.fit(model, settings)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(first.posterior["method"].values,
+                                  again.posterior["method"].values)
+    fresh = bayes.fit(hierarchical.build(small), settings)  # another model: compiled anew
+    assert len(calls) == 2
+    np.testing.assert_array_equal(first.posterior["method"].values,
+                                  fresh.posterior["method"].values)

@@ -162,7 +162,7 @@ rule tapt_fit:
     params:
         bayes=TAPT["bayes"],
         count_rule=TAPT["count_rule"],
-    threads: 2
+    threads: TAPT["bayes"]["threads"]
     resources:
         mem_mb=4000,
     log:
@@ -225,7 +225,7 @@ rule tapt_meta_slices:
         seed=config["seed"],
         bayes=TAPT["bayes"],
         count_rule=TAPT["count_rule"],
-    threads: 2
+    threads: TAPT["bayes"]["threads"]
     log:
         "logs/tapt/meta_{config}.log",
     benchmark:
@@ -282,7 +282,7 @@ rule tapt_recovery:
         beta_nonnull=TAPT["simulate"]["beta_nonnull"],
         seed=config["seed"],
         bayes=TAPT["bayes"],
-    threads: 2
+    threads: TAPT["bayes"]["threads"]
     log:
         "logs/tapt/recovery.log",
     benchmark:

@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 # max_train_rows 0 = every (training LLM, training instance) row, as the paper.
 GRIDS = {
     "default": {"classifiers": ["logreg_l2_C1", "xgboost"], "n_ref_sweep": [1, 3, 10, 30, 100, 300],
-                "max_train_rows": 6000},
+                "max_train_rows": 3000},
     "paper": {"classifiers": list(PAPER_CLASSIFIERS), "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
               "max_train_rows": 0},
     "full": {"classifiers": [f"logreg_{p}_C{c}" for p in ("l2", "l1") for c in ("0.01", "0.1", "1", "10")]
