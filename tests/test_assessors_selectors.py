@@ -107,3 +107,29 @@ def test_random_best_of_returns_a_subset_where_every_llm_has_both_labels():
     assert len(set(ref)) == 30
     for j in range(3):
         assert 0 < z[ref, j].sum() < 30
+
+
+def test_classifier_names_map_to_the_papers_models():
+    """`xgboost` is XGBoost's defaults (the paper); `xgboost_bins<N>` changes only the
+    number of histogram bins; logistic regression names carry penalty and C."""
+    pytest.importorskip("xgboost")
+    from evalsci.studies.assessors.assessors import fit_predict, make_classifier
+    from evalsci.studies.assessors.pipeline import resolve
+
+    plain, binned = make_classifier("xgboost", seed=1), make_classifier("xgboost_bins64", seed=1)
+    assert plain.get_params()["max_bin"] is None and binned.get_params()["max_bin"] == 64
+    other = {k: v for k, v in binned.get_params().items() if k != "max_bin"}
+    assert other == {k: v for k, v in plain.get_params().items() if k != "max_bin"}
+    l1 = make_classifier("logreg_l1_C0.1")
+    assert (l1.C, l1.l1_ratio, l1.solver) == (0.1, 1.0, "liblinear")
+    for bad in ("xgboost_bins0", "xgboost64", "svm"):
+        with pytest.raises(ValueError, match="unknown classifier"):
+            make_classifier(bad)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 5))
+    y = (x[:, 0] > 0).astype(int)
+    p = fit_predict("xgboost_bins64", x, y, [x], seed=1)[0]
+    assert np.corrcoef(p, x[:, 0])[0, 1] > 0.8
+    # the paper's grid keeps XGBoost's defaults; the CPU default grid bins coarser
+    assert "xgboost" in resolve({"grid": "paper", "classifiers": None, "n_ref_sweep": None,
+                                 "max_train_rows": None})["classifiers"]

@@ -22,6 +22,7 @@ evaluation labels are read last. `check_no_leakage` asserts the splits are disjo
 from __future__ import annotations
 
 import logging
+import time
 import zlib
 from collections.abc import Mapping, Sequence
 
@@ -159,6 +160,12 @@ def _rows(split, method, features, selector, classifier, n_ref, data, role_llms,
     return rows
 
 
+def _phase(split: str, name: str, since: float) -> float:
+    now = time.perf_counter()
+    log.info("%s: %s took %.1f s", split, name, now - since)
+    return now
+
+
 def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
               return_predictions: bool = False):
     """All assessors of one split; returns (results DataFrame, references[, predictions])."""
@@ -167,6 +174,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
     classifiers = list(cfg["classifiers"])
     selectors = list(cfg["selectors"])
     eval_llms = {"validation": data.llms["validation"], "test": data.llms["test"]}
+    clock = time.perf_counter()
     refs = select_references(data, selectors, n_ref, seed, irt=cfg.get("irt"),
                              fa_max_factors=int(cfg.get("fa_max_factors", 30)),
                              best_of_draws=int(cfg.get("random_best_of_draws", 20)))
@@ -182,6 +190,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
         log.info("%s: generic training rows subsampled to %d of %d", split, len(keep),
                  len(train_llms) * len(e_tr))
 
+    clock = _phase(split, "reference selection", clock)
     combos = [(f, s, c) for f in cfg["generic_features"] for s in selectors for c in classifiers]
     for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
         ref = refs[sel]
@@ -200,6 +209,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
         if return_predictions:
             predictions.update({("generic", feat, sel, clf, m): p for m, p in preds.items()})
 
+    clock = _phase(split, "generic assessors", clock)
     # Reference only: per LLM, instance embeddings of the reference instances only.
     for sel in selectors:
         ref = refs[sel]
@@ -212,6 +222,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
                                            seed=seed, threads=threads)[0]
             rows += _rows(split, "reference_only", "embeddings", sel, clf, n_ref, data, eval_llms, preds)
 
+    clock = _phase(split, "reference-only baseline", clock)
     # All train data: the training LLMs pooled, instance embeddings only.
     x_tall = np.tile(e_tr, (len(train_llms), 1))
     if keep is not None:
@@ -221,6 +232,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
         preds = {m: p_val for m in eval_llms["validation"]} | {m: p_te for m in eval_llms["test"]}
         rows += _rows(split, "all_train", "embeddings", "", clf, 0, data, eval_llms, preds)
 
+    clock = _phase(split, "all-train-data baseline", clock)
     # Specific assessor: per test LLM, all its training instances; chosen on its validation AUC.
     feats = {}
     for fname in cfg.get("specific_features", ["embeddings"]):
@@ -242,6 +254,7 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
                     y = data.labels(m, eval_set)
                     rows.append([split, "specific", fname, "", clf, n_train, m, "test", eval_set,
                                  auc(y, p), int(y.sum()), int(len(y) - y.sum())])
+    _phase(split, "specific assessors", clock)
     res = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     references = {s: data.ids["train"][r].tolist() for s, r in refs.items()}
     if return_predictions:
