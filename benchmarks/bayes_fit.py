@@ -5,12 +5,15 @@
 
 Both fits use the same bambi model, priors, data, 4 chains x 1,000 draws and seed. "pymc" is
 the authors' setup (bambi's default non-centred parametrisation, PyMC's NUTS, 500 tuning
-steps). "fast" is the workflow's own fit, `evalsci.studies.tapt.posteriors.fit_one` with config.yaml
-`tapt.bayes` (nutpie with a low-rank mass matrix, 1,000 tuning steps, task effects sampled
-centred, the convergence checks, and a refit with twice the draws when a check fails), so
-it does at least as many iterations as the PyMC run it is timed against. Each time is the
-whole call (model build and compilation included). Printed: both times, the posterior mean and sd of beta from each, their MCSEs, whether the means agree within
-Monte Carlo error (|difference| < 3 x combined MCSE), and last `speedup: <ratio>x`.
+steps). "fast" is the workflow's own fit, `evalsci.studies.tapt.posteriors.fit_one` with
+config.yaml `tapt.bayes` (nutpie, diagonal mass matrix, 1,000 tuning steps, task effects
+sampled centred, the convergence checks, and a refit with twice the draws when a check
+fails), so it does at least as many iterations as the PyMC run it is timed against. Each
+time is the whole call (model build and compilation included; PyMC reuses pytensor's on-disk
+compilation cache after its first run, nutpie's numba compilation is redone every time).
+Printed: both times, the posterior mean and sd of beta from each, their MCSEs, whether the
+means agree within Monte Carlo error (|difference| < 3 x combined MCSE), and last
+`speedup: <ratio>x`.
 """
 
 from __future__ import annotations
