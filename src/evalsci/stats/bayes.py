@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import time
@@ -268,6 +269,48 @@ def check_diagnostics(diag: pd.DataFrame, n_divergent: int, thresholds: Threshol
         problems.append(f"{n_divergent} divergences > {thresholds.max_divergences}")
     if problems:
         raise DiagnosticsError(f"{label}: MCMC diagnostics failed: " + "; ".join(problems))
+
+
+@dataclass
+class CheckedFit:
+    idata: object
+    diagnostics: pd.DataFrame  # one row per checked parameter (mcse, ess, r_hat)
+    draws: int  # per chain, of the fit that was kept
+    ok: bool  # passed every check
+
+
+def fit_checked(model, settings: SamplerSettings, thresholds: Thresholds, label: str, *,
+                primary: tuple[str, ...] = (), max_draws: int | None = None,
+                on_failure: str = "error", extra=None) -> CheckedFit:
+    """`fit`, then `check_diagnostics` on every scalar parameter but the global intercept
+    (plus `extra(idata)`: {name: draws}). A fit that fails its checks without divergences is
+    refitted with twice the draws, up to `max_draws` per chain (slow-mixing ridges need more
+    draws, not another sampler; a refit reuses nutpie's compilation). Still failing:
+    `on_failure` "error" raises DiagnosticsError, "warn" logs and returns ok=False."""
+    if on_failure not in ("error", "warn"):
+        raise ValueError(f"on_failure must be error or warn, not {on_failure!r}")
+    max_draws = max_draws or settings.draws
+    n_draws = settings.draws
+    while True:
+        idata = fit(model, dataclasses.replace(settings, draws=n_draws))
+        log.info("%s: %d draws per chain sampled in %.1f s with %s", label, n_draws,
+                 idata.posterior.attrs["sampling_seconds"], settings.backend)
+        checked = [v for v in scalar_params(idata) if v != "Intercept"]
+        diag = diagnostics(idata, checked, extra=extra(idata) if extra else None)
+        n_div = divergences(idata)
+        try:
+            check_diagnostics(diag, n_div, thresholds, label, primary=primary)
+            return CheckedFit(idata, diag, n_draws, True)
+        except DiagnosticsError as err:
+            if n_draws * 2 <= max_draws and n_div <= thresholds.max_divergences:
+                log.warning("%s; refitting with %d draws per chain", err, n_draws * 2)
+                n_draws *= 2
+                continue
+            if on_failure == "error":
+                raise
+            log.warning("continuing although diagnostics failed (on_failure = warn)",
+                        exc_info=True)
+            return CheckedFit(idata, diag, n_draws, False)
 
 
 def scalar_draws(idata, label: str):

@@ -17,7 +17,6 @@ diagnostics are recorded but not enforced. Nothing reported depends on mu alone.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -97,42 +96,21 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
     model = hierarchical.build(long, task_treatment=VARIANTS[variant],
                                centered_terms=CENTERED_TERMS)
     log.info("%s: %d rows; %s", label, len(long), model.formula)
-    max_draws = max_draws or settings.draws
     beta = hierarchical.beta_name(comparison)
-    n_draws = settings.draws
-    while True:
-        # The paper's draws first; a fit whose checks fail is rerun with twice the draws, up
-        # to max_draws (slow-mixing ridges, e.g. beta against the mean task x treatment
-        # effect when that effect is large, need more draws, not another sampler).
-        run_settings = dataclasses.replace(settings, draws=n_draws)
-        idata = bayes.fit(model, run_settings)
-        seconds = idata.posterior.attrs["sampling_seconds"]
-        log.info("%s: %d draws per chain sampled in %.1f s with %s", label, n_draws, seconds,
-                 settings.backend)
-        checked = [v for v in bayes.scalar_params(idata) if v != "Intercept"]
-        diag = bayes.diagnostics(
-            idata, checked,
-            extra={"Intercept+1|dataset": bayes.intercept_plus_group(idata, "1|dataset")},
-        )
-        intercept = bayes.diagnostics(idata, ["Intercept"]).iloc[0]
-        n_div = bayes.divergences(idata)
-        log.info("%s diagnostics:\n%s\nIntercept alone (not enforced): r_hat %.3f ess_bulk %.0f",
-                 label, diag.to_string(), intercept["r_hat"], intercept["ess_bulk"])
-        try:
-            bayes.check_diagnostics(diag, n_div, thresholds, label, primary=(beta,))
-            diagnostics_ok = True
-            break
-        except bayes.DiagnosticsError as err:
-            if n_draws * 2 <= max_draws and n_div <= thresholds.max_divergences:
-                log.warning("%s; refitting with %d draws per chain", err, n_draws * 2)
-                n_draws *= 2
-                continue
-            if on_failure == "error":
-                raise
-            log.warning("continuing although diagnostics failed (on_failure = warn)",
-                        exc_info=True)
-            diagnostics_ok = False
-            break
+    checked = bayes.fit_checked(
+        model, settings, thresholds, label, primary=(beta,), max_draws=max_draws,
+        on_failure=on_failure,
+        # mu + U_j per task is identified; the global intercept alone is not (README)
+        extra=lambda idata: {"Intercept+1|dataset":
+                             bayes.intercept_plus_group(idata, "1|dataset")},
+    )
+    idata, diag, n_draws, diagnostics_ok = (checked.idata, checked.diagnostics, checked.draws,
+                                            checked.ok)
+    seconds = idata.posterior.attrs["sampling_seconds"]
+    intercept = bayes.diagnostics(idata, ["Intercept"]).iloc[0]
+    log.info("%s diagnostics:\n%s\nIntercept alone (not enforced): r_hat %.3f ess_bulk %.0f",
+             label, diag.to_string(), intercept["r_hat"], intercept["ess_bulk"])
+    n_div = bayes.divergences(idata)
 
     s = bayes.summarize(idata, beta, hdi_prob=0.89)
     b = bayes.scalar_draws(idata, beta)

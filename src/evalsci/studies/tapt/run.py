@@ -206,7 +206,8 @@ def make_recovery(*, n_subsamples: int, beta_nonnull: float, seed: int, bayes_cf
     # The m = 100, n = 200 design: 2 LM types x 25 tasks x subsamples, n = 200.
     design = simulate.design(n_lms=2, n_tasks=25, n_pairs=n_subsamples, n=200)
     t = simulate.recovery(design, {"null": 0.0, "non-null": beta_nonnull}, seed=seed,
-                          settings=settings, thresholds=thresholds)
+                          settings=settings, thresholds=thresholds,
+                          max_draws=bayes_cfg.get("max_draws"))
     write_table(t, table_out, floatfmt=".4f")
     simulate.plot_recovery(t, figure_out)
     if not t["covered"].all():

@@ -60,7 +60,8 @@ def simulate_counts(d: pd.DataFrame, *, beta: float, rng: np.random.Generator,
 
 
 def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
-             settings: bayes.SamplerSettings, thresholds: bayes.Thresholds) -> pd.DataFrame:
+             settings: bayes.SamplerSettings, thresholds: bayes.Thresholds,
+             max_draws: int | None = None) -> pd.DataFrame:
     """Fit the model to data simulated under each scenario (name -> true beta)."""
     from evalsci.studies.tapt.posteriors import CENTERED_TERMS
 
@@ -69,12 +70,10 @@ def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
         rng = np.random.default_rng(np.random.SeedSequence([seed, k]))
         sim = simulate_counts(d, beta=beta, rng=rng)
         model = hierarchical.build(sim, task_treatment=True, centered_terms=CENTERED_TERMS)
-        idata = bayes.fit(model, settings)
         label = "method[treatment]"
-        checked = [v for v in bayes.scalar_params(idata) if v != "Intercept"]
-        diag = bayes.diagnostics(idata, checked)
-        bayes.check_diagnostics(diag, bayes.divergences(idata), thresholds,
-                                f"recovery/{name}", primary=(label,))
+        # the same checks (and refits with more draws) as the fits to the released data
+        idata = bayes.fit_checked(model, settings, thresholds, f"recovery/{name}",
+                                  primary=(label,), max_draws=max_draws).idata
         s = bayes.summarize(idata, label)
         covered = s["hdi_low"] <= beta <= s["hdi_high"]
         log.info("recovery %s: beta %.3f -> %.3f [%.3f, %.3f]", name, beta, s["mean"],
