@@ -166,6 +166,17 @@ class Prefix:
         return self.scorer._extend(self, text)
 
 
+def _leading_special_tokens(tokenizer) -> list[int]:
+    """Special tokens the tokenizer adds in front (e.g. Llama's BOS). Trailing ones (an EOS
+    some tokenizers append) are dropped: a prefix must not end a sequence."""
+    with_sp = list(tokenizer("a", add_special_tokens=True).input_ids)
+    without = list(tokenizer("a", add_special_tokens=False).input_ids)
+    for k in range(len(with_sp) - len(without) + 1):
+        if with_sp[k: k + len(without)] == without:
+            return with_sp[:k]
+    return []
+
+
 class Scorer:
     """Scores multiple-choice queries with a causal LM (see module docstring).
 
@@ -194,15 +205,7 @@ class Scorer:
         self.stats = ScoringStats()
         self.device = next(model.parameters()).device
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        # special tokens the tokenizer adds in front (e.g. Llama's BOS); trailing ones
-        # (an EOS some tokenizers append) are dropped: a prefix must not end a sequence
-        with_sp = list(tokenizer("a", add_special_tokens=True).input_ids)
-        without = list(tokenizer("a", add_special_tokens=False).input_ids)
-        self.lead: list[int] = []
-        for k in range(len(with_sp) - len(without) + 1 if add_special_tokens else 0):
-            if with_sp[k: k + len(without)] == without:
-                self.lead = with_sp[:k]
-                break
+        self.lead = _leading_special_tokens(tokenizer) if add_special_tokens else []
         self._n_choice_cache: dict[str, int] = {}
 
     # --- tokenisation -------------------------------------------------------------------

@@ -39,8 +39,7 @@ SUMMARY_COLUMNS = (
     "config", "comparison", "variant", "mean", "sd", "hdi_5.5", "hdi_94.5", "r_hat",
     "ess_bulk", "divergences", "mcse_mean", "ppd_mean", "ppd_hdi_5.5", "ppd_hdi_94.5",
     "n_rows", "backend", "sampling_seconds", "draws_per_chain", "intercept_r_hat",
-    "intercept_ess_bulk",
-    "diagnostics_ok",
+    "intercept_ess_bulk", "diagnostics_ok",
 )
 
 
@@ -104,13 +103,10 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
         extra=lambda idata: {"Intercept+1|dataset":
                              bayes.intercept_plus_group(idata, "1|dataset")},
     )
-    idata, diag, n_draws, diagnostics_ok = (checked.idata, checked.diagnostics, checked.draws,
-                                            checked.ok)
-    seconds = idata.posterior.attrs["sampling_seconds"]
+    idata, diag = checked.idata, checked.diagnostics
     intercept = bayes.diagnostics(idata, ["Intercept"]).iloc[0]
     log.info("%s diagnostics:\n%s\nIntercept alone (not enforced): r_hat %.3f ess_bulk %.0f",
              label, diag.to_string(), intercept["r_hat"], intercept["ess_bulk"])
-    n_div = bayes.divergences(idata)
 
     s = bayes.summarize(idata, beta, hdi_prob=0.89)
     b = bayes.scalar_draws(idata, beta)
@@ -120,11 +116,13 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
     summary = {
         "config": config, "comparison": comparison, "variant": variant,
         "mean": s["mean"], "sd": s["sd"], "hdi_5.5": s["hdi_low"], "hdi_94.5": s["hdi_high"],
-        "r_hat": s["r_hat"], "ess_bulk": s["ess_bulk"], "divergences": n_div,
+        "r_hat": s["r_hat"], "ess_bulk": s["ess_bulk"],
+        "divergences": bayes.divergences(idata),
         "mcse_mean": s["mcse_mean"], "ppd_mean": np.nan, "ppd_hdi_5.5": np.nan,
         "ppd_hdi_94.5": np.nan, "n_rows": len(long), "backend": settings.backend,
-        "sampling_seconds": seconds, "draws_per_chain": n_draws, "intercept_r_hat": float(intercept["r_hat"]),
-        "intercept_ess_bulk": float(intercept["ess_bulk"]), "diagnostics_ok": diagnostics_ok,
+        "sampling_seconds": idata.posterior.attrs["sampling_seconds"],
+        "draws_per_chain": checked.draws, "intercept_r_hat": float(intercept["r_hat"]),
+        "intercept_ess_bulk": float(intercept["ess_bulk"]), "diagnostics_ok": checked.ok,
     }
     if ppd:
         avg = posterior_predictive_avg_diff(model, idata, long, comparison, settings.seed)

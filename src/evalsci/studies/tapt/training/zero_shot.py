@@ -77,10 +77,13 @@ def _render(tokenizer, messages: list[dict], use_template: bool) -> str:
     return text.removesuffix(eos) if eos else text
 
 
-def _use_template(tokenizer, chat_template: str) -> bool:
+def _setup(tokenizer, spec: DatasetSpec, chat_template: str) -> tuple[bool, str, str | None]:
+    """(use the chat template?, instruction, role of the instruction message or None)."""
     if chat_template not in ("auto", "none"):
         raise ValueError(f"chat_template must be auto or none, not {chat_template!r}")
-    return bool(chat_template == "auto" and getattr(tokenizer, "chat_template", None))
+    use_template = bool(chat_template == "auto" and getattr(tokenizer, "chat_template", None))
+    role = _system_role(tokenizer) if use_template else None
+    return use_template, instruction(spec.class_names, spec.task_description), role
 
 
 def _messages(instr: str, query: str, role: str | None) -> list[dict]:
@@ -95,9 +98,7 @@ def prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec,
             chat_template: str = "auto") -> tuple[str, list[str]]:
     """(instruction prefix, per-text remainder): prefix + remainder[i] is the full prompt
     for texts[i], ending in " ### Answer:"."""
-    use_template = _use_template(tokenizer, chat_template)
-    instr = instruction(spec.class_names, spec.task_description)
-    role = _system_role(tokenizer) if use_template else None
+    use_template, instr, role = _setup(tokenizer, spec, chat_template)
     full = []
     for text in texts:
         msgs = _messages(instr, f"{QUERY_TEMPLATE} {text[:NUM_CHARACTERS_MAX]}\n", role)
@@ -119,9 +120,7 @@ def packed_prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec, per_seque
     1 and max_seq_length 8192, so the adapter sees several texts of the task per step."""
     if per_sequence < 1:
         raise ValueError(f"per_sequence must be >= 1, not {per_sequence}")
-    use_template = _use_template(tokenizer, chat_template)
-    instr = instruction(spec.class_names, spec.task_description)
-    role = _system_role(tokenizer) if use_template else None
+    use_template, instr, role = _setup(tokenizer, spec, chat_template)
     out = []
     for start in range(0, len(texts), per_sequence):
         group = texts[start:start + per_sequence]
