@@ -1,4 +1,4 @@
-"""Time evalsci.baselines.max_random_baseline against the reference package in one run.
+"""Time evalsci.maxrandom.max_random_baseline against the reference package in one run.
 
 The reference is PyPI `max-random-baseline` 0.1.1 (the paper authors' implementation: Hong's
 DFT Poisson-binomial cdf, then eq. 9 summed over every k). Both get the same (n, p, t); the
@@ -17,8 +17,8 @@ import time
 
 import max_random_baseline as reference
 
-import evalsci.baselines as eb
-from evalsci.baselines import max_random_baseline
+import evalsci.maxrandom as eb
+from evalsci.maxrandom import max_random_baseline
 
 SETTINGS = [  # (n, p, t); the last one is the headline
     (100, 0.5, 200),

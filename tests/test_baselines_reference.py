@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalsci.baselines import (
+from evalsci.maxrandom import (
     count_distribution,
     max_pmf,
     max_random_baseline,
@@ -98,7 +98,7 @@ def test_reference_package_floors_and_we_round():
     28 correct answers instead of 29. Our correct_count rounds."""
     import max_random_baseline as ref
 
-    from evalsci.baselines import correct_count
+    from evalsci.maxrandom import correct_count
 
     assert 0.29 * 100 < 29
     c = correct_count(0.29, 100)

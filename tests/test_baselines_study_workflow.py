@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
-from evalsci.baselines.requests import read_baselines
+from evalsci.maxrandom.requests import read_baselines
 from evalsci.studies.baselines import keys
 
 from conftest import snakemake
@@ -30,7 +30,7 @@ def built(shared_workdir, mirror):
 
 
 def eq9(n, p, t):
-    """Paper eq. 9 with scipy's binomial (independent of evalsci.baselines)."""
+    """Paper eq. 9 with scipy's binomial (independent of evalsci.maxrandom)."""
     k = np.arange(n + 1)
     F = binom.cdf(k, n, p)
     F_prev = np.concatenate([[0.0], F[:-1]])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evalsci.baselines import max_random_auc, max_random_baseline, max_random_tail, standard_tail
+from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail, standard_tail
 from evalsci.cli import main
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalsci.baselines import max_random_auc, max_random_baseline, max_random_tail
+from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail
 
 from conftest import snakemake
 

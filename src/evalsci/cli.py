@@ -49,7 +49,7 @@ def _fmt_t(t: float) -> str:
 
 
 def cmd_baseline(args) -> None:
-    from evalsci.baselines import max_random_baseline, standard_baseline
+    from evalsci.maxrandom import max_random_baseline, standard_baseline
 
     p = _p_arg(args)
     print(f"standard baseline (t=1): {standard_baseline(args.n, p):.6f}")
@@ -58,7 +58,7 @@ def cmd_baseline(args) -> None:
 
 
 def cmd_tail(args) -> None:
-    from evalsci.baselines import correct_count, max_random_tail, standard_tail
+    from evalsci.maxrandom import correct_count, max_random_tail, standard_tail
 
     p = _p_arg(args)
     correct = args.correct if args.correct is not None else correct_count(args.accuracy, args.n)
@@ -69,7 +69,7 @@ def cmd_tail(args) -> None:
 
 
 def cmd_auc(args) -> None:
-    from evalsci.baselines import max_random_auc
+    from evalsci.maxrandom import max_random_auc
 
     for t, v in zip(args.t, max_random_auc(args.n_pos, args.n_neg, args.t), strict=True):
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")

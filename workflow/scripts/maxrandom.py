@@ -1,6 +1,6 @@
-"""Rule `maxrandom`: answer a study's random-baseline requests (see evalsci.baselines.requests)."""
+"""Rule `maxrandom`: answer a study's random-baseline requests (see evalsci.maxrandom.requests)."""
 
-from evalsci.baselines.requests import answer_file
+from evalsci.maxrandom.requests import answer_file
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821 (injected by Snakemake)

@@ -54,17 +54,17 @@ def build_requests(collection: str, success: pd.DataFrame, splits: pd.DataFrame,
 
 
 def write_requests(df: pd.DataFrame, path: str | Path) -> None:
-    """Validate and write through the maxrandom helpers (`evalsci.baselines.requests`)."""
+    """Validate and write through the maxrandom helpers (`evalsci.maxrandom.requests`)."""
     if df["key"].duplicated().any():
         raise ValueError(f"duplicate request keys: {df.loc[df['key'].duplicated(), 'key'].tolist()[:3]}")
-    from evalsci.baselines.requests import write_requests as _write
+    from evalsci.maxrandom.requests import write_requests as _write
 
     _write(df, path)
 
 
 def read_answers(path: str | Path) -> pd.DataFrame:
     """baselines.csv rows with the key split back into collection, split, eval_set, llm, search."""
-    from evalsci.baselines.requests import read_baselines
+    from evalsci.maxrandom.requests import read_baselines
 
     df = read_baselines(path).reset_index()
     if "expected_max" not in df.columns:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalsci.baselines import correct_count
+from evalsci.maxrandom import correct_count
 from evalsci.data.bigbench_meta import num_choices
 from evalsci.studies.baselines import keys
 from evalsci.studies.baselines.dodge import expected_max

@@ -238,7 +238,7 @@ def figure6(baselines, outputs):
 def figure7(baselines, outputs):
     from scipy.ndimage import gaussian_filter
 
-    from evalsci.baselines import correct_count
+    from evalsci.maxrandom import correct_count
 
     ts, ks, ns, accs = curves.FIG7_TS, curves.FIG7_CHOICES, curves.FIG7_NS, curves.FIG7_ACCS
     fig, axs = plt.subplots(len(ts), len(ks), figsize=(4 * len(ks), 3.2 * len(ts)), squeeze=False)

@@ -217,7 +217,7 @@ def split_all(files: dict[Cell, object], seed: int, threads: int = 1,
 def _counts(splits: pd.DataFrame) -> np.ndarray:
     """Correct validation answers of each chosen prompt: accuracy x num_train, ROUNDED
     (the authors floored, which turns 44.999... into 44)."""
-    from evalsci.baselines import correct_count
+    from evalsci.maxrandom import correct_count
 
     acc, n = splits["train_acc"].to_numpy(), splits["num_train"].to_numpy()
     out = np.empty(len(acc), dtype=np.int64)

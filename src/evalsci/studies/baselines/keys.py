@@ -50,7 +50,7 @@ def to_requests(keys) -> pd.DataFrame:
 
 class Baselines:
     """Lookup over the maxrandom rule's baselines.csv (and distributions.csv), as read by
-    `evalsci.baselines.requests.read_baselines` / `read_distributions`."""
+    `evalsci.maxrandom.requests.read_baselines` / `read_distributions`."""
 
     def __init__(self, baselines: pd.DataFrame, distributions: pd.DataFrame | None = None):
         if "key" in baselines.columns:
@@ -64,7 +64,7 @@ class Baselines:
 
     @classmethod
     def from_files(cls, baselines, distributions=None) -> Baselines:
-        from evalsci.baselines.requests import read_baselines, read_distributions
+        from evalsci.maxrandom.requests import read_baselines, read_distributions
 
         return cls(read_baselines(baselines),
                    read_distributions(distributions) if distributions else None)

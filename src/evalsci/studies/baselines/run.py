@@ -36,7 +36,7 @@ def write_csv(df: pd.DataFrame, path) -> None:
 
 
 def requests(aggregated_path, multi_prompt, splits, out, cfg, recompute):
-    from evalsci.baselines.requests import write_requests
+    from evalsci.maxrandom.requests import write_requests
 
     data = aggregated(aggregated_path, cfg, recompute)
     mp = load.load_multi_prompt(multi_prompt) if multi_prompt else None

@@ -22,7 +22,7 @@ from evalsci.studies.mc_icl.params import DATASET_NAMES
 
 def read_baselines(path: str | Path) -> pd.DataFrame:
     """baselines.csv of rule maxrandom, indexed by key (columns checked there)."""
-    from evalsci.baselines.requests import read_baselines as _read
+    from evalsci.maxrandom.requests import read_baselines as _read
 
     return _read(path)
 

@@ -28,7 +28,7 @@ REQUEST_COLUMNS = ["key", "n", "p", "labels", "t", "correct", "metric", "n_pos",
 
 def write(df: pd.DataFrame, path) -> pd.DataFrame:
     """Validate and write requests.csv (the maxrandom engineer's schema check)."""
-    from evalsci.baselines.requests import write_requests
+    from evalsci.maxrandom.requests import write_requests
 
     return write_requests(df, path)
 

@@ -3,7 +3,7 @@
 The reference builds the binomial (or Poisson-binomial) pmf term by term in 40-digit
 arithmetic, sums tails from the top, and evaluates E[max] = sum_k 1 - F(k-1)^t (paper eq. 8-9
 rearranged) and P(max >= c) = 1 - F(c-1)^t (eq. 11) at that precision. It shares no code with
-evalsci.baselines (no scipy, no windows from Bernstein bounds: it sums +-20 sd and beyond).
+evalsci.maxrandom (no scipy, no windows from Bernstein bounds: it sums +-20 sd and beyond).
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import mpmath
 import numpy as np
 import pytest
 
-from evalsci.baselines import (
+from evalsci.maxrandom import (
     max_cdf,
     max_pmf,
     max_random_baseline,
     max_random_tail,
     standard_tail,
 )
-from evalsci.baselines.binomial import BinomialCounts
-from evalsci.baselines.max_order import expected_max_count
-from evalsci.baselines.poisson_binomial import PoissonBinomialCounts
+from evalsci.maxrandom.binomial import BinomialCounts
+from evalsci.maxrandom.max_order import expected_max_count
+from evalsci.maxrandom.poisson_binomial import PoissonBinomialCounts
 
 DPS = 40
 REL = 1e-10

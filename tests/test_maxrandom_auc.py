@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from evalsci.baselines import auc as auc_mod
-from evalsci.baselines import max_random_auc, max_random_auc_tail
+from evalsci.maxrandom import auc as auc_mod
+from evalsci.maxrandom import max_random_auc, max_random_auc_tail
 
 
 def brute_force_u_pmf(n_pos: int, n_neg: int) -> np.ndarray:

@@ -11,7 +11,7 @@ requests.csv, one row per `key`:
   t             number of random classifiers (int >= 1, up to 1e12)
   correct       empty, or an integer count for tail probabilities: correct answers
                 (accuracy) or the Mann-Whitney U = AUC * n_pos * n_neg (auc); convert with
-                `evalsci.baselines.correct_count` (rounds, never floors)
+                `evalsci.maxrandom.correct_count` (rounds, never floors)
   distribution  true/false (default false): also write the pmf/cdf of the max
 
 baselines.csv: the request columns plus `standard` (expected accuracy/AUC of one random

@@ -45,7 +45,7 @@ def check_counts(correct, name: str = "correct") -> tuple[np.ndarray, bool]:
         first = float(arr[bad].flat[0] if arr.ndim else arr)
         raise ValueError(
             f"{name} must be an integer count of correct answers, got {name}={first!r}; "
-            "convert an accuracy with evalsci.baselines.correct_count(accuracy, n), which rounds"
+            "convert an accuracy with evalsci.maxrandom.correct_count(accuracy, n), which rounds"
         )
     return arr.astype(np.int64), scalar
 

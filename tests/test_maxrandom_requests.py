@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalsci.baselines import (
+from evalsci.maxrandom import (
     max_cdf,
     max_pmf,
     max_random_auc,
@@ -16,8 +16,8 @@ from evalsci.baselines import (
     max_random_tail,
     standard_tail,
 )
-from evalsci.baselines.auc import max_random_auc_tail
-from evalsci.baselines.requests import (
+from evalsci.maxrandom.auc import max_random_auc_tail
+from evalsci.maxrandom.requests import (
     answer_file,
     answer_requests,
     read_baselines,
@@ -136,7 +136,7 @@ def test_grouped_answers_match_row_by_row():
     rows = [{"key": f"r{i}", "n": int(n), "p": 0.25, "t": int(t), "correct": int(c)}
             for i, (n, t, c) in enumerate(zip(rng.choice([40, 80], 30), rng.integers(1, 300, 30),
                                               rng.integers(5, 35, 30), strict=True))]
-    from evalsci.baselines.requests import validate_requests
+    from evalsci.maxrandom.requests import validate_requests
 
     base, _ = answer_requests(validate_requests(pd.DataFrame(rows)), progress=False)
     for r, b in zip(rows, base.itertuples(), strict=True):

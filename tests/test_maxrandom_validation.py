@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalsci.baselines import (
+from evalsci.maxrandom import (
     correct_count,
     max_cdf,
     max_pmf,
@@ -101,7 +101,7 @@ def test_import_is_light():
     import subprocess
     import sys
 
-    code = ("import sys, evalsci.baselines; "
+    code = ("import sys, evalsci.maxrandom; "
             "bad = [m for m in ('pandas', 'torch', 'sklearn') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -13,14 +13,14 @@ Counts vs accuracies: tail functions take `correct`, an integer COUNT of correct
 A non-integer float raises ValueError; convert an accuracy with `correct_count(accuracy, n)`,
 which ROUNDS (0.29 * 100 = 28.999... is 29 correct answers; flooring would give 28).
 
-    >>> from evalsci.baselines import max_random_baseline, max_random_tail
+    >>> from evalsci.maxrandom import max_random_baseline, max_random_tail
     >>> round(max_random_baseline(100, 0.5, 10), 4)      # paper Section 4 quotes 0.575
     0.5768
     >>> max_random_tail(62, 100, 0.5, [1, 10])           # P(max >= 62) for t = 1 and t = 10
     array([0.01048937, 0.10007845])
 
 `max_random_auc(n_pos, n_neg, t)` is the same idea for the AUC of random scorers.
-`evalsci.baselines.requests` reads and writes the `maxrandom` rule's CSVs (imports pandas).
+`evalsci.maxrandom.requests` reads and writes the `maxrandom` rule's CSVs (imports pandas).
 """
 
 from __future__ import annotations
