@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail, standard_tail
 from evalsci.cli import main
+from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail, standard_tail
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

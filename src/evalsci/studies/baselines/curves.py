@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalsci.maxrandom import correct_count
 from evalsci.data.bigbench_meta import num_choices
+from evalsci.maxrandom import correct_count
 from evalsci.studies.baselines import keys
 from evalsci.studies.baselines.dodge import expected_max
 from evalsci.studies.baselines.settings import PROMPTS, Cell, display_size, num_prompts
