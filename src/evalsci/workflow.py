@@ -37,7 +37,12 @@ def logged(smk) -> Iterator[None]:
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it into place only on success."""
+    """Yield a temporary path beside `path`; rename it into place only on success.
+
+    The file gets the permissions a plain `open(path, "w")` would give (0666 less the
+    umask): mkstemp creates it 0600, which would leave a shared results directory
+    unreadable to the group.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
@@ -45,9 +50,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tmp)
     try:
         yield tmp
+        if tmp.is_file():  # the caller may have replaced the file; chmod what is there
+            os.chmod(tmp, 0o666 & ~_umask())
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it; set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def configure_threads(n: int | None) -> None:

@@ -1,0 +1,31 @@
+"""evalsci.workflow.atomic_path: files land whole, with the permissions the umask allows."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from evalsci.workflow import atomic_path
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_atomic_path_respects_the_umask(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        with atomic_path(tmp_path / "t.csv") as tmp:
+            tmp.write_text("a\n1\n")
+        # what a plain open() gives under the same umask
+        (tmp_path / "plain.csv").write_text("a\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "t.csv").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "plain.csv").stat().st_mode) == mode
+
+
+def test_atomic_path_leaves_nothing_on_failure(tmp_path):
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "t.csv") as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
