@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from evalsci.cli import main
@@ -92,3 +93,46 @@ def test_console_script_entry_point():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "t=10: 0.576780" in proc.stdout
+
+
+# --- issue 13 item 7: edges -----------------------------------------------------------------
+
+
+def test_tail_correct_above_n_is_an_error(capsys):
+    rc, out, err = run(capsys, "tail", "--correct", "101", "--n", "100", "--p", "0.5", "--t", "10")
+    assert rc == 2 and "correct must be a count in 0..n, got correct=101 with n=100" in err
+    assert out == ""
+    with pytest.raises(ValueError, match="0..n"):
+        max_random_tail(-1, 100, 0.5, 10)
+
+
+@pytest.mark.parametrize("labels", ['{"2": true, "4": 99}', '{"2": 1, "4": "99"}',
+                                    '{"2": 1.5, "4": 98.5}'])
+def test_labels_reject_non_integer_counts(capsys, labels):
+    rc, out, err = run(capsys, "baseline", "--n", "100", "--labels", labels, "--t", "10")
+    assert rc == 2 and "must be an integer >= 0" in err
+    assert out == ""
+
+
+@pytest.mark.parametrize("bad_t", ["0", "-1", "2.5", "abc", "nan", "inf"])
+def test_invalid_t_fails_before_printing_anything(capsys, bad_t):
+    with pytest.raises(SystemExit) as e:
+        main(["baseline", "--n", "100", "--p", "0.5", "--t", "10", "--t", bad_t])
+    assert e.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert f"got {bad_t!r}" in out.err
+
+
+@pytest.mark.parametrize("bad_t", [True, "10", [10, True], ["10"], np.array([True])])
+def test_library_rejects_bool_and_string_t(bad_t):
+    for call in (lambda: max_random_baseline(100, 0.5, bad_t),
+                 lambda: max_random_tail(60, 100, 0.5, bad_t),
+                 lambda: max_random_auc(20, 30, bad_t)):
+        with pytest.raises(ValueError, match="t must be"):
+            call()
+
+
+def test_library_rejects_bool_correct():
+    with pytest.raises(ValueError, match="correct must be"):
+        max_random_tail(True, 100, 0.5, 10)

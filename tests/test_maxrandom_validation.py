@@ -82,10 +82,12 @@ def test_rounding_not_flooring():
         max_random_tail(28, 100, 0.25, 1)
 
 
-def test_out_of_range_counts_are_certain():
+def test_out_of_range_counts_are_errors():
+    # 0 correct is certain; a count outside 0..n means the count or n is wrong (issue 13)
     assert max_random_tail(0, 10, 0.5, 3) == 1.0
-    assert max_random_tail(-2, 10, 0.5, 3) == 1.0
-    assert max_random_tail(11, 10, 0.5, 3) == 0.0
+    for bad in (-2, 11, [5, 11]):
+        with pytest.raises(ValueError, match="correct must be a count in 0..n"):
+            max_random_tail(bad, 10, 0.5, 3)
 
 
 def test_scalar_and_array_returns():

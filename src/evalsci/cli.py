@@ -18,11 +18,17 @@ from pathlib import Path
 
 
 def _t_value(s: str) -> float:
-    """t as typed: integers or scientific notation (1e12)."""
+    """t as typed: integers or scientific notation (1e12), checked here so that a bad --t
+    fails before anything is printed."""
+    from evalsci.maxrandom._checks import check_t
+
     try:
-        return float(s)
+        t = float(s)
+        check_t(t)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"t must be a number, got {s!r}") from None
+        raise argparse.ArgumentTypeError(f"t must be an integer >= 1 (1e12 allowed), "
+                                         f"got {s!r}") from None
+    return t
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
@@ -52,8 +58,11 @@ def cmd_baseline(args) -> None:
     from evalsci.maxrandom import max_random_baseline, standard_baseline
 
     p = _p_arg(args)
-    print(f"standard baseline (t=1): {standard_baseline(args.n, p):.6f}")
-    for t, v in zip(args.t, max_random_baseline(args.n, p, args.t), strict=True):
+    # compute everything before printing: an error must not follow half an answer
+    standard = standard_baseline(args.n, p)
+    values = max_random_baseline(args.n, p, args.t)
+    print(f"standard baseline (t=1): {standard:.6f}")
+    for t, v in zip(args.t, values, strict=True):
         print(f"max random baseline n={args.n} t={_fmt_t(t)}: {v:.6f}")
 
 
@@ -62,16 +71,19 @@ def cmd_tail(args) -> None:
 
     p = _p_arg(args)
     correct = args.correct if args.correct is not None else correct_count(args.accuracy, args.n)
+    standard = standard_tail(correct, args.n, p)
+    values = max_random_tail(correct, args.n, p, args.t)
     print(f"correct = {correct} of n = {args.n}")
-    print(f"standard tail P(X >= {correct}): {standard_tail(correct, args.n, p):.6g}")
-    for t, v in zip(args.t, max_random_tail(correct, args.n, p, args.t), strict=True):
+    print(f"standard tail P(X >= {correct}): {standard:.6g}")
+    for t, v in zip(args.t, values, strict=True):
         print(f"max tail P(max >= {correct}) t={_fmt_t(t)}: {v:.6g}")
 
 
 def cmd_auc(args) -> None:
     from evalsci.maxrandom import max_random_auc
 
-    for t, v in zip(args.t, max_random_auc(args.n_pos, args.n_neg, args.t), strict=True):
+    values = max_random_auc(args.n_pos, args.n_neg, args.t)
+    for t, v in zip(args.t, values, strict=True):
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 

@@ -30,7 +30,7 @@ import functools
 import numpy as np
 
 from . import max_order
-from ._checks import check_counts, check_n, check_t
+from ._checks import check_counts, check_counts_within, check_n, check_t
 from .auc import max_random_auc, max_random_auc_tail
 from .binomial import BinomialCounts
 from .poisson_binomial import PoissonBinomialCounts, count_distribution, success_groups
@@ -92,6 +92,7 @@ def max_random_tail(correct, n, p, t):
     standard baseline's tail P(X >= correct)."""
     n, dist = _distribution(n, p)
     c, c_scalar = check_counts(correct)
+    check_counts_within(c, n)
     t_arr, t_scalar = check_t(t)
     res = max_order.max_tail_counts(dist, t_arr, c)
     return _out(res, c_scalar and t_scalar)

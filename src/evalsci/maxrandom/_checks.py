@@ -16,14 +16,26 @@ def check_n(n) -> int:
     return int(n)
 
 
+def _numeric(x, name: str, what: str) -> np.ndarray:
+    """x as a float array; booleans and strings raise (np.asarray(True, float) is 1.0 and
+    np.asarray("10", float) is 10.0, which would let a typo through as a number)."""
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}, got {name}={x!r}") from None
+    mixed = not isinstance(x, np.ndarray) and raw.ndim > 0 and any(
+        isinstance(v, (bool, np.bool_, str, bytes)) for v in np.asarray(x, dtype=object).flat)
+    if raw.dtype.kind not in "iuf" or mixed:  # [10, True] is an int array to numpy
+        raise ValueError(f"{name} must be {what} (not {type(x).__name__} of "
+                         f"{raw.dtype.name}), got {name}={x!r}")
+    return raw.astype(float)
+
+
 def check_t(t) -> tuple[np.ndarray, bool]:
     """t: number of random classifiers, integer-valued >= 1 (scalar or array, floats like 1e12
-    allowed). Returns (float array, is_scalar)."""
+    allowed; booleans and strings are not numbers here). Returns (float array, is_scalar)."""
     scalar = np.ndim(t) == 0
-    try:
-        arr = np.asarray(t, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"t must be an integer >= 1 (or an array of them), got t={t!r}") from None
+    arr = _numeric(t, "t", "an integer >= 1 (or an array of them)")
     bad = ~np.isfinite(arr) | (arr < 1) | (arr != np.floor(arr))
     if np.any(bad):
         first = float(arr[bad].flat[0] if arr.ndim else arr)
@@ -36,10 +48,7 @@ def check_counts(correct, name: str = "correct") -> tuple[np.ndarray, bool]:
     accepted; any other float raises: convert an accuracy with `correct_count(accuracy, n)`,
     which rounds (flooring 0.29 * 100 = 28.999... would give 28, not 29)."""
     scalar = np.ndim(correct) == 0
-    try:
-        arr = np.asarray(correct, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer count, got {name}={correct!r}") from None
+    arr = _numeric(correct, name, "an integer count")
     bad = ~np.isfinite(arr) | (arr != np.floor(arr))
     if np.any(bad):
         first = float(arr[bad].flat[0] if arr.ndim else arr)
@@ -48,6 +57,15 @@ def check_counts(correct, name: str = "correct") -> tuple[np.ndarray, bool]:
             "convert an accuracy with evalsci.maxrandom.correct_count(accuracy, n), which rounds"
         )
     return arr.astype(np.int64), scalar
+
+
+def check_counts_within(correct: np.ndarray, n: int, name: str = "correct") -> None:
+    """A count of correct answers out of n lies in 0..n (P(X >= n + 1) = 0 is no answer: the
+    count or n is wrong)."""
+    bad = (correct < 0) | (correct > n)
+    if np.any(bad):
+        first = int(correct[bad].flat[0] if correct.ndim else correct)
+        raise ValueError(f"{name} must be a count in 0..n, got {name}={first} with n={n}")
 
 
 def check_probability(p, what: str = "p") -> float:

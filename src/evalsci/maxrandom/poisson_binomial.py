@@ -38,7 +38,7 @@ def success_groups(n: int, p) -> list[tuple[float, int]]:
     if isinstance(p, Mapping):
         groups: dict[float, int] = {}
         for labels, count in p.items():
-            lab = _as_int(labels)
+            lab = _as_int(labels, allow_str=True)
             if lab is None or lab < 1:
                 raise ValueError(f"number of labels must be an integer >= 1, got labels={labels!r}")
             cnt = _as_int(count)
@@ -73,7 +73,11 @@ def success_groups(n: int, p) -> list[tuple[float, int]]:
     return [(float(q), int(c)) for q, c in zip(values, counts, strict=True)]
 
 
-def _as_int(x) -> int | None:
+def _as_int(x, allow_str: bool = False) -> int | None:
+    """x as an int when it is integer-valued; None otherwise. Booleans are not counts (JSON
+    `true` would count as 1); strings only where JSON forces them (object keys)."""
+    if isinstance(x, bool) or (isinstance(x, (str, bytes)) and not allow_str):
+        return None
     try:
         f = float(x)
     except (TypeError, ValueError):
