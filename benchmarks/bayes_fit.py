@@ -37,7 +37,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from evalsci.stats import bayes
-    from evalsci.studies.tapt import data, hierarchical, posteriors, run
+    from evalsci.studies.tapt import data, hierarchical, posteriors, steps
 
     mirror = Path(os.environ.get("EVALSCI_MIRROR", Path(__file__).parents[2] / "shared/released"))
     files = [f for f in data.released_files(mirror / "kddubey-pretrain-on-test")
@@ -55,7 +55,7 @@ def main() -> None:
     # tapt_fit runs it (config.yaml tapt.bayes: nutpie, checks, and a refit with more draws
     # when a check fails), so any refit is inside the timed call.
     bayes_cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["tapt"]["bayes"]
-    fast_settings, thresholds = run.sampler_settings(bayes_cfg, args.cores)
+    fast_settings, thresholds = steps.sampler_settings(bayes_cfg, args.cores)
     results = {}
 
     start = time.perf_counter()

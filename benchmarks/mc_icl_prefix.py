@@ -43,8 +43,8 @@ def main() -> None:
     from evalsci.lm.load import load_model
     from evalsci.lm.scoring import Query
     from evalsci.studies.mc_icl.inference import score_plan
-    from evalsci.studies.mc_icl.run import load_data, make_scorer
     from evalsci.studies.mc_icl.sampler import eval_subsample, plan_trial, prefix_tree
+    from evalsci.studies.mc_icl.shards import load_data, make_scorer
     from evalsci.studies.mc_icl.templates import template
 
     torch.set_num_threads(args.threads)

@@ -114,7 +114,7 @@ def test_classifier_names_map_to_the_papers_models():
     number of histogram bins; logistic regression names carry penalty and C."""
     pytest.importorskip("xgboost")
     from evalsci.studies.assessors.assessors import fit_predict, make_classifier
-    from evalsci.studies.assessors.pipeline import resolve
+    from evalsci.studies.assessors.steps import resolve
 
     plain, binned = make_classifier("xgboost", seed=1), make_classifier("xgboost_bins64", seed=1)
     assert plain.get_params()["max_bin"] is None and binned.get_params()["max_bin"] == 64

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalsci.studies.mc_icl.maxrandom import requests
+from evalsci.studies.mc_icl.maxrandom_requests import requests
 from evalsci.studies.mc_icl.params import PAPER_MODELS, effective
 
 REPO = Path(__file__).resolve().parents[1]

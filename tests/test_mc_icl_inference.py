@@ -30,8 +30,8 @@ def test_incremental_prefix_equals_fresh_scoring(mirror, tiny, add_bos):
     from evalsci.data.glue import load_glue
     from evalsci.lm.scoring import Query
     from evalsci.studies.mc_icl.inference import score_plan
-    from evalsci.studies.mc_icl.run import make_scorer
     from evalsci.studies.mc_icl.sampler import plan_trial, prefix_tree
+    from evalsci.studies.mc_icl.shards import make_scorer
     from evalsci.studies.mc_icl.templates import template
 
     model, tok = tiny

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalsci.studies.tapt import data, hierarchical, run
+from evalsci.studies.tapt import data, hierarchical, steps
 
 BUNDLE = "kddubey-pretrain-on-test"
 
@@ -65,7 +65,7 @@ def test_boost_long_format_reference_level_is_base(acc):
 
 
 def test_task_level_section7(acc):
-    t = run.task_level(acc)
+    t = steps.task_level(acc)
     assert sorted(t.loc[t["boost"] < 0, "dataset"]) == ["blog_authorship_corpus", "movie_rationales"]
     assert t.loc[t["boost"] < 0, "boost"].min() > -0.01
     assert ((t["bias"] > 0).sum(), (t["bias"] < 0).sum()) == (12, 13)

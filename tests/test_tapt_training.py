@@ -19,7 +19,8 @@ pytestmark = pytest.mark.lm
 torch = pytest.importorskip("torch")
 
 from evalsci.data import hf_classification as hfc  # noqa: E402
-from evalsci.studies.tapt.training import run, settings, splits  # noqa: E402
+from evalsci.studies.tapt.training import settings, splits  # noqa: E402
+from evalsci.studies.tapt.training import shards as train_shards  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -223,9 +224,9 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
 
     cfg = _config(tiny)
     s_gpt2 = settings.run_settings(cfg, "gpt2", "sst2")
-    ref = run.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
+    ref = train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
                              shard_dir=tmp_path / "ref", device="cpu")
-    run.merge(ref, tmp_path / "ref_acc")
+    train_shards.merge(ref, tmp_path / "ref_acc")
 
     # A kill in the middle of subsample 2 (while pretraining on test) leaves shard 1 done
     # and nothing of shard 2.
@@ -241,9 +242,9 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
     monkeypatch.setattr(pretrain, "pretrain", killed)
     shard_dir = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
-        run.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=shard_dir,
+        train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=shard_dir,
                            device="cpu")
-    assert run.ShardPaths.of(shard_dir, 1).done()
+    assert train_shards.ShardPaths.of(shard_dir, 1).done()
     assert sorted(p.name for p in shard_dir.iterdir()) == [
         "001.accuracies.csv", "001.metrics.csv", "001.predictions.csv.gz"]
     monkeypatch.setattr(pretrain, "pretrain", real)
@@ -252,12 +253,12 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
 
     def counting(*args, **kwargs):
         done.append(kwargs["i"])
-        return run.run_shard(*args, **kwargs)
+        return train_shards.run_shard(*args, **kwargs)
 
-    shards = run.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
+    shards = train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
                                 shard_dir=shard_dir, device="cpu", shard_fn=counting)
     assert done == [2]  # only the missing shard is redone
-    acc_path = run.merge(shards, tmp_path / "acc")
+    acc_path = train_shards.merge(shards, tmp_path / "acc")
     # identical to the uninterrupted run, byte for byte
     assert acc_path.read_bytes() == (tmp_path / "ref_acc" / "accuracies.csv").read_bytes()
 
@@ -287,7 +288,7 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
 
     # Another LM type (BERT, MLM) sees the same test texts for the same subsample.
     s_bert = settings.run_settings(cfg, "bert", "sst2")
-    bert = run.run_subsamples(s_bert, sst2, m=8, n=8, subsamples=[1],
+    bert = train_shards.run_subsamples(s_bert, sst2, m=8, n=8, subsamples=[1],
                               shard_dir=tmp_path / "bert", device="cpu")
     b = pd.read_csv(bert[0].predictions)
     g = preds[preds["subsample"] == 1]
@@ -387,7 +388,7 @@ def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
     cfg = _config(tiny)
     cfg["lm_types"]["zs"]["pack"] = pack
     s = settings.run_settings(cfg, "zs", "sst2")
-    shards = run.run_subsamples(s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path,
+    shards = train_shards.run_subsamples(s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path,
                                 lm_models={}, device="cpu")
     acc = pd.read_csv(shards[0].accuracies)
     a = acc[["base", "extra", "test"]].to_numpy()

@@ -75,9 +75,7 @@ rule assessors_splits:
 rule assessors_run:
     """Every generic-assessor combination and every baseline on one split."""
     input:
-        **{k: f"results/assessors/{{collection}}/data/{v}" for k, v in
-           {"instances": "instances.csv.gz", "success": "success.csv.gz",
-            "embeddings": "embeddings.npy", "splits": "splits.csv"}.items()},
+        **a_data("{collection}"),
     output:
         results="results/assessors/{collection}/runs/{asplit}.csv.gz",
         references="results/assessors/{collection}/runs/{asplit}_references.json",
@@ -101,9 +99,7 @@ rule assessors_run:
 rule assessors_nref:
     """Generic assessor against the number of reference instances on one split."""
     input:
-        **{k: f"results/assessors/{{collection}}/data/{v}" for k, v in
-           {"instances": "instances.csv.gz", "success": "success.csv.gz",
-            "embeddings": "embeddings.npy", "splits": "splits.csv"}.items()},
+        **a_data("{collection}"),
     output:
         results="results/assessors/{collection}/nref/{asplit}.csv.gz",
     params:
@@ -138,10 +134,10 @@ rule assessors_maxrandom_requests:
     conda:
         ENV["core"]
     script:
-        "../scripts/assessors_requests.py"
+        "../scripts/assessors_maxrandom_requests.py"
 
 
-rule assessors_select:
+rule assessors_make_selection:
     """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows."""
     input:
         runs=lambda wc: expand(
@@ -164,7 +160,8 @@ rule assessors_select:
         "../scripts/assessors_select.py"
 
 
-rule assessors_plot_figure2:
+rule assessors_make_figure2:
+    """Figure 2: test AUC per method, split and test LLM, with the max random line."""
     input:
         figure2="results/assessors/{collection}/tables/figure2.csv",
         baselines="results/assessors/maxrandom/baselines.csv",
@@ -184,7 +181,7 @@ rule assessors_plot_figure2:
         "../scripts/assessors_figure2.py"
 
 
-rule assessors_table3_all:
+rule assessors_make_table3:
     """Table 3 of every collection, with the paper's choice and the max random val AUC."""
     input:
         tables=[f"{a_dir(c)}/tables/table3.csv" for c in A_COLLECTIONS],
@@ -205,7 +202,7 @@ rule assessors_table3_all:
         "../scripts/assessors_table3.py"
 
 
-rule assessors_plot_nref:
+rule assessors_make_nref_figure:
     """Figures 8-9: AUC against the number of reference instances."""
     input:
         runs=lambda wc: expand(

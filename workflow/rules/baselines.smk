@@ -43,7 +43,7 @@ BL_FIGURE_INPUTS = {
 }
 
 
-rule baselines_requests:
+rule baselines_maxrandom_requests:
     """Every random baseline the study needs, as one request file for the maxrandom rule."""
     input:
         aggregated=BL_AGGREGATED,
@@ -59,10 +59,11 @@ rule baselines_requests:
     conda:
         ENV["core"]
     script:
-        "../scripts/baselines_requests.py"
+        "../scripts/baselines_maxrandom_requests.py"
 
 
-rule baselines_build_table1:
+rule baselines_make_table1:
+    """Table 1: standard vs maximum random baseline per experiment."""
     input:
         aggregated=BL_AGGREGATED,
         baselines=BL_BASELINES,
@@ -118,7 +119,8 @@ rule baselines_heldout_predictions:
         "../scripts/baselines_heldout_predictions.py"
 
 
-rule baselines_build_heldout_tables:
+rule baselines_make_heldout_tables:
+    """Tables 3-4: held-out prediction per model and per dataset (Section 5.2, App. D)."""
     input:
         predictions=BL_PREDICTIONS,
     output:
@@ -134,7 +136,8 @@ rule baselines_build_heldout_tables:
         "../scripts/baselines_heldout_tables.py"
 
 
-rule baselines_build_section53:
+rule baselines_make_section53:
+    """Section 5.3: Mizrahi et al.'s multi-prompt results against both baselines."""
     input:
         multi_prompt=released("multi_prompt"),
         baselines=BL_BASELINES,
@@ -152,7 +155,7 @@ rule baselines_build_section53:
         "../scripts/baselines_section53.py"
 
 
-rule baselines_build_per_example_check:
+rule baselines_make_per_example_check:
     """Per-example CSVs reproduce aggregated-results.json; the data's quirks, from the data."""
     input:
         per_example=BL_PER_EXAMPLE,
@@ -183,7 +186,7 @@ for _bl_fig in BL_FIGURES:
 
     rule:
         name:
-            f"baselines_build_{_bl_fig}"
+            f"baselines_make_{_bl_fig}"
         input:
             **BL_FIGURE_INPUTS[_bl_fig],
         output:

@@ -37,7 +37,7 @@ rule mc_icl_shard:
         "../scripts/mc_icl_shard.py"
 
 
-rule mc_icl_accuracy:
+rule mc_icl_make_accuracy_tables:
     """Accuracy of every (model, dataset, trial, permutation, k) and the per-dataset summary."""
     input:
         scores=mc_icl_all_trial_scores,
@@ -56,7 +56,7 @@ rule mc_icl_accuracy:
     conda:
         ENV["core"]
     script:
-        "../scripts/mc_icl_accuracy.py"
+        "../scripts/mc_icl_accuracy_tables.py"
 
 
 rule mc_icl_maxrandom_requests:
@@ -74,7 +74,7 @@ rule mc_icl_maxrandom_requests:
         "../scripts/mc_icl_maxrandom_requests.py"
 
 
-rule mc_icl_select:
+rule mc_icl_selection:
     """Section 5.2: per-example Monte Carlo values, Z-scores and the high/low/random sets."""
     input:
         scores=lambda wc: mc_icl_scores(wc.model, wc.dataset),
@@ -90,10 +90,10 @@ rule mc_icl_select:
     conda:
         ENV["core"]
     script:
-        "../scripts/mc_icl_select.py"
+        "../scripts/mc_icl_selection.py"
 
 
-rule mc_icl_figure:
+rule mc_icl_make_figure:
     """Figures 1-3 and the appendix figures 5-20 from the accuracy table."""
     input:
         accuracy="results/mc_icl/tables/accuracy_by_k.csv",
@@ -136,7 +136,7 @@ rule mc_icl_figure4_data:
         "../scripts/mc_icl_figure4_data.py"
 
 
-rule mc_icl_figure4_plot:
+rule mc_icl_make_figure4:
     """Figure 4: high, low and random sets under the same Monte Carlo sampling."""
     input:
         accuracy="results/mc_icl/tables/accuracy_by_set.csv",

@@ -2,12 +2,12 @@
 #
 # data          tapt_accuracies -> results/tapt/data/accuracies.csv: every accuracies.csv of
 #               the source (released bundle, or the recompute rules' files) as one long table
-# Section 5     tapt_make_table1, tapt_make_task_level, tapt_differences_figure (per config)
-# App. D.1, 8   tapt_permutation_tests (per task, BH across tasks)
+# Section 5     tapt_make_table1, tapt_make_task_level, tapt_make_differences (per config)
+# App. D.1, 8   tapt_make_permutation_tests (per task, BH across tasks)
 # Section 6     tapt_fit (per config x comparison x model variant; NUTS, diagnostics checked)
-#               -> tapt_beta_table, tapt_posterior_figure (per experiment family)
-# Section 10    tapt_meta_slices (per config) -> tapt_meta_table
-# App. E.1, G   tapt_prior_predictive, tapt_recovery, tapt_pca
+#               -> tapt_make_beta_table, tapt_make_posterior_figures (per experiment family)
+# Section 10    tapt_meta_slices (per config) -> tapt_make_meta_analysis
+# App. E.1, G   tapt_make_prior_predictive, tapt_make_recovery, tapt_make_pca
 # Nothing here compares against chance, so no maxrandom requests (see README).
 from evalsci.studies.tapt import data as _tapt_data
 from evalsci.studies.tapt import targets as _tapt
@@ -103,7 +103,7 @@ rule tapt_make_task_level:
         "../scripts/tapt_task_level.py"
 
 
-rule tapt_differences_figure:
+rule tapt_make_differences:
     """Figure 1 (m50_n200) and Figures 9-15: per-task distributions of the differences."""
     input:
         TAPT_ACCURACIES,
@@ -122,7 +122,7 @@ rule tapt_differences_figure:
         "../scripts/tapt_differences.py"
 
 
-rule tapt_permutation_tests:
+rule tapt_make_permutation_tests:
     """Per-task paired permutation tests (eqs. 9-10), BH across the tasks of a configuration."""
     input:
         TAPT_ACCURACIES,
@@ -175,7 +175,7 @@ rule tapt_fit:
         "../scripts/tapt_fit.py"
 
 
-rule tapt_beta_table:
+rule tapt_make_beta_table:
     """beta posteriors of every fit (mean, sd, 89% HDI, r-hat, ESS, divergences)."""
     input:
         [f"{s}.json" for s in tapt_fit_stems()],
@@ -189,7 +189,7 @@ rule tapt_beta_table:
         "../scripts/tapt_beta_table.py"
 
 
-rule tapt_posterior_figure:
+rule tapt_make_posterior_figures:
     """Figures 2-4: posterior predictive average differences; posteriors of beta."""
     input:
         lambda wc: _tapt.family_draws(tapt_fit_stems(), wc.family),
@@ -236,7 +236,7 @@ rule tapt_meta_slices:
         "../scripts/tapt_meta_slices.py"
 
 
-rule tapt_meta_table:
+rule tapt_make_meta_analysis:
     """Figure 5 and P(|posterior mean of beta| > threshold) per configuration."""
     input:
         lambda wc: expand("results/tapt/meta/{config}_slices.csv", config=tapt_meta_configs()),
@@ -253,7 +253,7 @@ rule tapt_meta_table:
         "../scripts/tapt_meta_table.py"
 
 
-rule tapt_prior_predictive:
+rule tapt_make_prior_predictive:
     """Figure 7: prior predictive accuracies (m = 100, n = 200 design), paper vs bambi priors."""
     input:
         TAPT_ACCURACIES,
@@ -272,7 +272,7 @@ rule tapt_prior_predictive:
         "../scripts/tapt_prior_predictive.py"
 
 
-rule tapt_recovery:
+rule tapt_make_recovery:
     """Figure 8: recovery of a null and a non-null beta from simulated data."""
     output:
         table=report(table("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"),

@@ -15,66 +15,45 @@
 include: "tapt_recompute_common.smk"
 
 
-rule tapt_train_shard:
-    """acc_base, acc_extra, acc_test of one subsample: MLM/CLM pretraining + classifier."""
-    input:
-        unpack(_tapt_shard_inputs),
-    output:
-        accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
-        predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
-        metrics=f"{TAPT_TRAIN_SHARDS}/{{i}}.metrics.csv",
-    params:
-        run=_tapt_shard_params,
-    wildcard_constraints:
-        lm=_tapt_lm_regex(zero_shot=False),
-        m=r"\d+",
-        n=r"\d+",
-        dataset=r"[^/]+",
-        i=r"\d{3}",
-    log:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
-    benchmark:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
-    threads: TAPT_TRAINING["threads"]
-    resources:
-        gpu=1,
-        mem_mb=16000,
-        runtime=60,
-    conda:
-        ENV["lm"]
-    script:
-        "../scripts/tapt_train_shard.py"
+# One subsample's acc_base, acc_extra, acc_test, by one of two rules that differ only in the LMs
+# they match and their resources:
+#   tapt_train_shard      MLM/CLM pretraining + classifier (BERT/GPT-2-type LMs)
+#   tapt_zero_shot_shard  (Q)LoRA on task prompts, zero-shot (Section 9)
+for _kind, _zero_shot, _mem_mb, _runtime in (
+    ("train", False, 16000, 60),
+    ("zero_shot", True, 32000, 90),
+):
 
-
-rule tapt_zero_shot_shard:
-    """Zero-shot acc_base, acc_extra, acc_test of one subsample: (Q)LoRA on task prompts."""
-    input:
-        unpack(_tapt_shard_inputs),
-    output:
-        accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
-        predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
-        metrics=f"{TAPT_TRAIN_SHARDS}/{{i}}.metrics.csv",
-    params:
-        run=_tapt_shard_params,
-    wildcard_constraints:
-        lm=_tapt_lm_regex(zero_shot=True),
-        m=r"\d+",
-        n=r"\d+",
-        dataset=r"[^/]+",
-        i=r"\d{3}",
-    log:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
-    benchmark:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
-    threads: TAPT_TRAINING["threads"]
-    resources:
-        gpu=1,
-        mem_mb=32000,
-        runtime=90,
-    conda:
-        ENV["lm"]
-    script:
-        "../scripts/tapt_train_shard.py"
+    rule:
+        name:
+            f"tapt_{_kind}_shard"
+        input:
+            unpack(_tapt_shard_inputs),
+        output:
+            accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
+            predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
+            metrics=f"{TAPT_TRAIN_SHARDS}/{{i}}.metrics.csv",
+        params:
+            run=_tapt_shard_params,
+        wildcard_constraints:
+            lm=_tapt_lm_regex(zero_shot=_zero_shot),
+            m=r"\d+",
+            n=r"\d+",
+            dataset=r"[^/]+",
+            i=r"\d{3}",
+        log:
+            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
+        benchmark:
+            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
+        threads: TAPT_TRAINING["threads"]
+        resources:
+            gpu=1,
+            mem_mb=_mem_mb,
+            runtime=_runtime,
+        conda:
+            ENV["lm"]
+        script:
+            "../scripts/tapt_train_shard.py"
 
 
 rule tapt_train_merge:

@@ -1,6 +1,6 @@
 """assessors: load one collection into normalised tables and report coverage gaps."""
 
-from evalsci.studies.assessors.pipeline import build_data
+from evalsci.studies.assessors.steps import build_data
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821

@@ -8,6 +8,6 @@ with logged(smk):
     import torch
 
     torch.set_num_threads(smk.threads)
-    from evalsci.studies.assessors.pipeline import build_embeddings
+    from evalsci.studies.assessors.steps import build_embeddings
 
     build_embeddings(smk.input.instances, smk.params.ecfg, smk.output.embeddings)

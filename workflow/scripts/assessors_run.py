@@ -5,7 +5,7 @@ from evalsci.workflow import configure_threads, logged
 smk = snakemake  # noqa: F821
 with logged(smk):
     configure_threads(smk.threads)
-    from evalsci.studies.assessors.pipeline import run_one_split
+    from evalsci.studies.assessors.steps import run_one_split
 
     run_one_split(dict(smk.input.items()), smk.wildcards.asplit, smk.params.ccfg, smk.params.cfg,
                   smk.params.seed, {"results": smk.output.results,

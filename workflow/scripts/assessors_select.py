@@ -1,6 +1,6 @@
 """assessors: choose each method's combination on validation LLMs (Figure 2 data, Table 3)."""
 
-from evalsci.studies.assessors.pipeline import select_collection
+from evalsci.studies.assessors.steps import select_collection
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821

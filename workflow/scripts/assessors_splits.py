@@ -1,6 +1,6 @@
 """assessors: in-distribution and out-of-distribution instance splits of a collection."""
 
-from evalsci.studies.assessors.pipeline import build_splits
+from evalsci.studies.assessors.steps import build_splits
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821

@@ -1,9 +1,9 @@
-"""Rule baselines_build_table1: Table 1 (standard vs max random baseline, 288 experiments)."""
+"""Rule baselines_make_table1: Table 1 (standard vs max random baseline, 288 experiments)."""
 
-from evalsci.studies.baselines import run
+from evalsci.studies.baselines import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    run.make_table1(smk.input.aggregated, smk.input.baselines, list(smk.output),
-                    smk.params.cfg, smk.params.recompute)
+    steps.make_table1(smk.input.aggregated, smk.input.baselines, list(smk.output),
+                      smk.params.cfg, smk.params.recompute)

@@ -4,8 +4,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    from evalsci.studies.mc_icl.maxrandom import requests, write
+    from evalsci.studies.mc_icl import steps
 
-    df = requests(smk.params.params["datasets"], smk.params.params, smk.params.seed)
-    write(df, smk.output.requests)
-    print(df.to_string())
+    steps.maxrandom_requests(smk.params.params, smk.params.seed, smk.output.requests)

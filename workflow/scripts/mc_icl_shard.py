@@ -5,7 +5,7 @@ from evalsci.workflow import configure_threads, logged
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     configure_threads(smk.threads)
-    from evalsci.studies.mc_icl.run import run_shard
+    from evalsci.studies.mc_icl.shards import run_shard
 
     run_shard(
         smk.wildcards.model,

@@ -1,13 +1,14 @@
 """Rule tapt_fit: the Section 6 model for one configuration, comparison and variant."""
 
-from evalsci.studies.tapt import run
 from evalsci.workflow import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     configure_threads(1)  # each NUTS chain is one thread; `threads` chains run at once
+    from evalsci.studies.tapt import steps  # after the thread cap: it imports numpy
+
     w = smk.wildcards
-    run.make_fit(smk.input[0], w.config, w.comparison, w.variant, bayes_cfg=smk.params.bayes,
-                 count_rule=smk.params.count_rule, cores=smk.threads,
-                 summary_out=smk.output.summary, draws_out=smk.output.draws,
-                 diagnostics_out=smk.output.diagnostics)
+    steps.make_fit(smk.input[0], w.config, w.comparison, w.variant, bayes_cfg=smk.params.bayes,
+                   count_rule=smk.params.count_rule, cores=smk.threads,
+                   summary_out=smk.output.summary, draws_out=smk.output.draws,
+                   diagnostics_out=smk.output.diagnostics)

@@ -1,9 +1,9 @@
-"""Rule tapt_meta_table: Figure 5 and P(|mean| > threshold)."""
+"""Rule tapt_make_meta_analysis: Figure 5 and P(|mean| > threshold)."""
 
-from evalsci.studies.tapt import run
+from evalsci.studies.tapt import steps
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    run.make_meta_table(list(smk.input), dict(smk.params.thresholds), smk.output.table,
-                        smk.output.figure)
+    steps.make_meta_table(list(smk.input), dict(smk.params.thresholds), smk.output.table,
+                          smk.output.figure)

@@ -1,9 +1,9 @@
-"""Rule tapt_posterior_figure: Figures 2-4 and posteriors of beta of one family."""
+"""Rule tapt_make_posterior_figures: Figures 2-4 and posteriors of beta of one family."""
 
-from evalsci.studies.tapt import run
+from evalsci.studies.tapt import steps
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    run.make_posterior_figure(list(smk.input), smk.wildcards.family, smk.output.ppd,
-                              smk.output.beta)
+    steps.make_posterior_figure(list(smk.input), smk.wildcards.family, smk.output.ppd,
+                                smk.output.beta)

@@ -1,10 +1,10 @@
-"""Rule tapt_prior_predictive: Figure 7 (prior predictive accuracies)."""
+"""Rule tapt_make_prior_predictive: Figure 7 (prior predictive accuracies)."""
 
-from evalsci.studies.tapt import run
+from evalsci.studies.tapt import steps
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    run.make_prior_predictive(smk.input[0], draws=smk.params.draws, seed=smk.params.seed,
-                              count_rule=smk.params.count_rule, table_out=smk.output.table,
-                              figure_out=smk.output.figure)
+    steps.make_prior_predictive(smk.input[0], draws=smk.params.draws, seed=smk.params.seed,
+                                count_rule=smk.params.count_rule, table_out=smk.output.table,
+                                figure_out=smk.output.figure)

@@ -1,11 +1,12 @@
-"""Rule tapt_recovery: Figure 8 (recovery of null and non-null beta)."""
+"""Rule tapt_make_recovery: Figure 8 (recovery of null and non-null beta)."""
 
-from evalsci.studies.tapt import run
 from evalsci.workflow import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     configure_threads(1)
-    run.make_recovery(n_subsamples=smk.params.n_subsamples, beta_nonnull=smk.params.beta_nonnull,
-                      seed=smk.params.seed, bayes_cfg=smk.params.bayes, cores=smk.threads,
-                      table_out=smk.output.table, figure_out=smk.output.figure)
+    from evalsci.studies.tapt import steps  # after the thread cap: it imports numpy
+
+    steps.make_recovery(n_subsamples=smk.params.n_subsamples, beta_nonnull=smk.params.beta_nonnull,
+                        seed=smk.params.seed, bayes_cfg=smk.params.bayes, cores=smk.threads,
+                        table_out=smk.output.table, figure_out=smk.output.figure)

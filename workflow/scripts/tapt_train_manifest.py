@@ -4,6 +4,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    from evalsci.studies.tapt.training.run import write_manifest
+    from evalsci.studies.tapt.training.shards import write_manifest
 
     write_manifest(smk.params.runs, smk.input.accuracies, smk.output.manifest)

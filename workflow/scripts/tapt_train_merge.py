@@ -6,7 +6,7 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    from evalsci.studies.tapt.training.run import ShardPaths, merge
+    from evalsci.studies.tapt.training.shards import ShardPaths, merge
 
     shards = [ShardPaths(a, p, m) for a, p, m in
               zip(smk.input.accuracies, smk.input.predictions, smk.input.metrics, strict=True)]

@@ -7,7 +7,7 @@ with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     configure_threads(smk.threads)
     from evalsci.data.hf_classification import load_frame
-    from evalsci.studies.tapt.training.run import ShardPaths, run_shard
+    from evalsci.studies.tapt.training.shards import ShardPaths, run_shard
 
     run = smk.params.run
     settings = run["settings"]

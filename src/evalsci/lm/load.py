@@ -28,10 +28,6 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-# Spec keys load_model understands; others (display names, released names) are ignored here.
-SPEC_KEYS = {"checkpoint", "gguf", "hub", "revision", "trust_remote_code", "quantize", "dtype"}
-
-
 def model_spec(models: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The spec of `name` in config `lm.models` (clear error for an unknown name)."""
     if name not in models:

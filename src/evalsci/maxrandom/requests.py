@@ -156,6 +156,33 @@ def validate_requests(df: pd.DataFrame, source: str = "requests") -> pd.DataFram
     return res
 
 
+def accuracy_request(key: str, n: int, t: int, *, p: float | None = None,
+                     labels: dict | None = None, correct: int | None = None,
+                     distribution: bool = False) -> dict:
+    """One accuracy request row: t random guessers on n examples, each right with probability
+    `p`, or with `labels` ({number of labels: number of examples}, the Poisson-binomial case).
+    A study builds its rows with this and `auc_request`, then calls `write_requests`."""
+    return {"key": key, "metric": "accuracy", "n": n, "p": p,
+            "labels": None if labels is None else json.dumps(labels), "t": t,
+            "correct": correct, "distribution": distribution}
+
+
+def auc_request(key: str, n_pos: int, n_neg: int, t: int, *, correct: int | None = None,
+                distribution: bool = False) -> dict:
+    """One AUC request row: t random scorers on n_pos positives and n_neg negatives."""
+    return {"key": key, "metric": "auc", "n_pos": n_pos, "n_neg": n_neg, "t": t,
+            "correct": correct, "distribution": distribution}
+
+
+def requests_frame(rows) -> pd.DataFrame:
+    """Request rows (dicts from `accuracy_request` / `auc_request`) as one validated table in
+    the rule's column order; raises on a bad row or a repeated key."""
+    rows = list(rows)
+    df = pd.DataFrame(rows, columns=REQUEST_COLUMNS) if rows else \
+        pd.DataFrame(columns=REQUEST_COLUMNS)
+    return validate_requests(df, source="requests")
+
+
 def write_requests(df: pd.DataFrame, path: str | os.PathLike) -> pd.DataFrame:
     """Validate a study's requests and write them to `path` (atomically). Returns the
     normalised table. Optional columns may be left out (defaults: metric accuracy,

@@ -17,7 +17,7 @@ from evalsci.data.bigbench_meta import num_choices
 from evalsci.plots import COLORS, savefig
 from evalsci.studies.baselines import curves, heldout, keys
 from evalsci.studies.baselines.keys import Baselines
-from evalsci.studies.baselines.requests import figure1_cell
+from evalsci.studies.baselines.maxrandom_requests import figure1_cell
 from evalsci.studies.baselines.settings import (
     BASE_MODELS,
     INSTRUCT_OF,

@@ -1,7 +1,7 @@
 """Keys of the random-baseline requests this study sends to the shared `maxrandom` rule.
 
-One key per distinct question, built from its parameters, so the producer (requests.py)
-and every consumer (tables, figures) agree without passing tables around:
+One key per distinct question, built from its parameters, so the producer
+(maxrandom_requests.py) and every consumer (tables, figures) agree without passing tables around:
   emax:n=..:k=..:t=..        expected max accuracy of t random guessers, p = 1/k
   tail:n=..:k=..:t=..:c=..   P(X >= c) and P(max of t >= c)
   dist:n=..:k=..:t=..        the pmf/cdf of the max (distributions.csv)
@@ -10,9 +10,6 @@ and every consumer (tables, figures) agree without passing tables around:
 from __future__ import annotations
 
 import pandas as pd
-
-REQUEST_COLUMNS = ("key", "metric", "n", "p", "labels", "n_pos", "n_neg", "t", "correct",
-                   "distribution")
 
 
 def emax(n: int, k: int, t: int) -> str:
@@ -33,19 +30,15 @@ def parse(key: str) -> dict:
 
 
 def to_requests(keys) -> pd.DataFrame:
-    """Request rows (maxrandom schema) for a collection of keys, de-duplicated and sorted."""
+    """Request rows for the maxrandom rule for a collection of keys, de-duplicated and sorted."""
+    from evalsci.maxrandom.requests import accuracy_request, requests_frame
+
     rows = []
     for key in sorted(set(keys)):
         q = parse(key)
-        rows.append({
-            "key": key, "n": q["n"], "p": 1.0 / q["k"], "labels": pd.NA, "t": q["t"],
-            "correct": q.get("c", pd.NA), "metric": "accuracy", "n_pos": pd.NA,
-            "n_neg": pd.NA, "distribution": q["kind"] == "dist",
-        })
-    df = pd.DataFrame(rows, columns=list(REQUEST_COLUMNS))
-    for col in ("correct", "n_pos", "n_neg"):
-        df[col] = df[col].astype("Int64")
-    return df
+        rows.append(accuracy_request(key, q["n"], q["t"], p=1.0 / q["k"], correct=q.get("c"),
+                                     distribution=q["kind"] == "dist"))
+    return requests_frame(rows)
 
 
 class Baselines:
@@ -74,7 +67,7 @@ class Baselines:
             return self.table.loc[key]
         except KeyError:
             raise KeyError(f"baseline {key!r} was not requested from the maxrandom rule "
-                           "(add it in evalsci.studies.baselines.requests)") from None
+                           "(add it in evalsci.studies.baselines.maxrandom_requests)") from None
 
     def expected_max(self, n, k, t) -> float:
         return float(self._row(emax(n, k, t))["expected_max"])

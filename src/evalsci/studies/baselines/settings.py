@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from evalsci.data.bigbench_meta import BBL_TASKS, SUBSAMPLE, num_choices, task_size
+from evalsci.data.bigbench_meta import BBL_TASKS, SUBSAMPLE, task_size
 
 # Models in the authors' file names. Base models first, then their instruction-tuned
 # counterparts (paper: L, O, F / A, O, F).
@@ -66,11 +66,6 @@ def parse_key(key: str) -> Cell:
 
 def all_cells(models=MODELS, tasks=TASKS, shots=SHOTS) -> list[Cell]:
     return [Cell(m, t, k) for m in models for t in tasks for k in shots]
-
-
-def p_of(task: str) -> float:
-    """Standard random baseline p = 1/k (one k per task, as in the paper)."""
-    return 1.0 / num_choices(task)
 
 
 def display_size(task: str) -> int:

@@ -30,7 +30,6 @@ from evalsci.studies.baselines.tables import md_table, tex_escape
 
 COLUMNS = ["dataset", "n", "model", "shots", "t", "max_val_acc", "standard_baseline",
            "max_baseline", "verdict"]
-VERDICTS = ("below_both", "above_standard_only", "above_both")
 SYMBOL_MD = {"below_both": "○", "above_standard_only": "◐", "above_both": "●", None: "·"}
 SYMBOL_TEX = {"below_both": r"\fullmoon", "above_standard_only": r"\quartermoon",
               "above_both": r"\newmoon", None: r"\cdot"}

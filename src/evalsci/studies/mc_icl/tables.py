@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalsci.studies.mc_icl.maxrandom import eval_size
+from evalsci.studies.mc_icl.maxrandom_requests import eval_size
 
 SUMMARY_COLUMNS = [
     "model", "dataset", "n", "zero_shot", "one_shot_mean", "one_shot_min", "one_shot_max",

@@ -35,7 +35,6 @@ TABLE_COLUMNS = (
 )
 # The two paired comparisons of the paper: (control, treatment).
 COMPARISONS = {"boost": ("base", "extra"), "bias": ("extra", "test")}
-FAMILIES = ("main", "overtraining", "zero_shot", "zero_shot_packing")
 
 _PATH = re.compile(r"m(?P<m>\d+)/n(?P<n>\d+)/(?P<lm>[^/]+)/(?P<dataset>[^/]+)/accuracies\.csv$")
 

@@ -6,24 +6,15 @@ weighs the same (tasks have equal numbers of subsamples in the released data).
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
 import pandas as pd
-import yaml
+
+from evalsci import reference
 
 TABLE1_COLUMNS = ("m", "n", "lm", "boost_mean", "bias_mean", "boost_paper", "bias_paper")
 
 
-@cache
-def reference() -> dict:
-    """The paper's reported values (reference.yaml)."""
-    text = resources.files("evalsci.studies.tapt").joinpath("reference.yaml").read_text()
-    return yaml.safe_load(text)
-
-
 def paper_table1() -> pd.DataFrame:
-    rows = reference()["table1"]["rows"]
+    rows = reference.load("tapt")["table1"]["rows"]
     return pd.DataFrame(rows, columns=["m", "n", "lm", "boost_paper", "bias_paper"])
 
 

@@ -1,6 +1,6 @@
 """assessors: max random AUC requests for every collection (answered by rule maxrandom)."""
 
-from evalsci.studies.assessors.pipeline import build_requests_file
+from evalsci.studies.assessors.steps import build_requests_file
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalsci import reference
 from evalsci.studies.baselines import consistency, heldout, load, section53, table1
-from evalsci.studies.baselines import requests as reqs
+from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
-from evalsci.studies.baselines.reference import reference
-from evalsci.studies.baselines.settings import all_cells, configured_cells  # noqa: F401
+from evalsci.studies.baselines.settings import all_cells, configured_cells
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
@@ -50,7 +50,7 @@ def make_table1(aggregated_path, baselines, outputs, cfg, recompute):
     data = aggregated(aggregated_path, cfg, recompute)
     df = table1.build(data, Baselines.from_files(baselines))
     full = is_full_grid(data)
-    ref = reference()["table1"]
+    ref = reference.load("baselines")["table1"]
     write_table(df, outputs, markdown=table1.to_markdown(df, ref, full),
                 latex=table1.to_latex(df, ref, full))
     log.info("Table 1: %s", table1.summary(df))
@@ -75,7 +75,7 @@ def heldout_predictions(source, splits, baselines, out):
 
 def heldout_tables(predictions, out3, out4):
     pred = pd.read_csv(predictions)
-    ref = reference()
+    ref = reference.load("baselines")
     t3 = heldout.table3(pred, ref["table3"])
     t4 = heldout.table4(pred, ref["table4"])
     scores = heldout.distribution_scores(pred[pred["t"] == 200])
@@ -95,7 +95,7 @@ def heldout_tables(predictions, out3, out4):
 def make_section53(multi_prompt, baselines, outputs, experiments_out, cfg):
     exps = section53.experiments(load.load_multi_prompt(multi_prompt), cfg["section53"]["t"])
     judged = section53.judge(exps, Baselines.from_files(baselines))
-    s = section53.summary(judged, reference()["section53"])
+    s = section53.summary(judged, reference.load("baselines")["section53"])
     write_table(s, outputs, markdown=section53.to_markdown(s), latex=section53.to_latex(s))
     write_csv(judged, experiments_out)
     log.info("Section 5.3:\n%s", s.to_string())

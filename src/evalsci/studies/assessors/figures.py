@@ -1,4 +1,4 @@
-"""Tables and figures of the `assessors` study (Figure 2, Table 3, Figures 8-9).
+"""Figures of the `assessors` study (Figure 2, Figures 8-9).
 
 Every AUC figure shows the max random baseline: the expected maximum AUC of t random scorers
 (read from the `maxrandom` rule's answers, never recomputed here), beside the 0.5 of a single
@@ -7,16 +7,12 @@ random scorer.
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
 import numpy as np
 import pandas as pd
-import yaml
 
 from .selection import METHODS
 
-__all__ = ["reference", "table3_with_paper", "plot_figure2", "plot_nref"]
+__all__ = ["plot_figure2", "plot_nref"]
 
 LABELS = {
     "specific": "Specific assessor",
@@ -33,31 +29,6 @@ METHOD_COLORS = {
     "all_train": "#8c564b",
 }
 FEATURE_COLORS = {"embeddings": "#1f77b4", "similarity": "#ff7f0e", "similarity_interaction": "#2ca02c"}
-
-
-@cache
-def reference() -> dict:
-    """The paper's reference values (reference.yaml)."""
-    text = resources.files("evalsci.studies.assessors").joinpath("reference.yaml").read_text()
-    return yaml.safe_load(text)
-
-
-def table3_with_paper(t3: pd.DataFrame, collection: str, maxrandom: pd.DataFrame | None) -> pd.DataFrame:
-    """Table 3 of one collection plus the paper's winning combination (in-distribution only)
-    and the max random validation AUC for t = number of combinations (mean over val LLMs)."""
-    ref = reference()
-    stand_in = ref["stand_in_for"].get(collection)  # None for collections with no paper analogue
-    paper = ref["table3"][stand_in] if stand_in else {}
-    out = t3.copy()
-    out.insert(0, "collection", collection)
-    for col in ("features", "selector", "classifier"):
-        out[f"{col}_paper"] = [paper[s][col] if s == "random" and paper else "" for s in out["split"]]
-    if maxrandom is not None:
-        mr = maxrandom[(maxrandom["collection"] == collection) & (maxrandom["search"] == "generic")
-                       & (maxrandom["eval_set"] == "validation")]
-        out["max_random_val_auc"] = [round(float(mr.loc[mr["split"] == s, "expected_max"].mean()), 4)
-                                     for s in out["split"]]
-    return out
 
 
 def _style():

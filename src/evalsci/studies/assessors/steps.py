@@ -6,9 +6,12 @@ Files per collection under `results/assessors/<collection>/`:
   data/splits.csv                                                 (assessors_splits)
   runs/<split>.csv.gz, runs/<split>_references.json               (assessors_run)
   nref/<split>.csv.gz                                             (assessors_nref)
-  tables/figure2.{csv,md,tex}, tables/table3.csv                  (assessors_select)
-  figures/figure2.{pdf,png}, figures/figure{8,9}.{pdf,png}, tables/figure{8,9}.csv
-and `results/assessors/maxrandom/requests.csv` for the shared max random rule.
+  tables/figure2.{csv,md,tex}, tables/table3.csv                  (assessors_make_selection)
+  figures/figure2.{pdf,png}                                       (assessors_make_figure2)
+  figures/figure{8,9}.{pdf,png}, tables/figure{8,9}.csv           (assessors_make_nref_figure)
+and `results/assessors/tables/table3.*` (assessors_make_table3), and
+`results/assessors/maxrandom/requests.csv` (assessors_maxrandom_requests) for the shared max
+random rule.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ __all__ = [
     "run_one_nref",
     "build_requests_file",
     "select_collection",
+    "make_figure2",
+    "make_table3",
+    "make_nref_figure",
 ]
 
 log = logging.getLogger(__name__)
@@ -180,7 +186,9 @@ def run_one_nref(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: 
 
 def build_requests_file(collections: Mapping[str, Mapping[str, str]], cfg: Mapping, out: str) -> None:
     """maxrandom requests for every collection (paths: {collection: {success, splits}})."""
-    from .maxrandom import build_requests, write_requests
+    from evalsci.maxrandom.requests import write_requests
+
+    from .maxrandom_requests import build_requests
 
     t = n_combinations(cfg)
     frames = []
@@ -214,3 +222,45 @@ def select_collection(run_paths: Sequence[str], out: Mapping[str, Sequence[str] 
     fig2 = figure2_table(res)
     write_table(fig2, out["figure2"])
     write_table(table3(res), [out["table3"]])
+
+
+def make_figure2(figure2_path: str, baselines_path: str, collection: str, cfg: Mapping,
+                 outputs) -> None:
+    """Figure 2 of one collection: test AUC per method, split and test LLM, max random line."""
+    from .figures import plot_figure2
+    from .maxrandom_requests import read_answers
+
+    plot_figure2(pd.read_csv(figure2_path), read_answers(baselines_path), collection,
+                 n_combinations(cfg)["generic"], outputs)
+
+
+def make_table3(table_paths: Sequence[str], collections: Sequence[str], baselines_path: str,
+                outputs) -> None:
+    """Table 3 of every collection, with the paper's choice and the max random val AUC."""
+    from evalsci.tables import write_table
+
+    from .maxrandom_requests import read_answers
+    from .tables import table3_with_paper
+
+    mr = read_answers(baselines_path)
+    parts = [table3_with_paper(pd.read_csv(p), c, mr)
+             for c, p in zip(collections, table_paths, strict=True)]
+    write_table(pd.concat(parts, ignore_index=True), outputs)
+
+
+NREF_COLUMNS = ["split", "n_ref", "features", "llm", "llm_role", "eval_set", "auc", "n_pos",
+                "n_neg"]
+
+
+def make_nref_figure(run_paths: Sequence[str], baselines_path: str, collection: str, fig: str,
+                     cfg: Mapping, table_out: str, figure_out) -> None:
+    """Figures 8-9: AUC against the number of reference instances (and the figure's data)."""
+    from .figures import plot_nref
+    from .maxrandom_requests import read_answers
+
+    runs = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
+    with atomic_path(table_out) as tmp:
+        runs[NREF_COLUMNS].to_csv(tmp, index=False)
+    plot_nref(runs, read_answers(baselines_path), collection, n_combinations(cfg)["nref"],
+              f"Figure {fig.removeprefix('figure')} ({collection}): generic assessor (clustering "
+              "on embeddings, XGBoost) against the number of reference instances", figure_out)

@@ -15,22 +15,11 @@ requests need no model output:
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from evalsci.data.glue import EVAL_SPLIT, SPLIT_SIZES
 from evalsci.studies.mc_icl.sampler import plan_trial, prefix_tree
 from evalsci.studies.mc_icl.templates import num_choices
-
-REQUEST_COLUMNS = ["key", "n", "p", "labels", "t", "correct", "metric", "n_pos", "n_neg", "distribution"]
-
-
-def write(df: pd.DataFrame, path) -> pd.DataFrame:
-    """Validate and write requests.csv (the maxrandom engineer's schema check)."""
-    from evalsci.maxrandom.requests import write_requests
-
-    return write_requests(df, path)
 
 
 def eval_size(dataset: str, num_eval: int) -> int:
@@ -39,15 +28,16 @@ def eval_size(dataset: str, num_eval: int) -> int:
 
 def requests(datasets: list[str], params: dict, seed: int) -> pd.DataFrame:
     """One request row per (dataset, selection) for the config's effective parameters."""
+    from evalsci.maxrandom.requests import accuracy_request, requests_frame
+
     rows = []
     K, P, trials = params["num_demos"], params["num_permutations"], params["num_trials"]  # noqa: N806
     for d in datasets:
         n = eval_size(d, params["num_eval"])
-        labels = json.dumps({str(num_choices(d)): n})
+        labels = {num_choices(d): n}  # every example has the dataset's number of labels
 
         def row(key: str, t: int, n=n, labels=labels) -> dict:
-            return {"key": key, "n": n, "p": "", "labels": labels, "t": int(t), "correct": "",
-                    "metric": "accuracy", "n_pos": "", "n_neg": "", "distribution": False}
+            return accuracy_request(key, n, int(t), labels=labels)
 
         rows.append(row(f"{d}|k_curve", K + 1))
         first = set()
@@ -58,4 +48,4 @@ def requests(datasets: list[str], params: dict, seed: int) -> pd.DataFrame:
         rows.append(row(f"{d}|one_shot", max(len(first), 1)))
         for s in range(1, params["selection"]["set_size"] + 1):
             rows.append(row(f"{d}|set_k_curve|s{s}", s + 1))
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+    return requests_frame(rows)

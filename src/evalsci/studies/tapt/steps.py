@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalsci import reference
 from evalsci.stats import bayes
 from evalsci.studies.tapt import data, figures, meta, permutation, posteriors, table1
 from evalsci.studies.tapt.tables import read_checked
@@ -18,10 +19,6 @@ from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
-
-
-def _outputs(paths, suffixes) -> list[str]:
-    return [p for p in map(str, paths) if Path(p).suffix in suffixes]
 
 
 def write_accuracies(files: list[str], out: str) -> None:
@@ -57,7 +54,7 @@ def task_level(acc: pd.DataFrame) -> pd.DataFrame:
 
 def make_task_level(acc_path: str, outputs) -> None:
     t = task_level(load(acc_path))
-    ref = table1.reference()["conclusions"]
+    ref = reference.load("tapt")["conclusions"]
     log.info("tasks with boost < 0: %s (paper: %s)", list(t.loc[t["boost"] < 0, "dataset"]),
              ref["task_boost_negative"]["tasks"])
     log.info("tasks with bias > 0: %d, < 0: %d (paper 12, 13); max |bias| %.4f",
@@ -173,7 +170,7 @@ def make_meta_table(slice_files: list[str], thresholds: dict, table_out, figure_
     slices = pd.concat([read_checked(p, meta.SLICE_COLUMNS) for p in slice_files],
                        ignore_index=True)
     t = meta.meta_table(slices, thresholds)
-    ref = {row[0]: row[3] for row in table1.reference()["conclusions"]["meta_analysis"]["rows"]}
+    ref = {row[0]: row[3] for row in reference.load("tapt")["conclusions"]["meta_analysis"]["rows"]}
     t["p_outside_paper"] = t["config"].map(ref)
     write_table(t, table_out, floatfmt=".3f")
     figures.plot_meta_ecdf(slices, thresholds, figure_out)

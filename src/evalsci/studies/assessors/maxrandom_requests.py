@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["REQUEST_COLUMNS", "request_key", "build_requests", "write_requests", "read_answers"]
-
-REQUEST_COLUMNS = ["key", "n", "p", "labels", "t", "correct", "metric", "n_pos", "n_neg", "distribution"]
+__all__ = ["request_key", "build_requests", "read_answers"]
 
 
 def request_key(collection: str, split: str, eval_set: str, llm: str, search: str) -> str:
@@ -32,6 +30,8 @@ def build_requests(collection: str, success: pd.DataFrame, splits: pd.DataFrame,
     `success` is indexed by instance_id (one column per LLM), `splits` by instance_id (one
     role column per split); `t` maps a search name ("generic", "nref") to its t.
     """
+    from evalsci.maxrandom.requests import auc_request, requests_frame
+
     rows = []
     for split in splits.columns:
         roles = splits[split]
@@ -46,20 +46,9 @@ def build_requests(collection: str, success: pd.DataFrame, splits: pd.DataFrame,
                 for search, tt in t.items():
                     if tt < 1:
                         continue
-                    rows.append({"key": request_key(collection, split, role, llm, search),
-                                 "n": n_pos + n_neg, "p": None, "labels": None, "t": int(tt),
-                                 "correct": None, "metric": "auc", "n_pos": n_pos, "n_neg": n_neg,
-                                 "distribution": False})
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
-
-
-def write_requests(df: pd.DataFrame, path: str | Path) -> None:
-    """Validate and write through the maxrandom helpers (`evalsci.maxrandom.requests`)."""
-    if df["key"].duplicated().any():
-        raise ValueError(f"duplicate request keys: {df.loc[df['key'].duplicated(), 'key'].tolist()[:3]}")
-    from evalsci.maxrandom.requests import write_requests as _write
-
-    _write(df, path)
+                    rows.append(auc_request(request_key(collection, split, role, llm, search),
+                                            n_pos, n_neg, int(tt)))
+    return requests_frame(rows)
 
 
 def read_answers(path: str | Path) -> pd.DataFrame:

@@ -1,0 +1,102 @@
+"""The steps the workflow runs, one function per rule (workflow/rules/mc_icl.smk): paths in,
+files out. Inference shards (rule mc_icl_shard) are in `shards.py`."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pandas as pd
+
+from evalsci.workflow import atomic_path
+
+log = logging.getLogger(__name__)
+
+
+def maxrandom_requests(params: dict, seed: int, out) -> None:
+    """Rule mc_icl_maxrandom_requests: the (n, labels, t) of every selection of Figures 1-4."""
+    from evalsci.maxrandom.requests import write_requests
+
+    from .maxrandom_requests import requests
+
+    df = write_requests(requests(params["datasets"], params, seed), out)
+    print(df.to_string())
+
+
+def make_accuracy_tables(score_paths, baselines_path, params: dict, accuracy_out,
+                         summary_out) -> None:
+    """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv and the summary table."""
+    from evalsci.tables import write_table
+
+    from .figures import read_baselines
+    from .scores import accuracy_by_k, read_scores
+    from .tables import summary
+
+    acc = accuracy_by_k(read_scores(score_paths))
+    with atomic_path(accuracy_out) as tmp:
+        acc.to_csv(tmp, index=False)
+    table = summary(acc, read_baselines(baselines_path), params["num_eval"])
+    write_table(table, summary_out)
+    print(table.to_string())
+
+
+def selection(score_paths, dataset: str, glue_root, params: dict, seed: int, values_out,
+              sets_out) -> None:
+    """Rule mc_icl_selection: Section 5.2 values, Z-scores and the high/low/random sets."""
+    from .scores import read_scores
+    from .selection import example_values, passed, random_set, select
+    from .shards import load_data
+
+    size, z = params["selection"]["set_size"], params["selection"]["z_threshold"]
+    values = example_values(read_scores(score_paths))
+    sets = select(values, size, z)
+    if min(len(sets["high"]), len(sets["low"])) < size:
+        log.warning("fewer than %d examples pass |Z| > %g (%s); filling up with the next "
+                    "most extreme ones", size, z, {k: len(v) for k, v in sets.items()})
+        sets = select(values, size, z, fill=True)
+    sets["passed_threshold"] = {s: passed(values, sets[s], z, s) for s in ("high", "low")}
+    train, _ = load_data(dataset, glue_root or None)
+    sets["random"] = random_set([e["idx"] for e in train], size, seed, dataset)
+    with atomic_path(values_out) as tmp:
+        values.to_csv(tmp, index=False)
+    with atomic_path(sets_out) as tmp:
+        tmp.write_text(json.dumps(sets, indent=1) + "\n")
+    print(values.to_string(), sets, sep="\n")
+
+
+def make_figure(n: int, accuracy_path, baselines_path, params: dict, outputs) -> None:
+    """Rule mc_icl_make_figure: Figure n (1, 2, 3, 5-20) from the accuracy table."""
+    from . import figures
+    from .params import one_shot_figures, trial_figures
+    from .scores import check_accuracy
+
+    acc = check_accuracy(pd.read_csv(accuracy_path), accuracy_path)
+    base = figures.read_baselines(baselines_path)
+    if n == 1:
+        figures.figure1(acc, base, params["models"], params["datasets"], outputs)
+    elif n == 2 or n in trial_figures(params):
+        d = params["figure2_dataset"] if n == 2 else trial_figures(params)[n]
+        figures.permutation_curves(acc, base, params["models"], d, 0, outputs)
+    elif n == 3 or n in one_shot_figures(params):
+        d = params["figure3_dataset"] if n == 3 else one_shot_figures(params)[n]
+        figures.one_shot(acc, base, params["models"], d, outputs)
+    else:
+        raise ValueError(f"figure {n}: its dataset is not in mc_icl.{params['scale']}.datasets")
+
+
+def figure4_data(score_paths, accuracy_out) -> None:
+    """Rule mc_icl_figure4_data: accuracy of the Section 5.2 set runs."""
+    from .scores import accuracy_by_set, read_scores
+
+    acc = accuracy_by_set(read_scores(score_paths))
+    with atomic_path(accuracy_out) as tmp:
+        acc.to_csv(tmp, index=False)
+    print(acc.groupby(["model", "dataset", "set", "k"])["accuracy"].agg(["mean", "std"]))
+
+
+def make_figure4(accuracy_path, baselines_path, outputs) -> None:
+    """Rule mc_icl_make_figure4: high/low/random sets with the max random baseline."""
+    from . import figures
+
+    acc = pd.read_csv(accuracy_path)
+    figures.figure4(acc, figures.read_baselines(baselines_path), outputs)

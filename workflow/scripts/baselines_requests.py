@@ -1,9 +1,0 @@
-"""Rule baselines_requests: the study's random-baseline requests for the maxrandom rule."""
-
-from evalsci.studies.baselines import run
-from evalsci.workflow import logged
-
-smk = snakemake  # noqa: F821 (injected by Snakemake)
-with logged(smk):
-    run.requests(smk.input.aggregated, smk.input.multi_prompt, smk.input.splits or None,
-                 smk.output.requests, smk.params.cfg, smk.params.recompute)
