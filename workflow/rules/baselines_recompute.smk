@@ -10,6 +10,8 @@ from evalsci.lm import bigbench_icl as _bl_icl
 
 BL_ICL_CFG = config["baselines"]["recompute"]
 BL_ICL = _bl_icl.settings(BL_ICL_CFG)
+# Unknown or unusable model names fail here, before any job, listing the known ones.
+_bl_icl.check_models(BL_ICL_CFG, config["lm"]["models"])
 BL_ICL_DIR = "results/baselines/recompute"
 # (model, task, shots) of every recomputed experiment.
 BL_ICL_CELLS = _bl_icl.cells(BL_ICL_CFG)

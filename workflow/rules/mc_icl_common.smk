@@ -5,7 +5,7 @@ from evalsci.lm.load import workflow_inputs as _mc_icl_model_inputs
 from evalsci.studies.mc_icl.params import RUN_PATTERN as _MC_ICL_RUN
 from evalsci.studies.mc_icl.params import PAPER_MODELS, one_shot_figures, trial_figures
 
-MC_ICL = _mc_icl_effective(config["mc_icl"])
+MC_ICL = _mc_icl_effective(config["mc_icl"], config["lm"].get("models") or {})
 MC_ICL_OFFLINE = {"sst2", "rte", "wnli", "mrpc"}
 
 

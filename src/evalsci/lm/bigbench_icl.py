@@ -50,6 +50,21 @@ def settings(section: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def check_models(section: Mapping[str, Any], lm_models: Mapping[str, Any]) -> None:
+    """At parse time: every model of the chosen grid is a name in config lm.models, and one
+    the file names can carry (`<Model>_<task>_<K>-shot.csv.gz` splits on `_`, so a name with
+    `_` or `/` would be read back as another model)."""
+    s = settings(section)
+    where = f"config baselines.recompute.{section.get('scale', 'default')}.models"
+    for m in s["models"]:
+        if not isinstance(m, str) or "_" in m or "/" in m:
+            raise ValueError(f"{where}: model name {m!r} cannot contain '_' or '/' (file names "
+                             "are <model>_<task>_<shots>-shot); give it another key in lm.models")
+        if m not in lm_models:
+            raise ValueError(f"{where}: unknown model {m!r}; known (config lm.models): "
+                             f"{sorted(lm_models)}")
+
+
 def cells(section: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """(model, task, shots) of every recomputed experiment, in config order."""
     s = settings(section)

@@ -29,8 +29,10 @@ DATASET_NAMES = {"hellaswag": "Hellaswag", "mnli": "MNLI", "mrpc": "MRPC", "qnli
                  "qqp": "QQP", "rte": "RTE", "sst2": "SST-2", "wnli": "WNLI"}
 
 
-def effective(section: Mapping[str, Any]) -> dict[str, Any]:
-    """`section` is config["mc_icl"]; returns the parameter set of its `scale`."""
+def effective(section: Mapping[str, Any],
+              lm_models: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`section` is config["mc_icl"]; returns the parameter set of its `scale`. With
+    `lm_models` (config lm.models), every model must be one of those or a paper model."""
     scale = section.get("scale", "default")
     if scale not in section:
         raise KeyError(f"config mc_icl.scale = {scale!r}, but there is no mc_icl.{scale} section")
@@ -38,6 +40,12 @@ def effective(section: Mapping[str, Any]) -> dict[str, Any]:
     for d in p["datasets"]:
         if d not in TASKS:
             raise ValueError(f"config mc_icl.{scale}.datasets: unknown dataset {d!r}; known {list(TASKS)}")
+    if lm_models is not None:
+        known = sorted(set(lm_models) | set(PAPER_MODELS))
+        for m in p["models"]:
+            if m not in known:
+                raise ValueError(f"config mc_icl.{scale}.models: unknown model {m!r}; known "
+                                 f"(config lm.models and the paper's): {known}")
     sel = p["selection"]
     for key, allowed in (("models", p["models"]), ("datasets", p["datasets"])):
         bad = [x for x in sel[key] if x not in allowed]

@@ -96,6 +96,13 @@ def num_subsamples(cfg: Mapping, n: int) -> int:
 def runs(cfg: Mapping) -> list[dict[str, Any]]:
     """Every (m, n, lm, dataset, num_subsamples) the config asks for. Zero-shot LM types
     ignore train but keep m, so their test splits equal the few-shot ones (as the author)."""
+    from evalsci.data.hf_classification import ClassificationDataError, get_spec
+
+    for dataset in _get(cfg, "datasets"):  # unknown names fail at parse time, not in a job
+        try:
+            get_spec(dataset)
+        except ClassificationDataError as e:
+            raise TrainingConfigError(f"config tapt.training.datasets: {e}") from None
     out = []
     for m in _get(cfg, "m"):
         for n in _get(cfg, "n"):
