@@ -26,11 +26,13 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import tarfile
 import tempfile
 import urllib.parse
 import urllib.request
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -101,12 +103,17 @@ def local_name(bundle: str, path: str) -> str:
 
 
 def sha256_of_content(path: Path) -> str:
-    """sha256 of a file's content, decompressing `.gz` files on the fly."""
+    """sha256 of a file's content, decompressing `.gz` files on the fly. A corrupt or
+    truncated .gz raises ReleasedDataError naming the file (gzip's own errors do not)."""
+    path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     h = hashlib.sha256()
-    with opener(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    try:
+        with opener(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ReleasedDataError(f"cannot read {path}: {type(e).__name__}: {e}") from e
     return h.hexdigest()
 
 
@@ -128,8 +135,11 @@ def _store(src: Path, dest: Path) -> None:
     if src_gz == dest_gz:
         shutil.copyfile(src, dest)
     elif src_gz:
-        with gzip.open(src, "rb") as fi, open(dest, "wb") as fo:
-            shutil.copyfileobj(fi, fo)
+        try:
+            with gzip.open(src, "rb") as fi, open(dest, "wb") as fo:
+                shutil.copyfileobj(fi, fo)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ReleasedDataError(f"cannot read {src}: {type(e).__name__}: {e}") from e
     else:
         # mtime=0 keeps the gzip bytes identical across reruns.
         with open(src, "rb") as fi, open(dest, "wb") as raw, gzip.GzipFile(
@@ -195,6 +205,7 @@ def materialise(bundle: str, outdir: str | os.PathLike, mirror: str | None = Non
     if mirror is not None and not Path(mirror).is_dir():
         raise ReleasedDataError(f"{MIRROR_ENV}={mirror} is not a directory")
     outdir.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_staging(outdir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
     try:
         staged = tmp / "bundle"
@@ -219,9 +230,130 @@ def materialise(bundle: str, outdir: str | os.PathLike, mirror: str | None = Non
         if outdir.exists():
             shutil.rmtree(outdir)
         staged.rename(outdir)
+        _write_cache(outdir, {p: h for p, h in _read_sums(outdir).items()})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return outdir
+
+
+# --- after the fetch: staging debris, and re-verification when a rule reads a bundle -----------
+
+SUMS = "SHA256SUMS"
+CACHE_DIR = ".sha256-cache"  # beside the bundles: writing inside one would touch its mtime
+
+
+def remove_stale_staging(outdir: str | os.PathLike) -> list[Path]:
+    """Delete `.<bundle>.<random>/` staging directories a killed fetch left beside `outdir`.
+
+    Only the job that fetches `outdir` calls this, and Snakemake runs one such job at a
+    time per working directory, so any staging directory of this bundle is debris."""
+    outdir = Path(outdir)
+    pattern = re.compile(rf"\.{re.escape(outdir.name)}\.[A-Za-z0-9_]{{8}}")
+    removed = []
+    if outdir.parent.is_dir():
+        for d in outdir.parent.iterdir():
+            if d.is_dir() and not d.is_symlink() and pattern.fullmatch(d.name):
+                shutil.rmtree(d, ignore_errors=True)
+                removed.append(d)
+    return removed
+
+
+def bundle_root(path: str | os.PathLike) -> Path | None:
+    """The bundle directory (the one holding SHA256SUMS) that `path` lies in, or None."""
+    path = Path(path).absolute()
+    for d in [path, *path.parents][:8]:
+        if d.is_dir() and (d / SUMS).is_file():
+            return d
+    return None
+
+
+def _read_sums(root: Path) -> dict[str, str]:
+    sums = {}
+    for i, line in enumerate((root / SUMS).read_text().splitlines(), 1):
+        want, sep, rel = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", want):
+            raise ReleasedDataError(f"{root / SUMS}: line {i} is not '<sha256>  <path>'")
+        sums[rel] = want
+    return sums
+
+
+def _local(root: Path, rel: str) -> Path:
+    """The file of upstream path `rel` in a bundle: as is, or gzipped (`store_gzip`)."""
+    plain = root / rel
+    return plain if plain.exists() or rel.endswith(".gz") else root / (rel + ".gz")
+
+
+def _cache_file(root: Path) -> Path:
+    return root.parent / CACHE_DIR / f"{root.name}.json"
+
+
+def _stat_key(f: Path) -> list[int]:
+    st = f.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _write_cache(root: Path, hashes: dict[str, str]) -> None:
+    """{path: [size, mtime_ns, sha256]} of files whose content was hashed just now."""
+    entries = {}
+    for rel, h in hashes.items():
+        f = _local(root, rel)
+        entries[rel] = [*_stat_key(f), h]
+    cache = _cache_file(root)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(entries, sort_keys=True))
+    tmp.replace(cache)
+
+
+_VERIFIED: dict[Path, tuple] = {}
+
+
+def verify_bundle(root: str | os.PathLike) -> None:
+    """Re-check every file of a bundle against its SHA256SUMS (and the SHA256SUMS against
+    the pinned manifest, for a known bundle). A file is rehashed only when its size or
+    mtime differs from the cache, so an unchanged bundle costs one stat per file.
+    Raises ReleasedDataError naming the file that changed, vanished or cannot be read."""
+    root = Path(root).absolute()
+    sums = _read_sums(root)
+    if root.name in BUNDLES:
+        pinned = bundle_files(root.name)
+        if sums != pinned:
+            changed = sorted(set(sums.items()) ^ set(pinned.items()))[:3]
+            raise ReleasedDataError(f"{root / SUMS} differs from the pinned manifest (e.g. "
+                                    f"{changed}); re-fetch: delete {root} and rerun")
+    files = {rel: _local(root, rel) for rel in sums}
+    try:
+        stats = tuple((rel, *_stat_key(f)) for rel, f in sorted(files.items()))
+    except FileNotFoundError as e:
+        raise ReleasedDataError(f"released file missing: {e.filename} (listed in "
+                                f"{root / SUMS}); re-fetch: delete {root} and rerun") from None
+    if _VERIFIED.get(root) == stats:
+        return
+    try:
+        cache = json.loads(_cache_file(root).read_text())
+    except (OSError, ValueError):
+        cache = {}
+    fresh = {}
+    for rel, size, mtime in stats:
+        entry = cache.get(rel)
+        if entry == [size, mtime, sums[rel]]:
+            continue
+        got = sha256_of_content(files[rel])
+        if got != sums[rel]:
+            raise ReleasedDataError(
+                f"{files[rel]} changed after it was verified: sha256 {got}, {root / SUMS} "
+                f"says {sums[rel]}; re-fetch: delete {root} and rerun")
+        fresh[rel] = got
+    if fresh:
+        _write_cache(root, {**{r: e[2] for r, e in cache.items() if r in sums}, **fresh})
+    _VERIFIED[root] = stats
+
+
+def verify_file(path: str | os.PathLike) -> None:
+    """verify_bundle of the bundle `path` lies in (nothing when it is in none)."""
+    root = bundle_root(path)
+    if root is not None:
+        verify_bundle(root)
 
 
 def build_manifest(mirror: str | os.PathLike, upstream: dict) -> dict:

@@ -7,13 +7,13 @@ layout) or the recompute directory ``results/baselines/recompute/results``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from evalsci.data.checked import binary, expect_count, numeric, read_csv, read_json, require_columns
 from evalsci.studies.baselines.settings import Cell, parse_key
 
 PER_EXAMPLE_COLUMNS = ("Prompt ID", "Demonstration IDs in prompt", "Example ID",
@@ -22,7 +22,11 @@ HELDOUT_COLUMNS = ("Dataset", "Model", "Number of shots", "Split number",
                    "Above max random on train", "Above standard random on train",
                    "Max random F", "Standard random F", "Above standard random on test")
 HELDOUT_TS = (1, 2, 5, 10, 100, 200)
+HELDOUT_BINARY = ("Above max random on train", "Above standard random on train",
+                  "Above standard random on test")
+HELDOUT_SPLITS = 100  # random 75/25 splits per experiment in the released files
 AGGREGATED = "aggregated-results.json"
+RELEASED_PROMPTS = 200  # prompts per experiment in the released aggregated-results.json
 
 
 class BaselinesDataError(ValueError):
@@ -45,17 +49,16 @@ def aggregated_path(path: str | Path) -> Path:
 
 
 def load_aggregated(path: str | Path, cells: Iterable[Cell] | None = None,
-                    strict: bool = True) -> dict[Cell, np.ndarray]:
+                    strict: bool = True, prompts: int | None = None) -> dict[Cell, np.ndarray]:
     """{cell: per-prompt validation accuracies} from aggregated-results.json.
 
     `cells` restricts to a subset; with `strict`, a requested cell that is missing is an
     error (released data has all 288), otherwise it is skipped (a recompute subset).
+    `prompts`: the number of prompts every experiment must have (released: 200); a list cut
+    short would silently make t smaller.
     """
     file = aggregated_path(path)
-    try:
-        raw = json.loads(file.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise BaselinesDataError(f"cannot read {file}: {e}") from e
+    raw = read_json(file, error=BaselinesDataError)
     if not isinstance(raw, dict) or not raw:
         raise BaselinesDataError(f"{file}: expected a non-empty JSON object of key -> list")
     data: dict[Cell, np.ndarray] = {}
@@ -64,10 +67,16 @@ def load_aggregated(path: str | Path, cells: Iterable[Cell] | None = None,
             cell = parse_key(key)
         except ValueError as e:
             raise BaselinesDataError(f"{file}: {e}") from None
-        arr = np.asarray(accs, dtype=float)
-        if arr.ndim != 1 or arr.size == 0 or not np.all((arr >= 0) & (arr <= 1)):
-            raise BaselinesDataError(f"{file}: key {key!r} is not a list of accuracies in [0, 1]")
-        data[cell] = arr
+        if not isinstance(accs, list) or not accs:
+            raise BaselinesDataError(f"{file}: key {key!r} is not a list of accuracies")
+        for i, a in enumerate(accs):
+            # bool is an int to Python and "0.5" a number to numpy: neither is an accuracy
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+                raise BaselinesDataError(f"{file}: key {key!r}, entry {i}: {a!r} is not an "
+                                         "accuracy in [0, 1]")
+        if prompts is not None:
+            expect_count(len(accs), prompts, f"prompts for {key!r}", file, BaselinesDataError)
+        data[cell] = np.asarray(accs, dtype=float)
     if cells is None:
         return dict(sorted(data.items()))
     wanted = list(cells)
@@ -108,16 +117,23 @@ def read_per_example(path: str | Path, usecols: Iterable[str] = PER_EXAMPLE_COLU
     """One per-example CSV, only `usecols` (the files are large: read what you need)."""
     usecols = list(usecols)
     path = Path(path)
-    try:
-        header = pd.read_csv(path, nrows=0).columns
-    except (OSError, ValueError) as e:
-        raise BaselinesDataError(f"cannot read {path}: {e}") from e
+    header = read_csv(path, BaselinesDataError, nrows=0).columns
     missing = [c for c in usecols if c not in header]
     if missing:
         raise BaselinesDataError(f"{path}: missing columns {missing}; has {list(header)}")
-    dtypes = {"Prompt ID": np.int32, "Example ID": np.int32,
-              "Loss of correct answer": np.float64, "Correct prediction": np.float64}
-    return pd.read_csv(path, usecols=usecols, dtype={c: dtypes[c] for c in usecols if c in dtypes})
+    # read without dtypes, then check: a bad value is named with its row, not a pandas error
+    df = read_csv(path, BaselinesDataError, verify=False, usecols=usecols)
+    for col in ("Prompt ID", "Example ID"):
+        if col in df:
+            df[col] = numeric(df, col, path, lo=0, integer=True,
+                              error=BaselinesDataError).astype(np.int32)
+    if "Loss of correct answer" in df:
+        df["Loss of correct answer"] = numeric(df, "Loss of correct answer", path, lo=0,
+                                               error=BaselinesDataError)
+    if "Correct prediction" in df:
+        df["Correct prediction"] = binary(df, "Correct prediction", path,
+                                          BaselinesDataError).astype(np.float64)
+    return df
 
 
 def heldout_file(bundle: str | Path, t: int) -> Path:
@@ -131,14 +147,39 @@ def load_heldout(bundle: str | Path, ts: Iterable[int] = HELDOUT_TS) -> pd.DataF
     frames = []
     for t in ts:
         file = heldout_file(bundle, t)
-        df = pd.read_csv(file)
-        missing = [c for c in HELDOUT_COLUMNS if c not in df.columns]
-        if missing:
-            raise BaselinesDataError(f"{file}: missing columns {missing}")
-        if df[list(HELDOUT_COLUMNS)].isna().any().any():
-            raise BaselinesDataError(f"{file}: NaN values in the predictions")
-        frames.append(df[list(HELDOUT_COLUMNS)].assign(t=t))
+        df = read_csv(file, BaselinesDataError)
+        frames.append(check_heldout(df, file).assign(t=t))
     return pd.concat(frames, ignore_index=True)
+
+
+def check_heldout(df: pd.DataFrame, file, experiments: int = 288,
+                  splits: int = HELDOUT_SPLITS) -> pd.DataFrame:
+    """The authors' held-out predictions of one t: every value typed and in range, and
+    `splits` splits (0..splits-1) of each of the `experiments` experiments."""
+    err = BaselinesDataError
+    require_columns(df, HELDOUT_COLUMNS, file, err)
+    df = df[list(HELDOUT_COLUMNS)].copy()
+    for col in ("Dataset", "Model"):
+        bad = df[col].isna()
+        if bad.any():
+            raise err(f"{file}: column {col!r}, row {int(np.flatnonzero(bad)[0]) + 1} is empty")
+    df["Number of shots"] = numeric(df, "Number of shots", file, lo=1, integer=True,
+                                    error=err).astype(int)
+    df["Split number"] = numeric(df, "Split number", file, lo=0, hi=splits - 1, integer=True,
+                                 error=err).astype(int)
+    for col in HELDOUT_BINARY:
+        df[col] = binary(df, col, file, err).astype(int)
+    for col in ("Max random F", "Standard random F"):
+        df[col] = numeric(df, col, file, lo=0, hi=1, tol=1e-9, error=err)
+    expect_count(len(df), experiments * splits, "rows", file, err)
+    keys = ["Dataset", "Model", "Number of shots"]
+    per = df.groupby(keys)["Split number"].agg(["size", "nunique"])
+    expect_count(len(per), experiments, "experiments", file, err)
+    bad = per[(per["size"] != splits) | (per["nunique"] != splits)]
+    if len(bad):
+        raise err(f"{file}: experiment {bad.index[0]} has {bad.iloc[0]['size']} rows "
+                  f"({bad.iloc[0]['nunique']} distinct splits), expected {splits} splits")
+    return df
 
 
 def load_multi_prompt(bundle: str | Path) -> pd.DataFrame:
@@ -151,12 +192,14 @@ def load_multi_prompt(bundle: str | Path) -> pd.DataFrame:
         if not files:
             raise BaselinesDataError(f"no {suite} CSVs under {base / suite}")
         for f in files:
-            df = pd.read_csv(f, dtype={"paraphrase idx": str})
+            df = read_csv(f, BaselinesDataError, dtype={"paraphrase idx": str})
             if "paraphrase idx" not in df.columns:
                 raise BaselinesDataError(f"{f}: no 'paraphrase idx' column")
             models = [c for c in df.columns if c.endswith("_acc")]
             if not models:
                 raise BaselinesDataError(f"{f}: no '<model>_acc' columns")
+            for m in models:  # NaN = not run; anything else must be an accuracy
+                df[m] = numeric(df, m, f, lo=0, hi=1, allow_nan=True, error=BaselinesDataError)
             long = df.melt(id_vars="paraphrase idx", value_vars=models,
                            var_name="model", value_name="accuracy").dropna()
             long["model"] = long["model"].str.removesuffix("_acc")

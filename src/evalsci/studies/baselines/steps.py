@@ -21,9 +21,18 @@ log = logging.getLogger(__name__)
 
 def aggregated(path, cfg: dict, recompute: bool):
     """Configured cells' per-prompt accuracies; a recompute may hold only a subset."""
-    data = load.load_aggregated(path, configured_cells(cfg, recompute), strict=not recompute)
+    data = load.load_aggregated(path, configured_cells(cfg, recompute), strict=not recompute,
+                                prompts=_prompts(cfg, recompute))
     log.info("%d experiments from %s", len(data), path)
     return data
+
+
+def _prompts(cfg: dict, recompute: bool) -> int:
+    """Prompts every experiment must have: the released 200, or the recompute grid's."""
+    if not recompute:
+        return load.RELEASED_PROMPTS
+    grid = cfg["recompute"]
+    return int(grid[grid.get("scale", "default")]["prompts"])
 
 
 def is_full_grid(data) -> bool:

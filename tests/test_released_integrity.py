@@ -1,0 +1,214 @@
+"""Issue 13 items 3-4: a damaged released file is named, and what a study reads is checked
+when it reads it (the bundle's SHA256SUMS again, then columns, types, ranges and counts)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalsci.data import released
+from evalsci.studies.baselines import load
+from evalsci.studies.baselines.load import BaselinesDataError
+
+SRB = "gyauney-stronger-random-baselines"
+FIRST = "Alpaca-7b_bbq_lite_json_1-shot.csv"  # first per-example file in sorted order
+
+
+def _corrupt(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "flipped":
+        for i in range(len(data) // 2, len(data) // 2 + 64):
+            data[i] ^= 0xFF
+    elif how == "truncated":
+        data = data[: len(data) // 2]
+    elif how == "zeroed_magic":
+        data[0] = 0
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def per_example_mirror(tmp_path, mirror):
+    """A mirror of the 288 per-example .csv.gz files (links), the first one copied."""
+    res = tmp_path / "mirror" / SRB / "results"
+    res.mkdir(parents=True)
+    for f in (mirror / SRB / "results").glob("*-shot.csv.gz"):
+        (res / f.name).symlink_to(f)
+    first = res / f"{FIRST}.gz"
+    first.unlink()
+    shutil.copyfile(mirror / SRB / "results" / f"{FIRST}.gz", first)
+    return tmp_path / "mirror", first
+
+
+@pytest.mark.parametrize("how", ["flipped", "truncated", "zeroed_magic"])
+def test_corrupt_gz_in_the_mirror_is_named(tmp_path, per_example_mirror, how):
+    m, first = per_example_mirror
+    assert len(list(first.parent.iterdir())) == 288
+    _corrupt(first, how)
+    out = tmp_path / "resources" / "released" / "srb_per_example"
+    with pytest.raises(released.ReleasedDataError) as e:
+        released.materialise("srb_per_example", out, mirror=str(m))
+    assert str(first) in str(e.value) or FIRST in str(e.value)
+    assert not out.exists() and [p.name for p in out.parent.iterdir()] == []
+
+
+@pytest.mark.parametrize("how", ["flipped", "truncated", "zeroed_magic"])
+def test_corrupt_gz_read_by_the_study_is_named(per_example_mirror, how):
+    _, first = per_example_mirror
+    _corrupt(first, how)
+    with pytest.raises(BaselinesDataError, match=f"cannot read {first}"):
+        load.read_per_example(first)
+
+
+# --- the bundle is re-verified when a study reads it ------------------------------------------
+
+
+@pytest.fixture
+def aggregated_bundle(tmp_path, mirror):
+    out = released.materialise("srb_aggregated", tmp_path / "released" / "srb_aggregated",
+                               mirror=str(mirror))
+    return out / "results" / "aggregated-results.json"
+
+
+def test_edit_after_verification_is_noticed(aggregated_bundle):
+    load.load_aggregated(aggregated_bundle, prompts=200)  # intact: reads
+    raw = json.loads(aggregated_bundle.read_text())
+    key = next(iter(raw))
+    raw[key] = raw[key][:3]
+    aggregated_bundle.write_text(json.dumps(raw))
+    with pytest.raises(BaselinesDataError, match=r"aggregated-results\.json changed after it "
+                                                  r"was verified.*SHA256SUMS"):
+        load.load_aggregated(aggregated_bundle, prompts=200)
+
+
+def test_reverification_is_cached_by_size_and_mtime(aggregated_bundle, monkeypatch):
+    released._VERIFIED.clear()
+    calls = []
+    real = released.sha256_of_content
+    monkeypatch.setattr(released, "sha256_of_content", lambda p: calls.append(p) or real(p))
+    released.verify_file(aggregated_bundle)
+    assert calls == []  # materialise left the cache: nothing rehashed
+    st = aggregated_bundle.stat()
+    os.utime(aggregated_bundle, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    released._VERIFIED.clear()
+    released.verify_file(aggregated_bundle)
+    assert calls == [aggregated_bundle]  # touched: rehashed once (content unchanged: passes)
+    released._VERIFIED.clear()
+    released.verify_file(aggregated_bundle)
+    assert calls == [aggregated_bundle]
+
+
+def test_deleted_file_of_a_bundle_is_named(aggregated_bundle):
+    released._VERIFIED.clear()
+    aggregated_bundle.unlink()
+    with pytest.raises(released.ReleasedDataError, match="released file missing: .*aggregated"):
+        released.verify_file(aggregated_bundle.parent)
+
+
+# --- content checks (on copies outside a bundle: what the checksum cannot say) ----------------
+
+
+def test_aggregated_cut_to_3_prompts_is_an_error(tmp_path, mirror):
+    raw = json.loads((mirror / SRB / "results" / "aggregated-results.json").read_text())
+    key = sorted(raw)[5]
+    raw[key] = raw[key][:3]
+    f = tmp_path / "aggregated-results.json"
+    f.write_text(json.dumps(raw))
+    with pytest.raises(BaselinesDataError, match=rf"{f}: 3 prompts for '{key}', expected 200"):
+        load.load_aggregated(f, prompts=200)
+
+
+@pytest.mark.parametrize(("value", "needle"), [(True, "True is not an accuracy"),
+                                               ("0.5", "'0.5' is not an accuracy"),
+                                               (1.5, "1.5 is not an accuracy")])
+def test_aggregated_values_must_be_accuracies(tmp_path, mirror, value, needle):
+    raw = json.loads((mirror / SRB / "results" / "aggregated-results.json").read_text())
+    key = sorted(raw)[0]
+    raw[key][7] = value
+    f = tmp_path / "aggregated-results.json"
+    f.write_text(json.dumps(raw))
+    with pytest.raises(BaselinesDataError, match=rf"key '{key}', entry 7: {needle}"):
+        load.load_aggregated(f, prompts=200)
+
+
+@pytest.fixture(scope="module")
+def heldout_t200(mirror):
+    return pd.read_csv(mirror / SRB / "held-out-split-results" /
+                       "all-train-test-splits_100-trials_t=200_all-predictions.csv", dtype=str)
+
+
+def _heldout_dir(tmp_path, df) -> Path:
+    d = tmp_path / "held-out-split-results"
+    d.mkdir()
+    df.to_csv(d / "all-train-test-splits_100-trials_t=200_all-predictions.csv", index=False)
+    return tmp_path
+
+
+def test_heldout_released_file_passes(tmp_path, heldout_t200):
+    out = load.load_heldout(_heldout_dir(tmp_path, heldout_t200), ts=[200])
+    assert len(out) == 28_800
+
+
+def test_heldout_cut_to_1000_rows_is_an_error(tmp_path, heldout_t200):
+    with pytest.raises(BaselinesDataError, match="1000 rows, expected 28800"):
+        load.load_heldout(_heldout_dir(tmp_path, heldout_t200.head(1000)), ts=[200])
+
+
+def test_heldout_missing_split_is_an_error(tmp_path, heldout_t200):
+    df = heldout_t200.copy()
+    df.loc[3, "Split number"] = "4"  # split 3 of the first experiment is now a duplicate 4
+    with pytest.raises(BaselinesDataError, match="expected 100 splits"):
+        load.load_heldout(_heldout_dir(tmp_path, df), ts=[200])
+
+
+@pytest.mark.parametrize(("column", "value", "needle"), [
+    ("Above max random on train", "2", "2 is not 0 or 1"),
+    ("Above standard random on test", "0.5", "0.5 is not 0 or 1"),
+    ("Max random F", "abc", "'abc' is not a number"),
+    ("Standard random F", "1.5", "1.5 is not a number in \\[0, 1\\]"),
+    ("Number of shots", "two", "'two' is not a number"),
+])
+def test_heldout_bad_value_names_file_column_and_row(tmp_path, heldout_t200, column, value,
+                                                     needle):
+    df = heldout_t200.copy()
+    df.loc[41, column] = value
+    base = _heldout_dir(tmp_path, df)
+    with pytest.raises(BaselinesDataError, match=rf"t=200_all-predictions\.csv: column "
+                                                 rf"'{column}', row 42: {needle}"):
+        load.load_heldout(base, ts=[200])
+
+
+@pytest.mark.parametrize(("column", "value", "needle"), [
+    ("Correct prediction", "2", "2 is not 0 or 1"),
+    ("Correct prediction", "0.5", "0.5 is not 0 or 1"),
+    ("Correct prediction", "abc", "'abc' is not a number"),
+    ("Example ID", "abc", "'abc' is not a number"),
+    ("Loss of correct answer", "abc", "'abc' is not a number"),
+])
+def test_per_example_bad_value_names_file_column_and_row(tmp_path, mirror, column, value, needle):
+    with gzip.open(mirror / SRB / "results" / f"{FIRST}.gz", "rt") as fh:
+        df = pd.read_csv(fh, dtype=str)
+    df.loc[9, column] = value
+    f = tmp_path / f"{FIRST}.gz"
+    df.to_csv(f, index=False)
+    with pytest.raises(BaselinesDataError, match=rf"{FIRST}\.gz: column '{column}', row 10: "
+                                                 rf"{needle}"):
+        load.read_per_example(f)
+
+
+def test_multi_prompt_accuracy_abc_is_named(tmp_path, mirror):
+    src = mirror / "slab-nlp-multi-prompt-llm-evaluation" / "data" / "paraphrases accuracies"
+    dst = tmp_path / "data" / "paraphrases accuracies"
+    shutil.copytree(src, dst)
+    f = sorted((dst / "BBH").glob("*.csv"))[0]
+    df = pd.read_csv(f, dtype=str)
+    col = next(c for c in df.columns if c.endswith("_acc"))
+    df.loc[2, col] = "abc"
+    df.to_csv(f, index=False)
+    with pytest.raises(BaselinesDataError, match=rf"{f.name}: column '{col}', row 3: 'abc'"):
+        load.load_multi_prompt(tmp_path)
