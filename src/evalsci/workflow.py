@@ -64,14 +64,39 @@ def _umask() -> int:
     return mask
 
 
+# Every thread pool a job's libraries may start, by the variable that sizes it: OpenMP (torch,
+# scikit-learn, xgboost), the BLAS libraries (numpy/scipy's OpenBLAS, torch's MKL), numba,
+# numexpr, and the Rust thread pool of Hugging Face tokenizers (rayon).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS",
+                    "RAYON_NUM_THREADS")
+
+
 def configure_threads(n: int | None) -> None:
-    """Cap BLAS/torch threads at the job's `threads:` so parallel jobs do not oversubscribe."""
+    """Cap every compute thread pool of this process at the job's `threads:`.
+
+    A job never runs more compute threads than the cores Snakemake gave it, so parallel jobs
+    do not oversubscribe a busy machine (their CPU cost stays what the docs measured). The
+    variables are read when a library loads, so call this first in a script; pools of
+    libraries already loaded are capped through torch and threadpoolctl.
+    """
     if not n:
         return
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    n = int(n)
+    for var in THREAD_VARIABLES:
         os.environ[var] = str(n)
+    if n == 1:
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"
     if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(n)
+        torch = sys.modules["torch"]
+        torch.set_num_threads(n)
+        with contextlib.suppress(RuntimeError):  # allowed only before any inter-op work
+            torch.set_num_interop_threads(n)
+    if "numpy" in sys.modules:
+        with contextlib.suppress(ImportError):
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(n)
 
 
 def prepend_pythonpath(path: str) -> None:
