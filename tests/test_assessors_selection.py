@@ -73,3 +73,20 @@ def test_figure2_reports_test_auc_of_each_methods_choice():
     assert fig2["specific"] == 0.64  # ngram1 had the better validation AUC
     t3 = table3(res)
     assert t3.loc[0, "selector"] == "clustering_embeddings" and t3.loc[0, "n_combinations"] == 2
+
+
+def test_float_noise_ties_go_to_the_first_combination_in_sorted_order():
+    # B's AUCs are A's plus float noise of a different summation order: a tie, not a win. The
+    # stated rule then picks A (first in sorted order) although B's raw numbers are larger.
+    rows = []
+    for llm, auc in (("v1", 0.1 + 0.2), ("v2", 0.7)):
+        rows.append(_row("generic", "similarity", "A", "xgb", llm, "validation", "validation", 0.3))
+        rows.append(_row("generic", "similarity", "B", "xgb", llm, "validation", "validation", auc))
+    res = pd.DataFrame(rows)
+    res.loc[(res.selector == "A") & (res.llm == "v2"), "auc"] = 0.7 - 1e-15
+    assert res[res.selector == "B"]["auc"].sum() > res[res.selector == "A"]["auc"].sum()
+    best, wr, t, _ = choose(res, "random", "generic")
+    assert best == ("similarity", "A", "xgb") and wr == 0.5 and t == 2
+    # A real difference (1e-6) still wins.
+    res.loc[(res.selector == "B") & (res.llm == "v2"), "auc"] = 0.7 + 1e-6
+    assert choose(res, "random", "generic")[0] == ("similarity", "B", "xgb")

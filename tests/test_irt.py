@@ -58,3 +58,21 @@ def test_rejects_non_binary_responses():
         fit_mirt_2pl(np.array([[0.0, 0.5]]), dims=1)
     with pytest.raises(ValueError, match="subjects x items"):
         fit_mirt_2pl(np.zeros(3), dims=1)
+
+
+def test_fit_is_float64_single_threaded_and_leaves_torch_as_it_found_it():
+    """The same bits whatever thread count the caller's torch had (a job's --cores)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    y = (rng.random((8, 150)) < 0.6).astype(float)
+    before = torch.get_num_threads()
+    fits = []
+    for n in (1, 2):
+        torch.set_num_threads(n)
+        fits.append(fit_mirt_2pl(y, dims=10, seed=7, max_iter=100))
+        assert torch.get_num_threads() == n
+        assert not torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(before)
+    assert fits[0].disc.dtype == np.float64
+    np.testing.assert_array_equal(fits[0].disc, fits[1].disc)
+    np.testing.assert_array_equal(fits[0].ability, fits[1].ability)

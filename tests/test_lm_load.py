@@ -3,6 +3,8 @@ full precision on CPU, tiny models, and the SmolLM2 GGUF conversion."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -66,3 +68,40 @@ def test_nf4_loading_and_scoring_on_cpu(tmp_path):
     four = Scorer(m4, t4).score(q, "Q: x\nA: y\n")[0]
     assert np.all(np.isfinite(four.sums))
     np.testing.assert_allclose(four.means, full.means, atol=0.5)
+
+
+def test_bf16_on_a_cpu_without_native_bf16_warns(monkeypatch):
+    import torch
+
+    from evalsci.lm import load
+
+    monkeypatch.setattr(load, "cpu_has_native_bf16", lambda: False)
+    with pytest.warns(RuntimeWarning, match="without native bf16"):
+        load.check_cpu_dtype("bfloat16")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load.check_cpu_dtype("float32")
+        load.check_cpu_dtype(torch.float32)
+        monkeypatch.setattr(load, "cpu_has_native_bf16", lambda: True)
+        load.check_cpu_dtype("bfloat16")
+
+
+def test_native_bf16_is_read_from_the_cpu_flags():
+    from pathlib import Path
+
+    from evalsci.lm.load import cpu_has_native_bf16
+
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    if not flags:
+        pytest.skip("no /proc/cpuinfo on this system")
+    assert cpu_has_native_bf16() == any(f in flags.split() for f in ("avx512_bf16", "amx_bf16", "bf16"))
+
+
+def test_cpu_dtype_defaults_to_float32():
+    import yaml
+
+    from conftest import REPO
+
+    schema = yaml.safe_load((REPO / "workflow/schemas/lm.schema.yaml").read_text())
+    assert schema["properties"]["cpu_dtype"]["default"] == "float32"
+    assert yaml.safe_load((REPO / "config.yaml").read_text())["lm"]["cpu_dtype"] == "float32"

@@ -84,3 +84,22 @@ def test_fill_tops_up_sets_when_few_pass_the_threshold():
     assert select(v, 6, 1.0, fill=True) == {"high": [1, 2], "low": [3, 4]}  # halves at most
     flat = v.assign(z=0.0)  # no example differs from its trial mean
     assert select(flat, 1, 1.0, fill=True) == {"high": [1], "low": [2]}
+
+
+def test_best_k_ties_within_float_noise_go_to_the_smallest_k():
+    from evalsci.studies.mc_icl.tables import summary
+
+    # k = 1 averages (0.3, 0.0), k = 2 averages (0.1, 0.2): both 0.15, but the second sums to
+    # 0.15000000000000002. The stated rule (round, then the smallest k) gives k = 1.
+    acc = pd.DataFrame(
+        [("m", "sst2", 0, p, 0, 0.1) for p in (0, 1)]
+        + [("m", "sst2", 0, 0, 1, 0.3), ("m", "sst2", 0, 1, 1, 0.0),
+           ("m", "sst2", 0, 0, 2, 0.1), ("m", "sst2", 0, 1, 2, 0.2)],
+        columns=["model", "dataset", "trial", "permutation", "k", "accuracy"])
+    base = pd.DataFrame({"standard": [0.5, 0.5], "expected_max": [0.6, 0.7]},
+                        index=["sst2|k_curve", "sst2|trial0|prompts"])
+    assert acc[acc.k == 2]["accuracy"].mean() > acc[acc.k == 1]["accuracy"].mean()
+    row = summary(acc, base, num_eval=12).iloc[0]
+    assert row["best_k"] == 1
+    assert row["best_k_accuracy"] == pytest.approx(0.15)
+

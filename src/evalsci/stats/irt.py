@@ -10,7 +10,10 @@ maximum-a-posteriori point with Normal priors (theta ~ N(0, 1) fixes the latent 
 a ~ N(0, prior_scale^2), b ~ N(0, prior_scale^2)) by full-batch L-BFGS (torch.optim.LBFGS with
 a strong-Wolfe line search), which is deterministic for a seed, needs no pyro and converges in
 well under a second for the paper's sizes (Adam needed ~10 s for 2000 epochs on 2 cores).
-Missing responses (NaN) are ignored.
+Missing responses (NaN) are ignored. The fit runs in float64 on one thread with torch's
+deterministic algorithms (`evalsci.determinism.torch_pinned`): the line search compares
+losses, so float32 rounding (which differs with the thread count and the CPU's kernels) would
+steer the optimiser to a different point, and the IRT selectors to other references.
 
 The parameters are identified only up to a rotation of the latent space (for d > 1): compare
 fits through the logits theta . a - b, the difficulties b, or |a| for d = 1.
@@ -50,20 +53,29 @@ def fit_mirt_2pl(
     """Fit the MIRT 2PL to a subjects x items 0/1 matrix (NaN = not observed)."""
     import torch
 
-    y = np.asarray(responses, dtype=np.float32)
+    from evalsci.determinism import torch_pinned
+
+    y = np.asarray(responses, dtype=np.float64)
     if y.ndim != 2:
         raise ValueError(f"responses must be subjects x items, got shape {y.shape}")
     obs = ~np.isnan(y)
     if not np.all(np.isin(y[obs], (0.0, 1.0))):
         raise ValueError("responses must be 0/1 (or NaN for missing)")
     n_subj, n_items = y.shape
+    with torch_pinned(threads=1):
+        return _fit(torch, y, obs, dims, max_iter, prior_scale, seed)
+
+
+def _fit(torch, y, obs, dims, max_iter, prior_scale, seed) -> MIRTFit:
+    n_subj, n_items = y.shape
+    f64 = torch.float64
     gen = torch.Generator().manual_seed(seed)
     yt = torch.from_numpy(np.where(obs, y, 0.0))
-    mask = torch.from_numpy(obs.astype(np.float32))
+    mask = torch.from_numpy(obs.astype(np.float64))
     # Small random start: at zero every gradient of theta and a vanishes.
-    theta = (0.1 * torch.randn(n_subj, dims, generator=gen)).requires_grad_()
-    a = (0.1 * torch.randn(n_items, dims, generator=gen)).requires_grad_()
-    b = torch.zeros(n_items).requires_grad_()
+    theta = (0.1 * torch.randn(n_subj, dims, generator=gen, dtype=f64)).requires_grad_()
+    a = (0.1 * torch.randn(n_items, dims, generator=gen, dtype=f64)).requires_grad_()
+    b = torch.zeros(n_items, dtype=f64).requires_grad_()
     opt = torch.optim.LBFGS([theta, a, b], lr=1.0, max_iter=max_iter, history_size=20,
                             line_search_fn="strong_wolfe", tolerance_grad=1e-6,
                             tolerance_change=1e-10)

@@ -43,13 +43,20 @@ def embed_sentences(
     128-token inputs and accepts at most 256.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
     from sentence_transformers import SentenceTransformer
+
+    from evalsci.determinism import torch_pinned
 
     st = SentenceTransformer(model or default_model_path(), device="cpu")
     if max_seq_length:
         st.max_seq_length = int(max_seq_length)
-    emb = st.encode(list(texts), batch_size=batch_size, show_progress_bar=progress,
-                    convert_to_numpy=True, normalize_embeddings=True)
+    # Deterministic kernels at the job's thread count (measured: 1 and 2 threads give the same
+    # bits on one CPU; another CPU's kernels differ in the last float32 bit, see
+    # docs/reproducibility.md).
+    with torch_pinned(threads=torch.get_num_threads()):
+        emb = st.encode(list(texts), batch_size=batch_size, show_progress_bar=progress,
+                        convert_to_numpy=True, normalize_embeddings=True)
     return emb.astype(np.float32)
 
 

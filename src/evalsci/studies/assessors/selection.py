@@ -7,6 +7,11 @@
   success is easiest to predict.)
 - Specific assessor: for each test LLM, the (features, classifier) with the best AUC on that
   LLM's validation instances.
+Ties are decided by a stated rule, not by float noise: win rates and AUCs are rounded to
+`TIE_DECIMALS` decimals first (equal ones then tie exactly on every CPU), and a tie goes to
+the first combination in sorted (features, selector, classifier) order for the generic
+assessor and its restrictions, and to the first (features, classifier) in config order for
+the specific assessor.
 Every selection also reports t, the number of combinations it chose among: this is the t of
 the max random baseline (choosing the best of t on validation data).
 """
@@ -18,6 +23,7 @@ import pandas as pd
 
 __all__ = ["METHODS", "COMBO_KEYS", "win_rates", "choose", "figure2_table", "table3"]
 
+TIE_DECIMALS = 9
 METHODS = ("generic", "specific", "reference_only", "all_train", "random_selector")
 # Which result rows and which columns make one combination, per method.
 COMBO_KEYS = {
@@ -35,7 +41,7 @@ def win_rates(val: pd.DataFrame, keys: list[str]) -> pd.Series:
         a = g.set_index(keys)["auc"]
         if a.isna().all():
             continue  # a validation LLM with one label: no AUC, no vote
-        v = a.to_numpy()
+        v = np.round(a.to_numpy(), TIE_DECIMALS)  # equal AUCs tie on every CPU
         gt = (v[:, None] > v[None, :]).sum(axis=1)
         eq = (v[:, None] == v[None, :]).sum(axis=1) - 1
         per_llm.append(pd.Series((gt + 0.5 * eq) / max(len(v) - 1, 1), index=a.index))
@@ -54,8 +60,8 @@ def choose(results: pd.DataFrame, split: str, method: str) -> tuple[tuple, float
     if val.empty:
         raise ValueError(f"no validation results for {method} on split {split}")
     wr = win_rates(val, keys)
-    # Deterministic tie-break: the first combination in sorted order with the top win rate.
-    best = wr.index[int(np.argmax(wr.to_numpy()))]
+    # Ties (after rounding): the first combination in sorted order (np.argmax takes the first).
+    best = wr.index[int(np.argmax(wr.round(TIE_DECIMALS).to_numpy()))]
     best = best if isinstance(best, tuple) else (best,)
     mask = np.logical_and.reduce([r[k] == v for k, v in zip(keys, best, strict=True)])
     return best, float(wr.max()), len(wr), r[mask]
@@ -70,7 +76,8 @@ def figure2_table(results: pd.DataFrame) -> pd.DataFrame:
                 r = results[(results["split"] == split) & (results["method"] == "specific")]
                 for llm, g in r.groupby("llm", sort=False):
                     v = g[g["eval_set"] == "validation"].set_index(["features", "classifier"])["auc"]
-                    f, c = v.index[int(np.nanargmax(v.to_numpy()))] if v.notna().any() else v.index[0]
+                    best = np.nanargmax(v.round(TIE_DECIMALS).to_numpy()) if v.notna().any() else 0
+                    f, c = v.index[int(best)]
                     t = g[(g["eval_set"] == "test") & (g["features"] == f) & (g["classifier"] == c)]
                     rows.append([split, llm, method, float(t["auc"].iloc[0])])
                 continue

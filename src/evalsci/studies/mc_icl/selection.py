@@ -18,6 +18,10 @@ from evalsci.studies.mc_icl.sampler import rng_for
 from evalsci.studies.mc_icl.scores import correct
 
 VALUE_COLUMNS = ["model", "dataset", "trial", "demo", "value", "z"]
+# Z is rounded to this many decimals before it is compared with the threshold or ranked:
+# two examples with the same accuracies then tie exactly (ties go to the lower demo index)
+# whatever order a CPU summed them in, and a Z of exactly 1 does not pass by float noise.
+Z_DECIMALS = 9
 
 
 def example_values(scores: pd.DataFrame) -> pd.DataFrame:
@@ -26,7 +30,7 @@ def example_values(scores: pd.DataFrame) -> pd.DataFrame:
     df = df.assign(correct=correct(df))
     acc = df.groupby(["model", "dataset", "trial", "permutation", "k", "demo"])["correct"].mean()
     values = acc.groupby(["model", "dataset", "trial", "demo"]).mean().rename("value").reset_index()
-    values["z"] = values.groupby(["model", "dataset", "trial"])["value"].transform(zscore)
+    values["z"] = values.groupby(["model", "dataset", "trial"])["value"].transform(zscore).round(Z_DECIMALS)
     return values[VALUE_COLUMNS]
 
 

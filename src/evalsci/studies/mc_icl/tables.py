@@ -6,6 +6,11 @@ import pandas as pd
 
 from evalsci.studies.mc_icl.maxrandom_requests import eval_size
 
+# Curve values are rounded to this many decimals before the argmax: the trial-averaged mean
+# accuracies are rationals, and equal ones must tie exactly whatever order a CPU summed them
+# in. Ties go to the smallest k (the cheapest prompt).
+TIE_DECIMALS = 9
+
 SUMMARY_COLUMNS = [
     "model", "dataset", "n", "zero_shot", "one_shot_mean", "one_shot_min", "one_shot_max",
     "one_shot_below_zero_shot", "k_max_mean", "best_k", "best_k_accuracy", "best_prompt",
@@ -19,7 +24,8 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
     zero_shot: k = 0 accuracy; one_shot_*: k = 1 accuracy over permutations and trials, and
     the share of one-shot prompts below their trial's zero-shot accuracy (Section 5.1, "Is
     one example better than none?"); k_max_mean: mean accuracy at k = K; best_k and its
-    accuracy: the argmax of the trial-averaged mean curve; best_prompt: the best single
+    accuracy: the argmax of the trial-averaged mean curve (rounded to TIE_DECIMALS; ties go to
+    the smallest k); best_prompt: the best single
     (permutation, k) of a trial, averaged over trials. The random columns come from rule
     maxrandom: one random classifier, and the expected best of t = K + 1 (best k) and of
     t = a trial's distinct prompts (best prompt, averaged over trials).
@@ -39,7 +45,7 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
             "one_shot_max": one["accuracy"].max(),
             "one_shot_below_zero_shot": (one["accuracy"] < one["zero"]).mean(),
             "k_max_mean": curve.iloc[-1],
-            "best_k": int(curve.idxmax()),
+            "best_k": int(curve.round(TIE_DECIMALS).idxmax()),
             "best_k_accuracy": curve.max(),
             "best_prompt": best_prompt.mean(),
             "random": baselines.loc[f"{d}|k_curve", "standard"],
