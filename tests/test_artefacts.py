@@ -1,0 +1,77 @@
+"""The artefact registry (src/evalsci/artefacts.yaml) against the Snakefile, the scripts, the
+package, the README's index and the default DAG."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalsci import artefacts
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snakefile_targets() -> set[str]:
+    rules = set(re.findall(r"^rule (\w+):", (ROOT / "Snakefile").read_text(), re.M))
+    return rules - {"all"}
+
+
+def test_every_snakefile_target_is_in_the_registry_and_back():
+    registered = {a.target for a in artefacts.artefacts() if a.target}
+    assert snakefile_targets() - registered == set(), "targets missing from artefacts.yaml"
+    assert registered - snakefile_targets() == set(), "registry names targets the Snakefile lacks"
+
+
+@pytest.mark.parametrize("a", [a for a in artefacts.artefacts() if a.build != "not_reproducible"],
+                         ids=lambda a: a.id)
+def test_script_and_function_exist(a):
+    script = ROOT / a.script
+    assert script.is_file(), a.script
+    module, name = a.function.rsplit(".", 1)
+    assert callable(getattr(importlib.import_module(module), name)), a.function
+    # the script calls the function (one hop from the index to the code)
+    assert name in script.read_text(), f"{a.script} does not call {name}"
+    rules = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    assert Path(a.script).name in rules, f"no rule runs {a.script}"
+
+
+def test_readme_index_is_generated_from_the_registry():
+    text = (ROOT / "README.md").read_text()
+    assert artefacts.replace_block(text, artefacts.index_markdown()) == text, (
+        "README's artefact index is stale: run python -m evalsci.artefacts --readme README.md")
+
+
+def test_registry_rejects_a_bad_entry():
+    with pytest.raises(ValueError, match="build must be one of"):
+        artefacts._check({"id": "x.y", "paper": {"000": "Table 9"}, "title": "t",
+                          "build": "sometimes"}, 1)
+    with pytest.raises(ValueError, match="'why' and no target"):
+        artefacts._check({"id": "x.y", "paper": {"000": "Table 9"}, "title": "t",
+                          "build": "not_reproducible"}, 1)
+
+
+@pytest.mark.workflow
+def test_rule_all_builds_every_default_artefact(tmp_path):
+    """Dry run of the default DAG: every output of every `default` entry is planned, by the
+    rule the registry names."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--summary", "-s",
+                          str(ROOT / "Snakefile"), "-d", str(tmp_path)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    planned = {}
+    for line in out.splitlines():
+        cols = line.split("\t")
+        if len(cols) >= 3 and cols[0].startswith("results/"):
+            planned[cols[0]] = cols[2]
+    assert planned, out[-2000:]
+    for a in artefacts.artefacts("default"):
+        assert a.outputs, f"{a.id}: a default entry lists its outputs"
+        for f in a.outputs:
+            assert f in planned, f"{a.id}: {f} is not built by rule all"
+            assert planned[f] == a.rule, f"{a.id}: {f} is made by {planned[f]}, not {a.rule}"
