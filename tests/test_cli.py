@@ -136,3 +136,16 @@ def test_library_rejects_bool_and_string_t(bad_t):
 def test_library_rejects_bool_correct():
     with pytest.raises(ValueError, match="correct must be"):
         max_random_tail(True, 100, 0.5, 10)
+
+
+def test_verify_names_the_changed_file(tmp_path, capsys, mirror):
+    from evalsci.data import released
+
+    out = released.materialise("multi_prompt", tmp_path / "multi_prompt", mirror=str(mirror))
+    rc, stdout, _ = run(capsys, "verify", str(tmp_path))
+    assert rc == 0 and f"ok {out}" in stdout
+    f = sorted((out / "data").rglob("*.csv"))[0]
+    f.write_text(f.read_text() + "1,2\n")
+    released._VERIFIED.clear()
+    rc, _, err = run(capsys, "verify", str(out))
+    assert rc == 2 and f"{f} changed after it was verified" in err

@@ -5,6 +5,7 @@
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
     evalsci manifest MIRROR                                   (rehash released data)
+    evalsci verify [resources/released]                       (recheck fetched bundles)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -108,6 +109,22 @@ def cmd_manifest(args) -> None:
     print(f"wrote {out} ({len(manifest)} sources, {nfiles} files)")
 
 
+def cmd_verify(args) -> None:
+    from evalsci.data.released import SUMS, ReleasedDataError, verify_bundle
+
+    root = Path(args.path)
+    bundles = [root] if (root / SUMS).is_file() else sorted(
+        d for d in root.glob("*") if (d / SUMS).is_file())
+    if not bundles:
+        raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
+    for b in bundles:
+        try:
+            verify_bundle(b)
+        except ReleasedDataError as e:
+            raise ValueError(str(e)) from None
+        print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalsci", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -140,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("mirror", help="directory laid out like shared/released")
     m.add_argument("--output", help="write here instead of src/evalsci/data/released_manifest.json")
     m.set_defaults(func=cmd_manifest)
+
+    v = sub.add_parser("verify", help="recheck fetched bundles against their SHA256SUMS and "
+                                      "the pinned manifest (content of .gz files)")
+    v.add_argument("path", nargs="?", default="resources/released",
+                   help="a bundle directory, or a directory of bundles (default %(default)s)")
+    v.set_defaults(func=cmd_verify)
     return parser
 
 
