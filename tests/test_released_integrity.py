@@ -81,6 +81,7 @@ def test_edit_after_verification_is_noticed(aggregated_bundle):
     key = next(iter(raw))
     raw[key] = raw[key][:3]
     aggregated_bundle.write_text(json.dumps(raw))
+    released._VERIFIED.clear()  # the next rule is a new process: it verifies again
     with pytest.raises(BaselinesDataError, match=r"aggregated-results\.json changed after it "
                                                   r"was verified.*SHA256SUMS"):
         load.load_aggregated(aggregated_bundle, prompts=200)
@@ -212,3 +213,55 @@ def test_multi_prompt_accuracy_abc_is_named(tmp_path, mirror):
     df.to_csv(f, index=False)
     with pytest.raises(BaselinesDataError, match=rf"{f.name}: column '{col}', row 3: 'abc'"):
         load.load_multi_prompt(tmp_path)
+
+
+# --- tapt: the authors' accuracies.csv -------------------------------------------------------
+
+TAPT = "kddubey-pretrain-on-test"
+
+
+def _tapt_copy(tmp_path, mirror, rel="analysis/accuracies_from_paper/m100/n500/bert/ag_news"):
+    src = mirror / TAPT / rel / "accuracies.csv"
+    dst = tmp_path / rel / "accuracies.csv"
+    dst.parent.mkdir(parents=True)
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def test_tapt_released_bundle_loads_with_its_counts(mirror):
+    from evalsci.studies.tapt import data
+
+    files = data.released_files(mirror / TAPT)
+    acc = data.load_accuracies(files, released=True)
+    assert len(files) == 600
+    sizes = acc.groupby(["config", "lm", "dataset"]).size()
+    assert set(sizes.unique()) == {100, 50, 20}
+
+
+def test_tapt_file_cut_short_is_an_error(tmp_path, mirror):
+    from evalsci.studies.tapt import data
+
+    f = _tapt_copy(tmp_path, mirror)
+    lines = f.read_text().splitlines()
+    assert len(lines) == 21  # 20 subsamples at n = 500
+    f.write_text("\n".join(lines[:6]) + "\n")
+    with pytest.raises(data.AccuracyDataError, match=r"5 subsamples \(rows\), expected 20"):
+        data.load_accuracies([f], released=True)
+
+
+@pytest.mark.parametrize(("column", "value", "needle"), [
+    ("extra", "abc", "'abc' is not a number"),
+    ("test", "1.2", "1.2 is not a number in \\[0, 1\\]"),
+    ("num_classes", "2.5", "2.5 is not an integer >= 2"),
+    ("base", "0.5011", "n\\*accuracy is not a whole count for n=500"),
+])
+def test_tapt_bad_value_names_file_column_and_row(tmp_path, mirror, column, value, needle):
+    from evalsci.studies.tapt import data
+
+    f = _tapt_copy(tmp_path, mirror)
+    df = pd.read_csv(f, dtype=str)
+    df.loc[3, column] = value
+    df.to_csv(f, index=False)
+    with pytest.raises(data.AccuracyDataError, match=rf"accuracies\.csv: column '{column}', "
+                                                     rf"row 4: {needle}"):
+        data.load_accuracies([f], released=True)

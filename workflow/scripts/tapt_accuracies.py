@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     inp = snakemake.input  # noqa: F821
-    files = list(inp.files) if hasattr(inp, "files") else data.released_files(inp.bundle)
-    steps.write_accuracies(files, snakemake.output[0])  # noqa: F821
+    released = not hasattr(inp, "files")
+    files = data.released_files(inp.bundle) if released else list(inp.files)
+    steps.write_accuracies(files, snakemake.output[0], released=released)  # noqa: F821

@@ -71,32 +71,36 @@ def numeric(df: pd.DataFrame, column: str, path, *, lo: float | None = None,
     if pd.api.types.is_bool_dtype(raw):
         raw = raw.astype(int)
     # text columns ("abc", "True") hold what is not a number: coerce, then name it below
-    numeric_dtype = pd.api.types.is_numeric_dtype(raw)
-    values = (raw if numeric_dtype else pd.to_numeric(raw, errors="coerce")).astype(float)
-    bad = values.isna() & (raw.notna() | (not allow_nan))
+    if pd.api.types.is_numeric_dtype(raw):
+        values = raw.to_numpy(dtype=float)
+        bad = np.zeros(len(values), bool) if allow_nan else np.isnan(values)
+    else:
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        bad = np.isnan(values) & (raw.notna().to_numpy() | (not allow_nan))
     where = "not a number"
     if not bad.any():
-        finite = values.notna()
-        if lo is not None:
-            bad |= finite & (values < lo - tol)
-        if hi is not None:
-            bad |= finite & (values > hi + tol)
-        if integer:
-            bad |= finite & (values != np.floor(values))
-        bad |= finite & ~np.isfinite(values)
-        where = _range(lo, hi, integer)
+        with np.errstate(invalid="ignore"):
+            finite = ~np.isnan(values)
+            out = finite & ~np.isfinite(values)
+            if lo is not None:
+                out |= finite & (values < lo - tol)
+            if hi is not None:
+                out |= finite & (values > hi + tol)
+            if integer:
+                out |= finite & (values != np.floor(values))
+        bad, where = out, _range(lo, hi, integer)
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         raise error(f"{path}: column {column!r}, row {i + 1}: {_show(raw.iloc[i])} is {where}")
-    return values
+    return pd.Series(values, index=df.index, name=column)
 
 
 def binary(df: pd.DataFrame, column: str, path, error=DataFileError) -> pd.Series:
     """A 0/1 column (2, 0.5, "0.5", "abc" raise, naming the row)."""
     values = numeric(df, column, path, error=error)
-    bad = ~values.isin((0.0, 1.0))
+    bad = (values.to_numpy() != 0) & (values.to_numpy() != 1)
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         raise error(f"{path}: column {column!r}, row {i + 1}: {_show(df[column].iloc[i])} is "
                     "not 0 or 1")
     return values.astype(np.int8)

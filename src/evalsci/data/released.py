@@ -305,7 +305,7 @@ def _write_cache(root: Path, hashes: dict[str, str]) -> None:
     tmp.replace(cache)
 
 
-_VERIFIED: dict[Path, tuple] = {}
+_VERIFIED: dict[Path, tuple] = {}  # bundle -> file stats, verified in this process
 
 
 def verify_bundle(root: str | os.PathLike) -> None:
@@ -314,6 +314,8 @@ def verify_bundle(root: str | os.PathLike) -> None:
     mtime differs from the cache, so an unchanged bundle costs one stat per file.
     Raises ReleasedDataError naming the file that changed, vanished or cannot be read."""
     root = Path(root).absolute()
+    if root in _VERIFIED:  # once per process (a job): its reads follow within seconds
+        return
     sums = _read_sums(root)
     if root.name in BUNDLES:
         pinned = bundle_files(root.name)
@@ -327,8 +329,6 @@ def verify_bundle(root: str | os.PathLike) -> None:
     except FileNotFoundError as e:
         raise ReleasedDataError(f"released file missing: {e.filename} (listed in "
                                 f"{root / SUMS}); re-fetch: delete {root} and rerun") from None
-    if _VERIFIED.get(root) == stats:
-        return
     try:
         cache = json.loads(_cache_file(root).read_text())
     except (OSError, ValueError):

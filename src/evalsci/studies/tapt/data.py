@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.data.checked import expect_count, numeric, read_csv, require_columns
+
 ACCURACY_COLUMNS = ("base", "extra", "test", "majority", "num_classes", "majority_all")
 ACCURACY_METHODS = ("base", "extra", "test")
 RELEASED_ROOTS = (
@@ -78,22 +80,37 @@ def find_accuracy_files(root: str | Path) -> list[tuple[int, int, str, str, Path
     return found
 
 
-def read_accuracy_file(path: str | Path, n: int) -> pd.DataFrame:
-    """One authors' accuracies.csv, checked: columns, range, and n*acc being a count."""
+def released_subsamples(lm: str, n: int) -> int | None:
+    """Subsamples (rows) per accuracies.csv of the released bundle: 100, 100, 50, 20 for
+    n = 50, 100, 200, 500 (paper Section 4), 20 for the zero-shot runs; None if unknown."""
+    if family_of(lm) in ("zero_shot", "zero_shot_packing"):
+        return 20
+    return {50: 100, 100: 100, 200: 50, 500: 20}.get(n)
+
+
+def read_accuracy_file(path: str | Path, n: int, rows: int | None = None) -> pd.DataFrame:
+    """One authors' accuracies.csv, checked: columns, types and ranges (naming the row),
+    n*acc being a count, and `rows` subsamples when given."""
     path = Path(path)
-    df = pd.read_csv(path)
-    missing = [c for c in ACCURACY_COLUMNS if c not in df.columns]
-    if missing:
-        raise AccuracyDataError(f"{path}: missing columns {missing} (has {list(df.columns)})")
+    err = AccuracyDataError
+    df = read_csv(path, err)
+    require_columns(df, ACCURACY_COLUMNS, path, err)
     if df.empty:
-        raise AccuracyDataError(f"{path}: no rows")
-    acc = df[list(ACCURACY_METHODS)].to_numpy(float)
-    if not np.isfinite(acc).all() or (acc < 0).any() or (acc > 1).any():
-        raise AccuracyDataError(f"{path}: accuracies outside [0, 1] or missing")
-    counts = acc * n
-    if np.abs(counts - np.round(counts)).max() > 1e-6:
-        raise AccuracyDataError(f"{path}: n*accuracy is not a whole count for n={n}")
-    return df[list(ACCURACY_COLUMNS)]
+        raise err(f"{path}: no rows")
+    if rows is not None:
+        expect_count(len(df), rows, "subsamples (rows)", path, err)
+    df = df[list(ACCURACY_COLUMNS)].copy()
+    for col in ("base", "extra", "test", "majority", "majority_all"):
+        df[col] = numeric(df, col, path, lo=0, hi=1, error=err)
+    df["num_classes"] = numeric(df, "num_classes", path, lo=2, integer=True,
+                                error=err).astype(int)
+    counts = df[list(ACCURACY_METHODS)].to_numpy(float) * n
+    off = np.abs(counts - np.round(counts)) > 1e-6
+    if off.any():
+        i, j = map(int, np.argwhere(off)[0])
+        raise err(f"{path}: column {ACCURACY_METHODS[j]!r}, row {i + 1}: n*accuracy is not a "
+                  f"whole count for n={n}")
+    return df
 
 
 def parse_path(path: str | Path) -> tuple[int, int, str, str]:
@@ -116,14 +133,15 @@ def released_files(bundle_dir: str | Path) -> list[Path]:
     return files
 
 
-def load_accuracies(files: list[str | Path]) -> pd.DataFrame:
-    """The given accuracies.csv files as one long table with columns TABLE_COLUMNS."""
+def load_accuracies(files: list[str | Path], released: bool = False) -> pd.DataFrame:
+    """The given accuracies.csv files as one long table with columns TABLE_COLUMNS.
+    `released`: the files are the authors' bundle, whose subsample counts are known."""
     if not files:
         raise AccuracyDataError("no accuracies.csv files to load")
     frames = []
     for path in files:
         m, n, lm, dataset = parse_path(path)
-        df = read_accuracy_file(path, n)
+        df = read_accuracy_file(path, n, released_subsamples(lm, n) if released else None)
         df.insert(0, "subsample", np.arange(len(df)))
         df.insert(0, "dataset", dataset)
         df.insert(0, "lm", lm)
@@ -168,10 +186,8 @@ def family_of_config(config: str) -> str:
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """The normalised long table written by `load_accuracies` (columns checked)."""
-    df = pd.read_csv(path)
-    missing = [c for c in TABLE_COLUMNS if c not in df.columns]
-    if missing:
-        raise AccuracyDataError(f"{path}: missing columns {missing}")
+    df = read_csv(path, AccuracyDataError)
+    require_columns(df, TABLE_COLUMNS, path, AccuracyDataError)
     return df
 
 

@@ -21,8 +21,8 @@ from evalsci.workflow import atomic_path
 log = logging.getLogger(__name__)
 
 
-def write_accuracies(files: list[str], out: str) -> None:
-    acc = data.load_accuracies(files)
+def write_accuracies(files: list[str], out: str, released: bool = False) -> None:
+    acc = data.load_accuracies(files, released=released)
     log.info("%d accuracies rows from %d files; configurations %s", len(acc), len(files),
              data.config_order(acc["config"]))
     with atomic_path(out) as tmp:

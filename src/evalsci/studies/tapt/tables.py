@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalsci.data.checked import read_csv, require_columns
+
 
 def read_checked(path: str | Path, columns: Iterable[str]) -> pd.DataFrame:
-    """Read a CSV and fail naming the file and the missing columns."""
-    df = pd.read_csv(path)
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing} (has {list(df.columns)})")
+    """Read a CSV and fail naming the file (unreadable) or the missing columns."""
+    df = read_csv(path)
+    require_columns(df, columns, path)
     return df
