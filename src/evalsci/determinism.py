@@ -29,3 +29,18 @@ def torch_pinned(threads: int = 1) -> Iterator[None]:
     finally:
         torch.use_deterministic_algorithms(prev_det, warn_only=prev_warn)
         torch.set_num_threads(prev_threads)
+
+
+# Environment that makes this machine's libraries use their baseline (SSE4.2-class) kernels
+# instead of AVX2/AVX-512 ones: torch's ATen (ATEN_CPU_CAPABILITY), oneDNN, MKL, numpy's own
+# SIMD loops and numpy/scipy's OpenBLAS. A run under it imitates another CPU on one machine
+# (tests/test_reproducible.py, scripts/check_reproducible.sh). XGBoost and scikit-learn's
+# compiled loops have no such switch.
+OTHER_CPU_ENV = {
+    "ATEN_CPU_CAPABILITY": "default",
+    "ONEDNN_MAX_CPU_ISA": "SSE41",
+    "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+    # numpy >= 2.4 groups its dispatch targets by x86-64 level (X86_V3 = AVX2 + FMA3).
+    "NPY_DISABLE_CPU_FEATURES": "X86_V3,X86_V4,AVX512_ICL,AVX512_SPR",
+    "OPENBLAS_CORETYPE": "Nehalem",
+}

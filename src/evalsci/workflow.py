@@ -16,8 +16,10 @@ def logged(smk) -> Iterator[None]:
     """Send stdout, stderr and `logging` of a script job to its `log:` file.
 
     Exceptions are logged with their traceback and re-raised so the job fails (and
-    Snakemake deletes its outputs).
+    Snakemake deletes its outputs). Every thread pool is capped at the job's `threads:` first
+    (`configure_threads`), so no script job runs more compute threads than its cores.
     """
+    configure_threads(getattr(smk, "threads", None))
     log = smk.log[0] if smk.log else None
     if log is None:
         yield
