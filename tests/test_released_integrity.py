@@ -265,3 +265,61 @@ def test_tapt_bad_value_names_file_column_and_row(tmp_path, mirror, column, valu
     with pytest.raises(data.AccuracyDataError, match=rf"accuracies\.csv: column '{column}', "
                                                      rf"row 4: {needle}"):
         data.load_accuracies([f], released=True)
+
+
+# --- assessors: leaderboard 0/1 results and evals logs ----------------------------------------
+
+PB = "kinds-of-intelligence-cfi-PredictaBoard/llm_data/llm_performance_data"
+
+
+@pytest.mark.parametrize(("value", "needle"), [("2", "'2' is not 0 or 1"),
+                                               ("0.5", "'0.5' is not 0 or 1"),
+                                               ("abc", "'abc' is not 0 or 1")])
+def test_leaderboard_result_not_0_1_is_named(tmp_path, mirror, value, needle):
+    from evalsci.data.leaderboard import LeaderboardError, read_results
+
+    src = mirror / PB / "Big-Bench-Hard__boolean_expressions_results.csv"
+    if not src.exists():
+        src = src.with_name(src.name + ".gz")
+    df = pd.read_csv(src, dtype=str)
+    read_results(src)  # the released file passes
+    item = df.columns[5]
+    df.loc[7, item] = value
+    f = tmp_path / "Big-Bench-Hard__boolean_expressions_results.csv"
+    df.to_csv(f, index=False)
+    with pytest.raises(LeaderboardError, match=rf"results\.csv: column '{item}', row 8 \(model "
+                                               rf"'[^']+'\): {needle}"):
+        read_results(f)
+
+
+def test_corrupt_evals_log_is_named(tmp_path, mirror):
+    from evalsci.data.evals_logs import EvalsLogError, read_evals_log
+
+    src = (mirror / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability" /
+           "raw_results" / "causal_judgment" / "gpt-4-0613.jsonl")
+    f = tmp_path / src.name
+    f.write_bytes(b"\xff\xfe" + src.read_bytes()[:1000])
+    with pytest.raises(EvalsLogError, match=rf"cannot read {f}: UnicodeDecodeError"):
+        read_evals_log(f)
+
+
+def test_unknown_evals_llm_lists_the_known_ones(mirror):
+    from evalsci.data.evals_logs import load_evals_task
+
+    root = mirror / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability" / "raw_results"
+    with pytest.raises(FileNotFoundError, match=r"LLM 'gpt_5'.*LLMs with logs for this task: "
+                                                r"\[.*'gpt-4-0613'"):
+        load_evals_task(root, "causal_judgment", ["gpt-4-0613", "gpt_5"])
+
+
+def test_assessors_success_table_values_are_named(tmp_path):
+    from evalsci.studies.assessors.steps import _read_success
+
+    f = tmp_path / "success.csv.gz"
+    pd.DataFrame({"instance_id": ["a", "b", "c"], "llm1": [0, 1, 1],
+                  "llm2": ["1", "0", "0.5"]}).to_csv(f, index=False)
+    with pytest.raises(ValueError, match=r"success\.csv\.gz: column 'llm2', row 3: 0.5 is not 0 or 1"):
+        _read_success(f)
+    f.write_bytes(f.read_bytes()[:20])
+    with pytest.raises(ValueError, match=rf"cannot read {f}"):
+        _read_success(f)

@@ -67,6 +67,22 @@ def _split_prompt(prompt) -> tuple[str, str]:
     raise EvalsLogError(f"prompt is neither a message list nor a string: {prompt!r:.200}")
 
 
+def _lines(path: Path):
+    """(line number, line) of the non-empty lines of a JSONL file; a file that cannot be read
+    (missing, not UTF-8, changed after its bundle was verified) fails naming it."""
+    from evalsci.data.released import ReleasedDataError, verify_file
+
+    try:
+        verify_file(path)
+        with open(path, encoding="utf-8") as fh:
+            lines = [(i, line) for i, line in enumerate(fh, 1) if line.strip()]
+    except ReleasedDataError as e:
+        raise EvalsLogError(str(e)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise EvalsLogError(f"cannot read {path}: {type(e).__name__}: {e}") from e
+    return lines
+
+
 def read_evals_log(path: str | Path) -> pd.DataFrame:
     """One evals log -> one row per sample.
 
@@ -76,21 +92,18 @@ def read_evals_log(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     sampling: dict[str, dict] = {}
     match: dict[str, dict] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise EvalsLogError(f"{path}:{lineno}: not JSON ({e})") from e
-            kind = rec.get("type")
-            if kind not in ("sampling", "match"):
-                continue  # spec, final_report and other events
-            sid = rec.get("sample_id")
-            if sid is None or "data" not in rec:
-                raise EvalsLogError(f"{path}:{lineno}: {kind} event without sample_id/data")
-            (sampling if kind == "sampling" else match)[sid] = rec["data"]
+    for lineno, line in _lines(path):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise EvalsLogError(f"{path}:{lineno}: not JSON ({e})") from e
+        kind = rec.get("type")
+        if kind not in ("sampling", "match"):
+            continue  # spec, final_report and other events
+        sid = rec.get("sample_id")
+        if sid is None or "data" not in rec:
+            raise EvalsLogError(f"{path}:{lineno}: {kind} event without sample_id/data")
+        (sampling if kind == "sampling" else match)[sid] = rec["data"]
     if not sampling:
         raise EvalsLogError(f"{path}: no sampling events (is this an oaieval --record_path log?)")
     missing = sorted(set(sampling) ^ set(match))
@@ -130,7 +143,9 @@ def load_evals_task(root: str | Path, task: str, llms: Sequence[str]) -> tuple[p
     for llm in llms:
         path = root / task / f"{llm}.jsonl"
         if not path.is_file():
-            raise FileNotFoundError(f"evals log missing: {path} (task {task!r}, LLM {llm!r})")
+            known = sorted(f.name.removesuffix(".jsonl") for f in (root / task).glob("*.jsonl"))
+            raise FileNotFoundError(f"evals log missing: {path} (task {task!r}, LLM {llm!r}); "
+                                    f"LLMs with logs for this task: {known}")
         df = read_evals_log(path)
         dup = df.duplicated(subset=["prompt"])
         df = df.loc[~dup, ["prompt", "system_prompt", "success"]].rename(
@@ -193,22 +208,22 @@ def read_registry_samples(path: str | Path) -> pd.DataFrame:
     which registry samples a log covers.
     """
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
+    for lineno, line in _lines(Path(path)):
+        try:
             rec = json.loads(line)
-            if "input" not in rec or "ideal" not in rec:
-                raise EvalsLogError(f"{path}:{lineno}: sample without 'input' and 'ideal'")
-            inp = rec["input"]
-            if isinstance(inp, list):
-                system = next((m["content"] for m in inp if m.get("role") == "system"), "")
-                user = [m["content"] for m in inp if m.get("role") == "user"]
-                prompt = user[-1] if user else ""
-            else:
-                system, prompt = "", str(inp)
-            ideal = rec["ideal"][0] if isinstance(rec["ideal"], list) else rec["ideal"]
-            rows.append({"system_prompt": system, "prompt": prompt, "ideal": ideal})
+        except json.JSONDecodeError as e:
+            raise EvalsLogError(f"{path}:{lineno}: not JSON ({e})") from e
+        if "input" not in rec or "ideal" not in rec:
+            raise EvalsLogError(f"{path}:{lineno}: sample without 'input' and 'ideal'")
+        inp = rec["input"]
+        if isinstance(inp, list):
+            system = next((m["content"] for m in inp if m.get("role") == "system"), "")
+            user = [m["content"] for m in inp if m.get("role") == "user"]
+            prompt = user[-1] if user else ""
+        else:
+            system, prompt = "", str(inp)
+        ideal = rec["ideal"][0] if isinstance(rec["ideal"], list) else rec["ideal"]
+        rows.append({"system_prompt": system, "prompt": prompt, "ideal": ideal})
     return pd.DataFrame(rows)
 
 

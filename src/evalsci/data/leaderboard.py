@@ -18,7 +18,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from evalsci.data.checked import read_csv
 
 __all__ = ["BENCHMARKS", "discover_pairs", "read_results", "load_leaderboard"]
 
@@ -70,14 +73,27 @@ def discover_pairs(root: str | Path, name: Callable[[str], str] = lambda p: p) -
 
 def read_results(path: str | Path) -> pd.DataFrame:
     """A results CSV -> models x item ids (0/1), one row per model (last run kept)."""
-    df = pd.read_csv(path)
+    df = read_csv(path, LeaderboardError)
     if list(df.columns[:2]) != ["model", "timestamp"]:
         raise LeaderboardError(f"{path}: expected columns 'model, timestamp, <item ids>...', got {list(df.columns[:3])}")
-    df = df.drop_duplicates(subset="model", keep="last").set_index("model").drop(columns="timestamp")
-    vals = df.stack(future_stack=True).dropna().unique()
-    if not set(vals) <= {0, 1}:
-        raise LeaderboardError(f"{path}: results are not 0/1: {sorted(vals)[:5]}")
-    return df
+    items = df.columns[2:]
+    # every cell 0, 1 or empty (not run); the first other value is named with its row and item
+    text = [c for c in items if not pd.api.types.is_numeric_dtype(df[c])]
+    if text:
+        df[text] = df[text].apply(pd.to_numeric, errors="coerce").where(df[text].notna())
+    vals = df[items].to_numpy(dtype=float)
+    bad = ~(np.isnan(vals) | (vals == 0) | (vals == 1))
+    if text:  # a cell that was text and is now NaN was not a number
+        raw = pd.read_csv(path, usecols=text, dtype=str)  # the file again, for the message
+        cols = [items.get_loc(c) for c in text]
+        bad[:, cols] |= raw.notna().to_numpy() & np.isnan(vals[:, cols])
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        shown = pd.read_csv(path, usecols=[items[j]], dtype=str).iloc[i, 0]
+        raise LeaderboardError(f"{path}: column {items[j]!r}, row {i + 1} (model "
+                               f"{df['model'].iloc[i]!r}): {shown!r} is not 0 or 1")
+    return df.drop_duplicates(subset="model", keep="last").set_index("model").drop(
+        columns="timestamp")
 
 
 def load_leaderboard(
@@ -94,7 +110,7 @@ def load_leaderboard(
     """
     inst, blocks, cov = [], [], []
     for pair in discover_pairs(root, name):
-        prompts = pd.read_csv(pair["prompts"])
+        prompts = read_csv(pair["prompts"], LeaderboardError)
         if not {"id", "prompt"} <= set(prompts.columns):
             raise LeaderboardError(f"{pair['prompts']}: expected columns id, prompt; got {list(prompts.columns)}")
         res = read_results(pair["results"])
@@ -118,7 +134,9 @@ def load_leaderboard(
     if models is not None:
         lacking = [m for m in models if m not in complete]
         if lacking:
-            raise LeaderboardError(f"models lacking some kept items (see coverage): {lacking}")
+            raise LeaderboardError(
+                f"models lacking some kept items, or unknown (see coverage): {lacking}; the "
+                f"{len(complete)} models with every kept item: {sorted(complete)}")
         complete = pd.Index(models)
     success = success[list(complete)].astype(int)
     success.index.name = "instance_id"

@@ -63,7 +63,9 @@ def load_collection(name: str, ccfg: Mapping, root: str | Path, seed: int,
         cov = cov.rename(columns={"model": "llm"})
         missing = [m for m in llms if m not in succ.columns]
         if missing:
-            raise KeyError(f"{name}: configured LLMs lack some items (see coverage): {missing}")
+            known = sorted(c for c in succ.columns if c != "instance_id")
+            raise KeyError(f"{name}: configured LLMs unknown or lacking some items (see "
+                           f"coverage): {missing}; the {len(known)} LLMs with every item: {known}")
         succ = succ[["instance_id", *llms]]
     elif loader == "helm":
         if run_list is None:

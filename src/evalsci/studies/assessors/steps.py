@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.workflow import atomic_path
 
 from .assessors import PAPER_CLASSIFIERS
@@ -79,19 +80,18 @@ def n_combinations(cfg: Mapping) -> dict[str, int]:
 
 
 def _read_instances(path) -> pd.DataFrame:
-    df = pd.read_csv(path, dtype={"instance_id": str, "dataset": str, "text": str}, keep_default_na=False)
-    need = {"instance_id", "dataset", "text"}
-    if not need <= set(df.columns):
-        raise ValueError(f"{path}: expected columns {sorted(need)}, got {list(df.columns)}")
+    df = read_csv(path, dtype={"instance_id": str, "dataset": str, "text": str},
+                  keep_default_na=False)
+    require_columns(df, ("instance_id", "dataset", "text"), path)
     return df
 
 
 def _read_success(path) -> pd.DataFrame:
-    df = pd.read_csv(path, dtype={"instance_id": str}).set_index("instance_id")
-    vals = np.unique(df.to_numpy())
-    if not set(vals.tolist()) <= {0, 1}:
-        raise ValueError(f"{path}: success values must be 0/1, got {vals[:5]}")
-    return df
+    df = read_csv(path, dtype={"instance_id": str})
+    require_columns(df, ("instance_id",), path)
+    for col in df.columns.drop("instance_id"):  # 0/1 only: 2, 0.5, "abc" named with the row
+        df[col] = binary(df, col, path).astype(int)
+    return df.set_index("instance_id")
 
 
 def build_data(bundle_dir: str, collection: str, ccfg: Mapping, seed: int, out: Mapping[str, str],
