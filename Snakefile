@@ -30,6 +30,7 @@ include: "workflow/rules/tapt_recompute.smk"
 include: "workflow/rules/tapt.smk"
 include: "workflow/rules/assessors.smk"
 include: "workflow/rules/mc_icl.smk"
+include: "workflow/rules/docs.smk"
 
 
 # Every artefact of the enabled studies (config `studies`) that their source allows.

@@ -114,3 +114,15 @@ def test_figures_are_written(built):
         for ext in (".png", ".pdf"):
             f = built / "figures" / f"{name}{ext}"
             assert f.stat().st_size > 10_000, f
+
+
+def test_docs_table_is_what_the_results_give(built):
+    """docs/baselines.md's generated block equals its rendering from this real run (rule
+    docs_tables would write the same): the doc is stale otherwise."""
+    from evalsci import doctables
+
+    from conftest import REPO
+
+    b = doctables.blocks()["baselines_table1"]
+    assert doctables.current(b, REPO) == doctables.render(b, built.parent.parent), (
+        "docs/baselines.md is stale: run snakemake docs_tables")

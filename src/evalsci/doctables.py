@@ -1,0 +1,253 @@
+"""Generated "ours vs the paper" tables in docs/ (showyourwork's rule: no number typed by hand).
+
+Each block is a function from result files (and the studies' reference.yaml) to Markdown,
+registered with `@block`. In its doc, a block sits between two markers:
+
+    <!-- generated:baselines_table1:start -->
+    ...  (written by rule docs_tables; do not edit)
+    <!-- generated:baselines_table1:end -->
+
+Rule `docs_tables` renders every block from the workflow's results and writes it into its doc;
+tests fail when a doc's block differs from what the results give. To add a block (another study,
+an audit), write a renderer in your own module and decorate it:
+
+    from evalsci.doctables import block
+
+    @block("audit_summary", doc="docs/audit.md", inputs=["results/audit/tables/summary.csv"])
+    def _audit_summary(paths):          # {input: Path} -> Markdown
+        ...
+
+and add the module to `PLUGINS` below so the rule and the tests see it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from evalsci import reference
+
+#: modules that register blocks besides this one (imported by `blocks()`)
+PLUGINS: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    doc: str
+    inputs: tuple[str, ...]
+    render: Callable[[dict[str, Path]], str]
+
+    def markers(self) -> tuple[str, str]:
+        return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
+
+
+_BLOCKS: dict[str, Block] = {}
+
+
+def block(name: str, doc: str, inputs) -> Callable:
+    """Register a renderer `fn(paths: {input: Path}) -> str` as the block `name` of `doc`."""
+    def register(fn):
+        if name in _BLOCKS and _BLOCKS[name].render is not fn:
+            raise ValueError(f"doc block {name!r} is registered twice")
+        _BLOCKS[name] = Block(name, doc, tuple(inputs), fn)
+        return fn
+    return register
+
+
+def blocks() -> dict[str, Block]:
+    for mod in PLUGINS:
+        importlib.import_module(mod)
+    return dict(_BLOCKS)
+
+
+def render(b: Block, root: str | Path = ".") -> str:
+    """The block's Markdown from the result files under `root` (a workflow's workdir)."""
+    paths = {i: Path(root) / i for i in b.inputs}
+    missing = [str(p) for p in paths.values() if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"doc block {b.name}: missing result file(s) {missing}")
+    text = b.render(paths)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def current(b: Block, doc_root: str | Path = ".") -> str:
+    """The block as it stands in its doc (between its markers)."""
+    path = Path(doc_root) / b.doc
+    start, end = b.markers()
+    m = re.search(re.escape(start) + r"\n(.*?)" + re.escape(end), path.read_text(), re.S)
+    if not m:
+        raise ValueError(f"{path}: markers of doc block {b.name!r} not found ({start})")
+    return m.group(1)
+
+
+def write(b: Block, content: str, doc_root: str | Path = ".") -> bool:
+    """Put `content` between the block's markers in its doc; True when the doc changed."""
+    path = Path(doc_root) / b.doc
+    start, end = b.markers()
+    text = path.read_text()
+    current(b, doc_root)  # markers present, else a clear error
+    new = re.sub(re.escape(start) + r"\n.*?" + re.escape(end),
+                 lambda _: f"{start}\n{content}{end}", text, count=1, flags=re.S)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+# ----------------------------------------------------------------------------- formatting
+def _md(df: pd.DataFrame) -> str:
+    head = "| " + " | ".join(df.columns) + " |"
+    sep = "| " + " | ".join("---" for _ in df.columns) + " |"
+    rows = ["| " + " | ".join(str(v) for v in r) + " |" for r in df.itertuples(index=False)]
+    return "\n".join([head, sep, *rows]) + "\n"
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:.1f}%"
+
+
+# ------------------------------------------------------------------------------ baselines
+@block("baselines_table1", doc="docs/baselines.md",
+       inputs=["results/baselines/tables/table1.csv", "results/baselines/tables/table3.csv",
+               "results/baselines/tables/section53.csv"])
+def _baselines_table1(paths) -> str:
+    t1 = pd.read_csv(paths["results/baselines/tables/table1.csv"])
+    ref = reference.load("baselines")
+    above_std = int(t1["verdict"].isin(["above_standard_only", "above_both"]).sum())
+    above_max = int((t1["verdict"] == "above_both").sum())
+    dis = above_std - above_max
+    p = ref["table1"]
+    rows = [["Table 1 (288 experiments): above standard / above max / disagreements",
+             f"{len(t1)}: {above_std} / {above_max} / {dis} ({_pct(dis, above_std)})",
+             f"{p['experiments']}: {p['above_standard']} / {p['above_max']} / "
+             f"{p['disagreements']} ({p['percent_flipped']:.1f}%)"]]
+    t3 = pd.read_csv(paths["results/baselines/tables/table3.csv"]).set_index("model").loc["Total"]
+
+    def trio(kind, suffix=""):
+        return " / ".join(f"{t3[f'{m}_{kind}{suffix}']:.2f}" for m in ("accuracy", "auroc", "aupr"))
+
+    rows.append(["Table 3 total, accuracy / AUROC / AUPR: standard; max",
+                 f"{trio('standard')}; {trio('max')}",
+                 f"{trio('standard', '_paper')}; {trio('max', '_paper')}"])
+    s53 = pd.read_csv(paths["results/baselines/tables/section53.csv"])
+    for _, r in s53[s53["experiments_paper"].notna()].iterrows():
+        rows.append([f"Sec. 5.3 {r['suite']} ({r['protocol']}): experiments, above standard, "
+                     "above max (% flipped)",
+                     f"{r['experiments']}, {r['above_standard']}, {r['above_max']} "
+                     f"({r['percent_flipped']:.1f}%)",
+                     f"{int(r['experiments_paper'])}, {int(r['above_standard_paper'])}, "
+                     f"{int(r['above_max_paper'])} ({r['percent_flipped_paper']:.1f}%)"])
+    return _md(pd.DataFrame(rows, columns=["artefact", "ours", "paper"]))
+
+
+# ----------------------------------------------------------------------------------- tapt
+@block("tapt_beta_posteriors", doc="docs/tapt.md",
+       inputs=["results/tapt/tables/beta_posteriors.csv"])
+def _tapt_beta(paths) -> str:
+    t = pd.read_csv(paths["results/tapt/tables/beta_posteriors.csv"])
+
+    def pct(v):
+        return f"{100 * v:+.2f}%"
+
+    out = pd.DataFrame({
+        "configuration": t["config"], "comparison": t["comparison"], "variant": t["variant"],
+        "beta mean [89% HDI]": [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in
+                                zip(t["mean"], t["hdi_5.5"], t["hdi_94.5"], strict=True)],
+        "average difference [89% HDI]": [f"{pct(m)} [{pct(lo)}, {pct(hi)}]" for m, lo, hi in
+                                         zip(t["ppd_mean"], t["ppd_hdi_5.5"],
+                                             t["ppd_hdi_94.5"], strict=True)],
+        "draws/chain": t["draws_per_chain"].map(lambda v: f"{int(v):,}"),
+        "checks": t["diagnostics_ok"].map({True: "pass", False: "fail"}),
+    })
+    return _md(out)
+
+
+# ------------------------------------------------------------------------------ assessors
+ASSESSOR_COLLECTIONS = ("cfi_ground_truth", "predictaboard")
+_METHOD_ORDER = ("specific", "generic", "random_selector", "reference_only", "all_train")
+
+
+def _assessors_figure2(collection: str):
+    fig2 = f"results/assessors/{collection}/tables/figure2.csv"
+    base = "results/assessors/maxrandom/baselines.csv"
+
+    def render_block(paths) -> str:
+        from evalsci.studies.assessors.maxrandom_requests import read_answers
+
+        d = pd.read_csv(paths[fig2])
+        mean = d.groupby(["split", "method"], sort=False)["auc"].mean().unstack("method")
+        mean = mean[[m for m in _METHOD_ORDER if m in mean.columns]]
+        mr = read_answers(paths[base])
+        mr = mr[(mr["collection"] == collection) & (mr["search"] == "generic")
+                & (mr["eval_set"] == "test")]
+        t = sorted(set(mr["t"].astype(int)))
+        col = f"max random (t={t[0]})" if len(t) == 1 else "max random"
+        mean[col] = mr.groupby("split")["expected_max"].mean().reindex(mean.index)
+        out = mean.reset_index().rename(columns={m: m.replace("_", " ") for m in _METHOD_ORDER})
+        for c in out.columns[1:]:
+            out[c] = out[c].map(lambda v: f"{v:.3f}" if pd.notna(v) else "n/a")
+        return _md(out)
+
+    return block(f"assessors_figure2_{collection}", doc="docs/assessors.md",
+                 inputs=[fig2, base])(render_block)
+
+
+for _c in ASSESSOR_COLLECTIONS:
+    _assessors_figure2(_c)
+
+
+
+@block("assessors_table3", doc="docs/assessors.md",
+       inputs=["results/assessors/tables/table3.csv"])
+def _assessors_table3(paths) -> str:
+    t = pd.read_csv(paths["results/assessors/tables/table3.csv"], keep_default_na=False)
+    cols = ["collection", "split", "features", "selector", "classifier", "val_auc_mean",
+            "max_random_val_auc", "features_paper", "selector_paper", "classifier_paper"]
+    out = t[[c for c in cols if c in t.columns]].copy()
+    for c in ("val_auc_mean", "max_random_val_auc"):
+        if c in out:
+            out[c] = out[c].map(lambda v: f"{float(v):.3f}" if v != "" else "n/a")
+    return _md(out.rename(columns={"val_auc_mean": "val AUC", "max_random_val_auc":
+                                   "max random val AUC"}))
+
+
+NREF_FIGURES = {"cfi_ground_truth": "figure8", "predictaboard": "figure9"}
+
+
+@block("assessors_nref", doc="docs/assessors.md",
+       inputs=[f"results/assessors/{c}/tables/{f}.csv" for c, f in NREF_FIGURES.items()])
+def _assessors_nref(paths) -> str:
+    """Mean AUC of the generic assessor against n_ref, in distribution (split `random`) and
+    out of distribution (mean over the OOD splits), on validation and test LLMs."""
+    rows = []
+    for c, f in NREF_FIGURES.items():
+        d = pd.read_csv(paths[f"results/assessors/{c}/tables/{f}.csv"])
+        d = d.assign(where=d["split"].map(lambda s: "in distribution" if s == "random"
+                                          else "out of distribution"))
+        m = d.groupby(["where", "eval_set", "n_ref"])["auc"].mean().unstack("n_ref")
+        for (where, eval_set), r in m.iterrows():
+            rows.append({"collection (figure)": f"{c} ({f})", "splits": where,
+                         "LLMs": eval_set, **{f"n_ref={k}": f"{v:.2f}" for k, v in r.items()}})
+    return _md(pd.DataFrame(rows).fillna("n/a"))
+
+def write_all(results_root: str | Path, doc_root: str | Path, out: str | Path) -> list[str]:
+    """Render every block from `results_root`, write it into its doc under `doc_root`, and
+    write all blocks to `out` (the rule's output). Returns the names of the blocks that
+    changed."""
+    from evalsci.workflow import atomic_path
+
+    changed, parts = [], []
+    for name, b in sorted(blocks().items()):
+        content = render(b, results_root)
+        parts.append(f"## {name} ({b.doc})\n\n{content}")
+        if write(b, content, doc_root):
+            changed.append(name)
+    with atomic_path(out) as tmp:
+        tmp.write_text("\n".join(parts))
+    print("changed:", changed or "none")
+    return changed
