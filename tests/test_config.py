@@ -8,11 +8,13 @@ import yaml
 from conftest import REPO, snakemake
 
 
+@pytest.mark.workflow  # runs snakemake (a dry run)
 def test_default_config_dry_runs(tmp_path, mirror):
     proc = snakemake(tmp_path, "-n", mirror=mirror)
     assert "Error" not in proc.stderr
 
 
+@pytest.mark.workflow  # runs snakemake (a dry run)
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
@@ -30,6 +32,7 @@ def test_bad_config_fails_naming_it(tmp_path, override, needle):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.workflow  # runs snakemake (a dry run)
 @pytest.mark.parametrize("value", ["true", "True", "TRUE"])
 def test_cli_boolean_spellings_are_accepted(tmp_path, mirror, value):
     # The README and the issues say `--config recompute=true`; snakemake itself only
@@ -101,6 +104,7 @@ def test_every_schema_object_declares_its_keys():
         walk(yaml.load(path.read_text(), Loader=_StrictLoader), path.name)
 
 
+@pytest.mark.workflow  # runs snakemake (a dry run)
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
@@ -125,6 +129,7 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.workflow  # runs snakemake (a dry run)
 @pytest.mark.parametrize(
     ("override", "needles"),
     [

@@ -26,6 +26,7 @@ def _cmd(workdir, *extra):
             str(workdir), "--cores", "1", *extra, TARGET]
 
 
+@pytest.mark.workflow
 def test_kill_9_then_plain_rerun_recovers(tmp_path, mirror):
     env = dict(os.environ, EVALSCI_MIRROR=str(mirror))
     proc = subprocess.Popen(_cmd(tmp_path), env=env, start_new_session=True,

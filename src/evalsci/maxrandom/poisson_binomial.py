@@ -36,24 +36,34 @@ def success_groups(n: int, p) -> list[tuple[float, int]]:
     {number of labels: number of examples} (p = 1/labels; keys may be JSON strings like "4").
     """
     if isinstance(p, Mapping):
-        groups: dict[float, int] = {}
-        for labels, count in p.items():
-            lab = _as_int(labels, allow_str=True)
-            if lab is None or lab < 1:
-                raise ValueError(f"number of labels must be an integer >= 1, got labels={labels!r}")
-            cnt = _as_int(count)
-            if cnt is None or cnt < 0:
-                raise ValueError(
-                    f"number of examples with {lab} labels must be an integer >= 0, got {count!r}")
-            groups[1.0 / lab] = groups.get(1.0 / lab, 0) + cnt
-        total = sum(groups.values())
-        if total != n:
-            raise ValueError(f"label counts {dict(p)!r} sum to {total} examples, but n={n}")
-        return sorted((q, c) for q, c in groups.items() if c > 0)
+        return _label_groups(n, p)
     if isinstance(p, np.ndarray) and p.ndim == 0:
         p = p.item()
     if isinstance(p, numbers.Real) and not isinstance(p, bool):
         return [(check_probability(p), n)]
+    return _per_example_groups(n, p)
+
+
+def _label_groups(n: int, p: Mapping) -> list[tuple[float, int]]:
+    """{number of labels: number of examples} -> [(1 / labels, examples)], counts summing to n."""
+    groups: dict[float, int] = {}
+    for labels, count in p.items():
+        lab = _as_int(labels, allow_str=True)
+        if lab is None or lab < 1:
+            raise ValueError(f"number of labels must be an integer >= 1, got labels={labels!r}")
+        cnt = _as_int(count)
+        if cnt is None or cnt < 0:
+            raise ValueError(
+                f"number of examples with {lab} labels must be an integer >= 0, got {count!r}")
+        groups[1.0 / lab] = groups.get(1.0 / lab, 0) + cnt
+    total = sum(groups.values())
+    if total != n:
+        raise ValueError(f"label counts {dict(p)!r} sum to {total} examples, but n={n}")
+    return sorted((q, c) for q, c in groups.items() if c > 0)
+
+
+def _per_example_groups(n: int, p) -> list[tuple[float, int]]:
+    """A sequence of n probabilities in (0, 1] -> [(distinct probability, its count)]."""
     if isinstance(p, (str, bytes)):
         raise ValueError(f"p must be a float, a sequence of n floats or a dict, got p={p!r}")
     try:

@@ -60,8 +60,26 @@ def validate_requests(df: pd.DataFrame, source: str = "requests") -> pd.DataFram
     """Check every row of a requests table; return it normalised (all columns, typed).
 
     Raises ValueError naming the source, the row (1-based data row), the key and the column."""
-    from .poisson_binomial import success_groups
+    _check_columns(df, source)
+    rows = []
+    seen: set[str] = set()
+    for i, rec in enumerate(df.to_dict("records"), start=1):
+        rec = {c: rec.get(c, _OPTIONAL_DEFAULTS.get(c)) for c in REQUEST_COLUMNS}
+        key, where = _unique_key(rec, f"{source} row {i}", seen)
+        metric = "accuracy" if _empty(rec["metric"]) else str(rec["metric"]).strip()
+        if metric not in ("accuracy", "auc"):
+            raise ValueError(f"{where}: column 'metric' must be 'accuracy' or 'auc', got {metric!r}")
+        out = {"key": key, "metric": metric, "n": None, "p": None, "labels": None, "n_pos": None,
+               "n_neg": None, "t": _int(rec["t"], "t", where, 1), "correct": None}
+        fields, upper = (_accuracy_fields if metric == "accuracy" else _auc_fields)(rec, where)
+        out.update(fields)
+        out["correct"] = _correct(rec["correct"], upper, where)
+        out["distribution"] = _distribution_flag(rec["distribution"], upper, where)
+        rows.append(out)
+    return _typed(pd.DataFrame(rows, columns=REQUEST_COLUMNS))
 
+
+def _check_columns(df: pd.DataFrame, source: str) -> None:
     missing = [c for c in ("key", "t") if c not in df.columns]
     if missing:
         raise ValueError(f"{source}: missing required column(s) {missing}; "
@@ -69,86 +87,94 @@ def validate_requests(df: pd.DataFrame, source: str = "requests") -> pd.DataFram
     unknown = [c for c in df.columns if c not in REQUEST_COLUMNS]
     if unknown:
         raise ValueError(f"{source}: unknown column(s) {unknown}; columns are {REQUEST_COLUMNS}")
-    rows = []
-    seen: set[str] = set()
-    for i, rec in enumerate(df.to_dict("records"), start=1):
-        rec = {c: rec.get(c, _OPTIONAL_DEFAULTS.get(c)) for c in REQUEST_COLUMNS}
-        key = rec["key"]
-        if _empty(key):
-            raise ValueError(f"{source} row {i}: column 'key' is empty")
-        key = str(key)
-        where = f"{source} row {i} (key {key!r})"
-        if key in seen:
-            raise ValueError(f"{where}: column 'key' is not unique ({key!r} repeats)")
-        seen.add(key)
-        metric = "accuracy" if _empty(rec["metric"]) else str(rec["metric"]).strip()
-        if metric not in ("accuracy", "auc"):
-            raise ValueError(f"{where}: column 'metric' must be 'accuracy' or 'auc', got {metric!r}")
-        t = _int(rec["t"], "t", where, 1)
-        out = {"key": key, "metric": metric, "n": None, "p": None, "labels": None, "n_pos": None,
-               "n_neg": None, "t": t, "correct": None}
-        if metric == "accuracy":
-            for col in ("n_pos", "n_neg"):
-                if not _empty(rec[col]):
-                    raise ValueError(f"{where}: column '{col}' must be empty for metric accuracy")
-            n = _int(rec["n"], "n", where, 1)
-            has_p, has_labels = not _empty(rec["p"]), not _empty(rec["labels"])
-            if has_p == has_labels:
-                raise ValueError(f"{where}: give exactly one of columns 'p' and 'labels'")
-            if has_p:
-                try:
-                    p = float(rec["p"])
-                except (TypeError, ValueError):
-                    p = float("nan")
-                if not (0.0 < p <= 1.0):
-                    raise ValueError(f"{where}: column 'p' must be in (0, 1], got {rec['p']!r}")
-                out["p"] = p
-            else:
-                try:
-                    labels = json.loads(rec["labels"]) if isinstance(rec["labels"], str) \
-                        else rec["labels"]
-                    if not isinstance(labels, dict):
-                        raise TypeError
-                except (TypeError, ValueError):
-                    raise ValueError(f"{where}: column 'labels' must be a JSON object "
-                                     f'{{"num_labels": num_examples}}, got {rec["labels"]!r}') from None
-                try:
-                    success_groups(n, labels)
-                except ValueError as e:
-                    raise ValueError(f"{where}: column 'labels': {e}") from None
-                out["labels"] = json.dumps({str(int(float(k))): int(float(v))
-                                            for k, v in labels.items()}, sort_keys=True)
-            out["n"] = n
-            upper = n
-        else:
-            for col in ("p", "labels"):
-                if not _empty(rec[col]):
-                    raise ValueError(f"{where}: column '{col}' must be empty for metric auc")
-            n_pos = _int(rec["n_pos"], "n_pos", where, 1)
-            n_neg = _int(rec["n_neg"], "n_neg", where, 1)
-            if not _empty(rec["n"]) and _int(rec["n"], "n", where, 1) != n_pos + n_neg:
-                raise ValueError(f"{where}: column 'n' must be empty or n_pos + n_neg = "
-                                 f"{n_pos + n_neg} for metric auc, got {rec['n']!r}")
-            out.update(n=n_pos + n_neg, n_pos=n_pos, n_neg=n_neg)
-            upper = n_pos * n_neg
-        if not _empty(rec["correct"]):
-            c = _int(rec["correct"], "correct", where, 0)
-            if c > upper:
-                raise ValueError(f"{where}: column 'correct' must be a count in [0, {upper}], "
-                                 f"got {rec['correct']!r}")
-            out["correct"] = c
-        d = rec["distribution"]
-        if isinstance(d, (bool, np.bool_)):
-            out["distribution"] = bool(d)
-        elif _empty(d) or str(d).strip().lower() in _TRUE | _FALSE:
-            out["distribution"] = (not _empty(d)) and str(d).strip().lower() in _TRUE
-        else:
-            raise ValueError(f"{where}: column 'distribution' must be true or false, got {d!r}")
-        if out["distribution"] and upper + 1 > MAX_DISTRIBUTION_ROWS:
-            raise ValueError(f"{where}: column 'distribution': {upper + 1} rows (k = 0..{upper}) "
-                             f"exceed the limit of {MAX_DISTRIBUTION_ROWS}")
-        rows.append(out)
-    res = pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+
+
+def _unique_key(rec: dict, row: str, seen: set[str]) -> tuple[str, str]:
+    """The row's key (non-empty, not seen before) and the location prefix of its errors."""
+    if _empty(rec["key"]):
+        raise ValueError(f"{row}: column 'key' is empty")
+    key = str(rec["key"])
+    where = f"{row} (key {key!r})"
+    if key in seen:
+        raise ValueError(f"{where}: column 'key' is not unique ({key!r} repeats)")
+    seen.add(key)
+    return key, where
+
+
+def _must_be_empty(rec: dict, cols, metric: str, where: str) -> None:
+    for col in cols:
+        if not _empty(rec[col]):
+            raise ValueError(f"{where}: column '{col}' must be empty for metric {metric}")
+
+
+def _accuracy_fields(rec: dict, where: str) -> tuple[dict, int]:
+    """n and exactly one of p and labels; the largest count is n."""
+    from .poisson_binomial import success_groups
+
+    _must_be_empty(rec, ("n_pos", "n_neg"), "accuracy", where)
+    n = _int(rec["n"], "n", where, 1)
+    has_p, has_labels = not _empty(rec["p"]), not _empty(rec["labels"])
+    if has_p == has_labels:
+        raise ValueError(f"{where}: give exactly one of columns 'p' and 'labels'")
+    if has_p:
+        try:
+            p = float(rec["p"])
+        except (TypeError, ValueError):
+            p = float("nan")
+        if not (0.0 < p <= 1.0):
+            raise ValueError(f"{where}: column 'p' must be in (0, 1], got {rec['p']!r}")
+        return {"n": n, "p": p}, n
+    try:
+        labels = json.loads(rec["labels"]) if isinstance(rec["labels"], str) else rec["labels"]
+        if not isinstance(labels, dict):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: column 'labels' must be a JSON object "
+                         f'{{"num_labels": num_examples}}, got {rec["labels"]!r}') from None
+    try:
+        success_groups(n, labels)
+    except ValueError as e:
+        raise ValueError(f"{where}: column 'labels': {e}") from None
+    labels = json.dumps({str(int(float(k))): int(float(v)) for k, v in labels.items()},
+                        sort_keys=True)
+    return {"n": n, "labels": labels}, n
+
+
+def _auc_fields(rec: dict, where: str) -> tuple[dict, int]:
+    """n_pos and n_neg (n empty or their sum); the largest count is U = n_pos n_neg."""
+    _must_be_empty(rec, ("p", "labels"), "auc", where)
+    n_pos = _int(rec["n_pos"], "n_pos", where, 1)
+    n_neg = _int(rec["n_neg"], "n_neg", where, 1)
+    if not _empty(rec["n"]) and _int(rec["n"], "n", where, 1) != n_pos + n_neg:
+        raise ValueError(f"{where}: column 'n' must be empty or n_pos + n_neg = "
+                         f"{n_pos + n_neg} for metric auc, got {rec['n']!r}")
+    return {"n": n_pos + n_neg, "n_pos": n_pos, "n_neg": n_neg}, n_pos * n_neg
+
+
+def _correct(value, upper: int, where: str) -> int | None:
+    if _empty(value):
+        return None
+    c = _int(value, "correct", where, 0)
+    if c > upper:
+        raise ValueError(f"{where}: column 'correct' must be a count in [0, {upper}], "
+                         f"got {value!r}")
+    return c
+
+
+def _distribution_flag(d, upper: int, where: str) -> bool:
+    if isinstance(d, (bool, np.bool_)):
+        flag = bool(d)
+    elif _empty(d) or str(d).strip().lower() in _TRUE | _FALSE:
+        flag = (not _empty(d)) and str(d).strip().lower() in _TRUE
+    else:
+        raise ValueError(f"{where}: column 'distribution' must be true or false, got {d!r}")
+    if flag and upper + 1 > MAX_DISTRIBUTION_ROWS:
+        raise ValueError(f"{where}: column 'distribution': {upper + 1} rows (k = 0..{upper}) "
+                         f"exceed the limit of {MAX_DISTRIBUTION_ROWS}")
+    return flag
+
+
+def _typed(res: pd.DataFrame) -> pd.DataFrame:
     for col in ("n", "n_pos", "n_neg", "t", "correct"):
         res[col] = res[col].astype("Int64")
     res["p"] = res["p"].astype(float)

@@ -168,98 +168,153 @@ def _phase(split: str, name: str, since: float) -> float:
 
 def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
               return_predictions: bool = False):
-    """All assessors of one split; returns (results DataFrame, references[, predictions])."""
+    """All assessors of one split; returns (results DataFrame, references[, predictions]).
+
+    Steps: reference selection, the generic assessors (every feature set x selector x
+    classifier), the reference-only and all-train-data baselines, the specific assessors."""
     split = data.split
-    n_ref = int(cfg["n_ref"])
     classifiers = list(cfg["classifiers"])
     selectors = list(cfg["selectors"])
-    eval_llms = {"validation": data.llms["validation"], "test": data.llms["test"]}
     clock = time.perf_counter()
-    refs = select_references(data, selectors, n_ref, seed, irt=cfg.get("irt"),
+    refs = select_references(data, selectors, int(cfg["n_ref"]), seed, irt=cfg.get("irt"),
                              fa_max_factors=int(cfg.get("fa_max_factors", 30)),
                              best_of_draws=int(cfg.get("random_best_of_draws", 20)))
-    rows: list[list] = []
-    predictions: dict[tuple, np.ndarray] = {}
-    train_llms = data.llms["train"]
-    e_tr, e_val, e_te = data.emb["train"], data.emb["validation"], data.emb["test"]
-    y_tall = data.z_train.T.reshape(-1)  # LLM-major, matching generic_matrix
-    # Optional cap on the tall training set (config max_train_rows; null = the paper: all rows).
-    keep = tall_rows(len(train_llms), len(e_tr), cfg.get("max_train_rows"), seed)
-    if keep is not None:
-        y_tall = y_tall[keep]
-        log.info("%s: generic training rows subsampled to %d of %d", split, len(keep),
-                 len(train_llms) * len(e_tr))
-
+    tall = TallTraining.of(data, cfg.get("max_train_rows"), seed)
     clock = _phase(split, "reference selection", clock)
-    combos = [(f, s, c) for f in cfg["generic_features"] for s in selectors for c in classifiers]
-    for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
-        ref = refs[sel]
-        e_ref = e_tr[ref]
-        x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_ref), data.z_ref(train_llms, ref))
-        if keep is not None:
-            x_tr = x_tr[keep]
-        xs, order = [], []
-        for role, llms in eval_llms.items():
-            blk = instance_block(feat, e_val if role == "validation" else e_te, e_ref)
-            for m in llms:
-                xs.append(generic_matrix(feat, blk, data.z_ref([m], ref)))
-                order.append(m)
-        preds = dict(zip(order, fit_predict(clf, x_tr, y_tall, xs, seed=seed, threads=threads), strict=True))
-        rows += _rows(split, "generic", feat, sel, clf, n_ref, data, eval_llms, preds)
-        if return_predictions:
-            predictions.update({("generic", feat, sel, clf, m): p for m, p in preds.items()})
-
+    predictions: dict[tuple, np.ndarray] = {}
+    rows = _generic_assessors(data, cfg, refs, tall, seed, threads, predictions)
     clock = _phase(split, "generic assessors", clock)
-    # Reference only: per LLM, instance embeddings of the reference instances only.
-    for sel in selectors:
-        ref = refs[sel]
-        for clf in classifiers:
-            preds = {}
-            for role, llms in eval_llms.items():
-                x_eval = e_val if role == "validation" else e_te
-                for m in llms:
-                    preds[m] = fit_predict(clf, e_tr[ref], data.z_ref([m], ref)[0], [x_eval],
-                                           seed=seed, threads=threads)[0]
-            rows += _rows(split, "reference_only", "embeddings", sel, clf, n_ref, data, eval_llms, preds)
-
+    rows += _reference_only(data, refs, classifiers, int(cfg["n_ref"]), seed, threads)
     clock = _phase(split, "reference-only baseline", clock)
-    # All train data: the training LLMs pooled, instance embeddings only.
-    x_tall = np.tile(e_tr, (len(train_llms), 1))
-    if keep is not None:
-        x_tall = x_tall[keep]
-    for clf in classifiers:
-        p_val, p_te = fit_predict(clf, x_tall, y_tall, [e_val, e_te], seed=seed, threads=threads)
-        preds = {m: p_val for m in eval_llms["validation"]} | {m: p_te for m in eval_llms["test"]}
-        rows += _rows(split, "all_train", "embeddings", "", clf, 0, data, eval_llms, preds)
-
+    rows += _all_train(data, tall, classifiers, seed, threads)
     clock = _phase(split, "all-train-data baseline", clock)
-    # Specific assessor: per test LLM, all its training instances; chosen on its validation AUC.
-    feats = {}
-    for fname in cfg.get("specific_features", ["embeddings"]):
-        if fname == "embeddings":
-            feats[fname] = (e_tr, e_val, e_te)
-        elif fname == "ngram1":
-            if data.texts is None:
-                raise ValueError("specific feature 'ngram1' needs the instance texts")
-            feats[fname] = ngram_features(data.texts["train"], data.texts["validation"], data.texts["test"])
-        else:
-            raise ValueError(f"unknown specific-assessor features {fname!r}; use embeddings or ngram1")
-    n_train = len(data.pos["train"])
-    for fname, (x_tr, x_va, x_te) in feats.items():
-        for clf in classifiers:
-            for m in data.llms["test"]:
-                y_tr = data._z[data.pos["train"], data._cols[m]]
-                p_va, p_te = fit_predict(clf, x_tr, y_tr, [x_va, x_te], seed=seed, threads=threads)
-                for eval_set, p in (("validation", p_va), ("test", p_te)):
-                    y = data.labels(m, eval_set)
-                    rows.append([split, "specific", fname, "", clf, n_train, m, "test", eval_set,
-                                 auc(y, p), int(y.sum()), int(len(y) - y.sum())])
+    rows += _specific_assessors(data, cfg.get("specific_features", ["embeddings"]), classifiers,
+                                seed, threads)
     _phase(split, "specific assessors", clock)
     res = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     references = {s: data.ids["train"][r].tolist() for s, r in refs.items()}
     if return_predictions:
         return res, references, predictions
     return res, references
+
+
+class TallTraining:
+    """The generic assessors' training labels: training LLMs x training instances, LLM-major
+    (matching `generic_matrix`), optionally capped to `keep` rows (config max_train_rows;
+    null = the paper: all rows)."""
+
+    def __init__(self, y: np.ndarray, keep: np.ndarray | None):
+        self.y, self.keep = y, keep
+
+    @classmethod
+    def of(cls, data: SplitData, cap: int | None, seed: int) -> TallTraining:
+        y = data.z_train.T.reshape(-1)
+        n_llm, n_inst = len(data.llms["train"]), len(data.emb["train"])
+        keep = tall_rows(n_llm, n_inst, cap, seed)
+        if keep is None:
+            return cls(y, None)
+        log.info("%s: generic training rows subsampled to %d of %d", data.split, len(keep),
+                 n_llm * n_inst)
+        return cls(y[keep], keep)
+
+    def rows(self, x: np.ndarray) -> np.ndarray:
+        return x if self.keep is None else x[self.keep]
+
+
+def _eval_llms(data: SplitData) -> dict[str, list[str]]:
+    return {"validation": data.llms["validation"], "test": data.llms["test"]}
+
+
+def _generic_assessors(data: SplitData, cfg: Mapping, refs, tall: TallTraining, seed: int,
+                       threads: int, predictions: dict) -> list[list]:
+    """One generic assessor per (features, selector, classifier), trained on the training
+    LLMs' success on the reference instances."""
+    split, n_ref, train_llms = data.split, int(cfg["n_ref"]), data.llms["train"]
+    eval_llms = _eval_llms(data)
+    e_tr = data.emb["train"]
+    rows: list[list] = []
+    combos = [(f, s, c) for f in cfg["generic_features"] for s in cfg["selectors"]
+              for c in cfg["classifiers"]]
+    for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
+        ref = refs[sel]
+        x_tr = tall.rows(generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
+                                        data.z_ref(train_llms, ref)))
+        xs, order = [], []
+        for role, llms in eval_llms.items():
+            blk = instance_block(feat, data.emb[role], e_tr[ref])
+            for m in llms:
+                xs.append(generic_matrix(feat, blk, data.z_ref([m], ref)))
+                order.append(m)
+        preds = dict(zip(order, fit_predict(clf, x_tr, tall.y, xs, seed=seed, threads=threads),
+                         strict=True))
+        rows += _rows(split, "generic", feat, sel, clf, n_ref, data, eval_llms, preds)
+        predictions.update({("generic", feat, sel, clf, m): p for m, p in preds.items()})
+    return rows
+
+
+def _reference_only(data: SplitData, refs, classifiers, n_ref: int, seed: int,
+                    threads: int) -> list[list]:
+    """Baseline: per LLM, a classifier on the embeddings of its reference instances only."""
+    e_tr, eval_llms = data.emb["train"], _eval_llms(data)
+    rows: list[list] = []
+    for sel, ref in refs.items():
+        for clf in classifiers:
+            preds = {}
+            for role, llms in eval_llms.items():
+                for m in llms:
+                    preds[m] = fit_predict(clf, e_tr[ref], data.z_ref([m], ref)[0],
+                                           [data.emb[role]], seed=seed, threads=threads)[0]
+            rows += _rows(data.split, "reference_only", "embeddings", sel, clf, n_ref, data,
+                          eval_llms, preds)
+    return rows
+
+
+def _all_train(data: SplitData, tall: TallTraining, classifiers, seed: int,
+               threads: int) -> list[list]:
+    """Baseline: the training LLMs pooled, instance embeddings only."""
+    eval_llms = _eval_llms(data)
+    x_tall = tall.rows(np.tile(data.emb["train"], (len(data.llms["train"]), 1)))
+    rows: list[list] = []
+    for clf in classifiers:
+        p_val, p_te = fit_predict(clf, x_tall, tall.y, [data.emb["validation"], data.emb["test"]],
+                                  seed=seed, threads=threads)
+        preds = {m: p_val for m in eval_llms["validation"]} | {m: p_te for m in eval_llms["test"]}
+        rows += _rows(data.split, "all_train", "embeddings", "", clf, 0, data, eval_llms, preds)
+    return rows
+
+
+def _specific_features(data: SplitData, names) -> dict[str, tuple]:
+    """(train, validation, test) features of each specific-assessor feature set."""
+    feats = {}
+    for name in names:
+        if name == "embeddings":
+            feats[name] = (data.emb["train"], data.emb["validation"], data.emb["test"])
+        elif name == "ngram1":
+            if data.texts is None:
+                raise ValueError("specific feature 'ngram1' needs the instance texts")
+            feats[name] = ngram_features(data.texts["train"], data.texts["validation"],
+                                         data.texts["test"])
+        else:
+            raise ValueError(f"unknown specific-assessor features {name!r}; use embeddings or ngram1")
+    return feats
+
+
+def _specific_assessors(data: SplitData, feature_names, classifiers, seed: int,
+                        threads: int) -> list[list]:
+    """Per test LLM, an assessor on all its training instances (chosen later on its
+    validation AUC)."""
+    n_train = len(data.pos["train"])
+    rows: list[list] = []
+    for fname, (x_tr, x_va, x_te) in _specific_features(data, feature_names).items():
+        for clf in classifiers:
+            for m in data.llms["test"]:
+                p_va, p_te = fit_predict(clf, x_tr, data.labels(m, "train"), [x_va, x_te],
+                                         seed=seed, threads=threads)
+                for eval_set, p in (("validation", p_va), ("test", p_te)):
+                    y = data.labels(m, eval_set)
+                    rows.append([data.split, "specific", fname, "", clf, n_train, m, "test",
+                                 eval_set, auc(y, p), int(y.sum()), int(len(y) - y.sum())])
+    return rows
 
 
 def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], seed: int,
