@@ -86,6 +86,19 @@ def registry() -> tuple[dict[str, str], tuple[Artefact, ...]]:
     return data["studies"], arts
 
 
+def get(artefact_id: str) -> Artefact:
+    found = [a for a in registry()[1] if a.id == artefact_id]
+    if not found:
+        raise KeyError(f"no artefact {artefact_id!r} in artefacts.yaml")
+    return found[0]
+
+
+def figure_title(artefact_id: str, paper: str) -> str:
+    """'Figure 3: <title>', the title a figure prints, from the registry."""
+    a = get(artefact_id)
+    return f"{a.paper[paper]}: {a.title}"
+
+
 def artefacts(build: str | None = None) -> list[Artefact]:
     return [a for a in registry()[1] if build is None or a.build == build]
 

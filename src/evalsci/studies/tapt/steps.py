@@ -133,12 +133,18 @@ def _read_draws(paths: list[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-FAMILY_TITLES = {
-    "main": "Figure 2: posterior predictive average accuracy difference (BERT and GPT-2)",
-    "overtraining": "Figure 3: the same after pretraining GPT-2 for 2 epochs (Section 8)",
-    "zero_shot": "Figure 4: zero-shot QLoRA Mistral-7B (Section 9)",
-    "zero_shot_packing": "Zero-shot with packing (Section 9)",
-}
+# Experiment family -> its paper figure in the artefact registry (src/evalsci/artefacts.yaml),
+# which gives the figure's title. The packing variant has no figure in the paper.
+FAMILY_FIGURES = {"main": "tapt.figure2", "overtraining": "tapt.figure3",
+                  "zero_shot": "tapt.figure4"}
+
+
+def family_title(family: str) -> str:
+    from evalsci import artefacts
+
+    if family in FAMILY_FIGURES:
+        return artefacts.figure_title(FAMILY_FIGURES[family], "002")
+    return "Zero-shot with packing (Section 9)"
 
 
 def make_posterior_figure(draw_files: list[str], family: str, ppd_out, beta_out) -> None:
@@ -146,7 +152,7 @@ def make_posterior_figure(draw_files: list[str], family: str, ppd_out, beta_out)
     experiment family, authors' model variant."""
     d = _read_draws(draw_files)
     d = d[d["variant"] == "authors"]
-    figures.plot_posterior_predictive(d, ppd_out, title=FAMILY_TITLES[family])
+    figures.plot_posterior_predictive(d, ppd_out, title=family_title(family))
     figures.plot_posterior_predictive(d, beta_out, column="beta",
                                       title=f"Posterior of beta: {family} (authors' model)")
 
