@@ -323,3 +323,39 @@ def test_assessors_success_table_values_are_named(tmp_path):
     f.write_bytes(f.read_bytes()[:20])
     with pytest.raises(ValueError, match=rf"cannot read {f}"):
         _read_success(f)
+
+
+# --- mc_icl / baselines inputs: GLUE TSVs and BIG-bench JSON ----------------------------------
+
+
+def test_glue_file_that_cannot_be_decoded_is_named(tmp_path, mirror):
+    from evalsci.data.glue import GlueDataError, load_glue
+
+    (tmp_path / "SST-2").mkdir()
+    f = tmp_path / "SST-2" / "dev.tsv"
+    data = (mirror / "glue" / "SST-2" / "dev.tsv").read_bytes()
+    f.write_bytes(data[:2000] + b"\xff\xfe\xfa" + data[2000:4000])
+    with pytest.raises(GlueDataError, match=rf"cannot read {f}: UnicodeDecodeError"):
+        load_glue("sst2", "validation", tmp_path)
+
+
+def test_glue_file_edited_in_a_fetched_bundle_is_named(tmp_path, mirror):
+    from evalsci.data.glue import GlueDataError, load_glue
+
+    out = released.materialise("glue", tmp_path / "glue", mirror=str(mirror))
+    f = out / "SST-2" / "dev.tsv"
+    f.write_text(f.read_text().replace("\t1\n", "\t0\n", 1))
+    released._VERIFIED.clear()
+    with pytest.raises(GlueDataError, match=rf"{f} changed after it was verified"):
+        load_glue("sst2", "validation", out)
+
+
+def test_bigbench_task_json_that_cannot_be_read_is_named(tmp_path, mirror):
+    from evalsci.data.bigbench import BigBenchError, load_task
+
+    src = mirror / "bigbench" / "benchmark_tasks" / "emoji_movie" / "task.json"
+    dst = tmp_path / "benchmark_tasks" / "emoji_movie" / "task.json"
+    dst.parent.mkdir(parents=True)
+    dst.write_bytes(b"\xff" + src.read_bytes())
+    with pytest.raises(BigBenchError, match=rf"cannot read {dst}: UnicodeDecodeError"):
+        load_task("emoji_movie", tmp_path)

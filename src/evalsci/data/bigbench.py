@@ -63,14 +63,23 @@ class Example:
         return self.choices[int(np.argmax(self.scores))]
 
 
-def _load_json(path: Path) -> dict:
+def _load_json(path: Path, what: str = "BIG-bench task file"):
+    """A JSON file of a fetched bundle, checked against the bundle's SHA256SUMS first; any
+    failure names the file."""
+    from evalsci.data.released import ReleasedDataError, verify_file
+
     try:
+        verify_file(path)
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except FileNotFoundError:
-        raise BigBenchError(f"BIG-bench task file missing: {path}") from None
+        raise BigBenchError(f"{what} missing: {path}") from None
     except json.JSONDecodeError as e:
-        raise BigBenchError(f"BIG-bench task file {path} is not valid JSON: {e}") from None
+        raise BigBenchError(f"{what} {path} is not valid JSON: {e}") from None
+    except ReleasedDataError as e:
+        raise BigBenchError(str(e)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BigBenchError(f"cannot read {path}: {type(e).__name__}: {e}") from e
 
 
 def _dedup(examples: list[dict]) -> list[dict]:
@@ -155,11 +164,7 @@ def subsample_positions(task: str, idxs_dir: str | Path) -> list[int] | None:
     path = Path(idxs_dir) / f"{task}_200-examples_idxs.json"
     if TASK_SIZES.get(task, 201) <= 200:
         return None
-    try:
-        with open(path) as fh:
-            idxs = json.load(fh)
-    except FileNotFoundError:
-        raise BigBenchError(f"subsample file missing for {task}: {path}") from None
+    idxs = _load_json(path, f"subsample file for {task}")
     if not (isinstance(idxs, list) and len(idxs) == 200 and len(set(idxs)) == 200):
         raise BigBenchError(f"{path}: expected a list of 200 distinct positions")
     return [int(i) for i in idxs]

@@ -19,11 +19,12 @@ MNLI, QNLI, QQP and HellaSwag are not in the bundle; they load from the hub thro
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 from pathlib import Path
 
-from evalsci.data.released import MIRROR_ENV
+from evalsci.data.released import MIRROR_ENV, ReleasedDataError, verify_file
 
 # HF ClassLabel names per task (index = label id), from the HF `glue` builder.
 LABEL_NAMES: dict[str, tuple[str, ...]] = {
@@ -114,11 +115,22 @@ def label_counts(examples: list[dict], task: str) -> dict[str, int]:
     return {name: sum(e["label"] == i for e in examples) for i, name in enumerate(names)}
 
 
+@contextlib.contextmanager
 def _open(path: Path):
+    """The file for reading; any failure while it is read names it (and a file of a fetched
+    bundle is first checked against the bundle's SHA256SUMS)."""
     if not path.is_file():
         raise GlueDataError(f"GLUE file missing: {path}")
-    # utf-8-sig drops the BOM that MRPC's file starts with (the HF builder seeks past it).
-    return open(path, encoding="utf-8-sig", newline="")
+    try:
+        verify_file(path)
+    except ReleasedDataError as e:
+        raise GlueDataError(str(e)) from None
+    try:
+        # utf-8-sig drops the BOM that MRPC's file starts with (the HF builder seeks past it).
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            yield fh
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise GlueDataError(f"cannot read {path}: {type(e).__name__}: {e}") from e
 
 
 def _load_tsv(path: Path, features: dict[str, str], names: tuple[str, ...]) -> list[dict]:

@@ -16,7 +16,6 @@ quirks of the released data can be confirmed from the data itself:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -26,7 +25,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from evalsci.data.bigbench_meta import SUBSAMPLE
-from evalsci.studies.baselines.load import read_per_example
+from evalsci.data.checked import read_json
+from evalsci.studies.baselines.load import BaselinesDataError, read_per_example
 from evalsci.studies.baselines.settings import INSTRUCT_OF, Cell, display_size, eval_size
 
 TOLERANCE = 1e-9
@@ -40,7 +40,7 @@ def subtask_sizes(bigbench: str | Path, task: str) -> list[int] | None:
     subs = sorted(d for d in base.iterdir() if d.is_dir()) if base.is_dir() else []
     if not subs:
         return None
-    return [len(json.loads((d / "task.json").read_text())["examples"]) for d in subs]
+    return [len(read_json(d / "task.json", BaselinesDataError)["examples"]) for d in subs]
 
 
 def within_subtask_ids(positions, sizes: list[int]) -> np.ndarray:

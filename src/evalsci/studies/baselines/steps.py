@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 import pandas as pd
 
 from evalsci import reference
+from evalsci.data.checked import read_json
 from evalsci.studies.baselines import consistency, heldout, load, section53, table1
 from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
@@ -116,7 +116,7 @@ def per_example_check(per_example, aggregated_path, subsampled, bigbench, out_ch
     data = aggregated(aggregated_path, cfg, recompute)
     files = {c: p for c, p in load.per_example_files(per_example).items() if c in data}
     sub_dir = Path(subsampled) / "few-shot-eval" / "subsampled-idxs"
-    subsamples = {f.name.split("_200-examples")[0]: json.loads(f.read_text())
+    subsamples = {f.name.split("_200-examples")[0]: read_json(f, load.BaselinesDataError)
                   for f in sorted(sub_dir.glob("*_200-examples_idxs.json"))} if sub_dir.is_dir() else {}
     checks, pairs = consistency.check_all(files, data, bigbench, subsamples, threads)
     write_csv(checks, out_checks)
