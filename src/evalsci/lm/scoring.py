@@ -140,12 +140,113 @@ def _new_cache(model, kvs):
     return cache
 
 
+# ---------------------------------------------------------------------------------------
+# The model as body + output head
+# ---------------------------------------------------------------------------------------
+# Model types whose logits are exactly `lm_head(base_model(...).last_hidden_state)`: no
+# soft-capping or scaling after the head. For these the head runs only at the positions
+# whose next-token distribution is read, and in float32 whatever the model's dtype: a bf16
+# logit of magnitude ~20 is rounded to 1/8, which alone moved cached and fresh scores of the
+# same candidate by tenths of a nat (issue 15).
+_SPLIT_HEAD_TYPES = frozenset({"llama", "mistral", "gpt2", "gpt_neo", "gpt_neox", "opt", "olmo",
+                               "olmo2", "falcon", "qwen2"})
+_LSE_ROWS = 256  # rows of float32 logits held at once (256 x 50k vocab = 50 MB)
+
+
+class _Head:
+    """Runs the model and turns its output states into float32 log-probabilities.
+
+    Split mode (`body` set): `run` returns final hidden states, the float32 head is applied
+    here. Otherwise (other model types, custom heads): `run` asks the model itself for the
+    logits of the selected positions (`logits_to_keep` as a boolean mask) and upcasts them.
+    A PEFT model is unwrapped to its (adapter-injected) base model, so adapters still apply.
+    The float32 copy of a bf16 head weight is taken once: score with a Scorer made after
+    any training of the head.
+    """
+
+    def __init__(self, model):
+        import torch
+
+        self.model = model
+        inner = model.get_base_model() if hasattr(model, "get_base_model") else model
+        self.body = None
+        cfg = getattr(inner, "config", None)
+        if getattr(cfg, "model_type", None) in _SPLIT_HEAD_TYPES:
+            head = inner.get_output_embeddings()
+            body = getattr(inner, getattr(inner, "base_model_prefix", ""), None)
+            if (type(head) is torch.nn.Linear and head.weight.is_floating_point()
+                    and isinstance(body, torch.nn.Module) and body is not inner):
+                self.body = body
+                self.weight = head.weight.detach().float()
+                self.bias = None if head.bias is None else head.bias.detach().float()
+
+    @property
+    def split(self) -> bool:
+        return self.body is not None
+
+    def run(self, input_ids, attention_mask, position_ids, cache, select):
+        """One forward pass; returns (states of the positions where `select` [B, N] is
+        True, in row-major order, and the cache)."""
+        kw = dict(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                  past_key_values=cache, use_cache=True)
+        if self.body is not None:
+            out = self.body(**kw)
+            return out.last_hidden_state[select], out.past_key_values
+        out = self.model(**kw, logits_to_keep=select)
+        logits = out.logits
+        if logits.dim() == 3:  # a model that ignores logits_to_keep
+            logits = logits[select] if logits.shape[1] == select.shape[1] else logits.flatten(0, 1)
+        return logits, out.past_key_values
+
+    def logits(self, states):
+        """float32 logits of states (split mode) or the upcast logits themselves."""
+        import torch
+
+        if self.body is None:
+            return states.float()
+        return torch.nn.functional.linear(states.float(), self.weight, self.bias)
+
+    def log_softmax(self, states):
+        import torch
+
+        return torch.log_softmax(self.logits(states), dim=-1)
+
+    def target_lp(self, states, rows, targets) -> np.ndarray:
+        """log p(targets[i] | state rows[i]) in float64, float32 arithmetic throughout.
+
+        The normaliser is computed in chunks of rows (the full [rows, vocab] float32 logits
+        are never held at once); the target logit is one dot product per read.
+        """
+        import torch
+
+        if len(rows) == 0:
+            return np.zeros(0)
+        with torch.inference_mode():
+            return self._target_lp(states, rows, targets)
+
+    def _target_lp(self, states, rows, targets) -> np.ndarray:
+        import torch
+
+        rows = torch.as_tensor(rows, dtype=torch.long, device=states.device)
+        targets = torch.as_tensor(targets, dtype=torch.long, device=states.device)
+        lse = torch.cat([torch.logsumexp(self.logits(states[s: s + _LSE_ROWS]), dim=-1)
+                         for s in range(0, states.shape[0], _LSE_ROWS)])
+        if self.body is None:
+            tgt = states[rows, targets].float()
+        else:
+            tgt = (states[rows].float() * self.weight[targets]).sum(-1)
+            if self.bias is not None:
+                tgt = tgt + self.bias[targets]
+        return (tgt - lse[rows]).double().cpu().numpy()
+
+
 @dataclass
 class Prefix:
     """The instruction + demonstrations part of a prompt, run once through the model.
 
-    `ids`: its tokens; `token_lp[j]`: log p(ids[j] | ids[:j]) (nan for j = 0);
-    `last_lp`: the log-distribution of the next token (None for an empty prefix);
+    `ids`: its tokens; `token_lp[j]`: log p(ids[j] | ids[:j]) (nan for j = 0; computed on
+    first use from the kept final hidden states when the model's head is split off);
+    `last_lp`: the float32 log-distribution of the next token (None for an empty prefix);
     `cache`: the DynamicCache of batch size 1 (None for an empty prefix).
     Immutable in use: `extend` returns a new Prefix and never modifies this one's cache.
     """
@@ -154,11 +255,19 @@ class Prefix:
     text: str
     ids: list[int]
     cache: object | None
-    token_lp: np.ndarray
     last_lp: object | None
+    hidden: object | None = None  # [len(ids), hidden] final states (split head only)
+    _token_lp: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def token_lp(self) -> np.ndarray:
+        if self._token_lp is None:
+            lp = self.scorer.head.target_lp(self.hidden, range(len(self.ids) - 1), self.ids[1:])
+            self._token_lp = np.concatenate([[np.nan], lp])
+        return self._token_lp
 
     def extend(self, text: str) -> Prefix:
         """This prefix followed by `text` (e.g. one more demonstration), reusing the cache
@@ -207,6 +316,10 @@ class Scorer:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.lead = _leading_special_tokens(tokenizer) if add_special_tokens else []
         self._n_choice_cache: dict[str, int] = {}
+        self.head = _Head(model)
+        dtype = getattr(model, "dtype", None)
+        self.head_dtype = dtype if dtype is not None and dtype.is_floating_point else \
+            next(p.dtype for p in model.parameters() if p.is_floating_point())
 
     # --- tokenisation -------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -229,25 +342,12 @@ class Scorer:
         return n
 
     # --- model calls ----------------------------------------------------------------------
-    def _forward(self, input_ids, attention_mask, position_ids, cache, keep: int):
+    def _run_prefix(self, ids: list[int], start: int, cache):
+        """Run ids[start:] after `cache` (holding ids[:start]) in chunks of `token_budget`;
+        returns (cache, states of every run position)."""
         import torch
 
-        with torch.inference_mode():
-            out = self.model(input_ids=input_ids, attention_mask=attention_mask,
-                             position_ids=position_ids, past_key_values=cache, use_cache=True,
-                             logits_to_keep=keep)
-        logits = out.logits
-        if logits.shape[1] != keep:  # a model that ignores logits_to_keep
-            logits = logits[:, -keep:]
-        return logits, out.past_key_values
-
-    def _run_prefix(self, ids: list[int], start: int, cache) -> tuple[object, np.ndarray, object]:
-        """Run ids[start:] after `cache` (holding ids[:start]) in chunks; returns the cache,
-        log p of ids[start+1:] ... and the final next-token log-distribution."""
-        import torch
-
-        lps = []
-        last = None
+        states = []
         pos = start
         while pos < len(ids):
             chunk = ids[pos: pos + self.token_budget]
@@ -255,30 +355,52 @@ class Scorer:
             inp = torch.tensor([chunk], device=self.device)
             mask = torch.ones(1, pos + n, dtype=torch.long, device=self.device)
             posid = torch.arange(pos, pos + n, device=self.device)[None]
-            logits, cache = self._forward(inp, mask, posid, cache, keep=n)
-            lp = torch.log_softmax(logits[0].float(), dim=-1)
-            if last is not None:  # first token of this chunk, predicted by the previous chunk
-                lps.append(last[chunk[0]].item())
-            nxt = torch.tensor(ids[pos + 1: pos + n], device=self.device)
-            lps.extend(lp[: len(nxt)].gather(1, nxt[:, None])[:, 0].double().cpu().tolist())
-            last = lp[-1]
+            st, cache = self.head.run(inp, mask, posid, cache,
+                                      torch.ones(1, n, dtype=torch.bool, device=self.device))
+            states.append(st)
             self.stats.forward_tokens += n
             pos += n
-        return cache, np.asarray(lps, dtype=np.float64), last
+        return cache, torch.cat(states)
+
+    def _make_prefix(self, text: str, ids: list[int], cache, states, parent: Prefix | None,
+                     c: int) -> Prefix:
+        """The Prefix of `ids` whose first `c` tokens are `parent`'s and whose positions
+        c.. produced `states` (hidden states, or logits when the head is not split)."""
+        import torch
+
+        last_lp = self.head.log_softmax(states[-1:])[0]
+        if self.head.split:
+            hidden = states if parent is None else torch.cat([parent.hidden[:c], states])
+            return Prefix(self, text, ids, cache, last_lp, hidden)
+        # logits at hand: keep the per-token log-probabilities, not the [n, vocab] logits
+        lps = self.head.target_lp(states, range(len(ids) - c - 1), ids[c + 1:])
+        if parent is None:
+            first = [np.nan]
+        elif c == len(parent.ids):
+            first = [parent.last_lp[ids[c]].item()]
+        else:
+            first = [self._recompute_lp(parent, c, ids[c])]
+        head_lp = parent.token_lp[:c] if parent is not None else []
+        return Prefix(self, text, ids, cache, last_lp,
+                      _token_lp=np.concatenate([head_lp, first, lps]))
 
     def prefix(self, text: str = "") -> Prefix:
         """Run the shared prefix once."""
+        import torch
+
         t0 = time.perf_counter()
         ids = self.encode(text)
         if not ids:
-            return Prefix(self, text, [], None, np.zeros(0), None)
-        cache = _new_cache(self.model, [])
-        cache, lps, last = self._run_prefix(ids, 0, cache)
-        token_lp = np.concatenate([[np.nan], lps])
+            return Prefix(self, text, [], None, None, _token_lp=np.zeros(0))
+        with torch.inference_mode():
+            cache, states = self._run_prefix(ids, 0, _new_cache(self.model, []))
+            pre = self._make_prefix(text, ids, cache, states, None, 0)
         self.stats.seconds += time.perf_counter() - t0
-        return Prefix(self, text, ids, cache, token_lp, last)
+        return pre
 
     def _extend(self, pre: Prefix, text: str) -> Prefix:
+        import torch
+
         if not text:
             return pre
         t0 = time.perf_counter()
@@ -287,31 +409,29 @@ class Scorer:
         c = common_prefix_len(pre.ids, ids)
         if c < len(pre.ids):
             self.stats.prefix_retokenised += 1
-        if c == 0 or pre.cache is None:
+        if c == 0 or pre.cache is None or c == len(ids):
+            # nothing to reuse, or no new token survived (tokenisation shrank): start afresh
             return self.prefix(new_text)
-        if c == len(ids):  # no new token survived (tokenisation shrank): start afresh
-            return self.prefix(new_text)
-        cache = _new_cache(self.model, [(k[..., :c, :], v[..., :c, :]) for k, v in _kv(pre.cache)])
-        cache, lps, last = self._run_prefix(ids, c, cache)
-        # lps[0] is log p(ids[c+1]); log p(ids[c]) comes from the old prefix's state
-        if c == len(pre.ids):
-            first = pre.last_lp[ids[c]].item()
-        else:
-            first = self._recompute_lp(pre, c, ids[c])
-        token_lp = np.concatenate([pre.token_lp[:c], [first], lps])
+        with torch.inference_mode():
+            cache = _new_cache(self.model, [(k[..., :c, :], v[..., :c, :])
+                                            for k, v in _kv(pre.cache)])
+            cache, states = self._run_prefix(ids, c, cache)
+            out = self._make_prefix(new_text, ids, cache, states, pre, c)
         self.stats.seconds += time.perf_counter() - t0
-        return Prefix(self, new_text, ids, cache, token_lp, last)
+        return out
 
     def _recompute_lp(self, pre: Prefix, c: int, token: int) -> float:
-        """log p(token | pre.ids[:c]) for c < len(pre.ids), c >= 1 (one-token forward)."""
+        """log p(token | pre.ids[:c]) for c < len(pre.ids), c >= 1 (one-token forward; only
+        needed when the head is not split, else the kept hidden state gives it)."""
         import torch
 
         cache = _new_cache(self.model, [(k[..., : c - 1, :], v[..., : c - 1, :])
                                         for k, v in _kv(pre.cache)])
-        inp = torch.tensor([[pre.ids[c - 1]]], device=self.device)
-        logits, _ = self._forward(inp, torch.ones(1, c, dtype=torch.long, device=self.device),
-                                  torch.tensor([[c - 1]], device=self.device), cache, keep=1)
-        return torch.log_softmax(logits[0, -1].float(), -1)[token].item()
+        st, _ = self.head.run(torch.tensor([[pre.ids[c - 1]]], device=self.device),
+                              torch.ones(1, c, dtype=torch.long, device=self.device),
+                              torch.tensor([[c - 1]], device=self.device), cache,
+                              torch.ones(1, 1, dtype=torch.bool, device=self.device))
+        return float(self.head.target_lp(st, [0], [token])[0])
 
     # --- planning -------------------------------------------------------------------------
     def _plan(self, queries: Sequence[Query], prefix_text: str, prefix_ids: list[int]):
@@ -356,7 +476,7 @@ class Scorer:
         t0 = time.perf_counter()
         if isinstance(prefix, str):
             prefix = self.prefix(prefix) if use_cache else Prefix(
-                self, prefix, self.encode(prefix), None, np.zeros(0), None)
+                self, prefix, self.encode(prefix), None, None)
         plans = self._plan(queries, prefix.text, prefix.ids)
         out = [QueryScores(np.zeros(len(q.options)), np.zeros(len(q.options), dtype=np.int64),
                            np.zeros(len(q.options), dtype=bool)) for q in queries]
@@ -392,7 +512,6 @@ class Scorer:
 
     # --- uncached path --------------------------------------------------------------------
     def _score_full(self, cands: list[_Cand], desc: str | None) -> None:
-        import torch
         from tqdm.auto import tqdm
 
         order = sorted(range(len(cands)), key=lambda k: -cands[k].b)
@@ -410,159 +529,193 @@ class Scorer:
         bar = tqdm(total=len(cands), desc=desc or "score (uncached)", disable=not self.progress,
                    leave=False)
         for batch in batches:
-            rows = [cands[k] for k in batch]
-            Lm = max(c.b for c in rows)
-            ids = torch.full((len(rows), Lm), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(rows), Lm), dtype=torch.long)
-            for r, c in enumerate(rows):
-                ids[r, : c.b] = torch.tensor(c.F[: c.b])
-                mask[r, : c.b] = 1
-            ids, mask = ids.to(self.device), mask.to(self.device)
-            pos = (mask.cumsum(1) - 1).clamp(min=0)
-            logits, _ = self._forward(ids, mask, pos, None, keep=Lm)
-            for r, c in enumerate(rows):
-                lp = torch.log_softmax(logits[r, c.a - 1: c.b - 1].float(), -1)
-                tgt = ids[r, c.a: c.b]
-                c.sum = float(lp.gather(1, tgt[:, None]).double().sum().item())
-                self.stats.forward_tokens += c.b
-            bar.update(len(rows))
+            self._full_batch([cands[k] for k in batch])
+            bar.update(len(batch))
         bar.close()
+
+    def _full_batch(self, rows: list[_Cand]) -> None:
+        """One right-padded batch of full sequences; the head runs at the window positions."""
+        import torch
+
+        width = max(c.b for c in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        select = torch.zeros((len(rows), width), dtype=torch.bool)
+        reads = _Reads()
+        for r, c in enumerate(rows):
+            ids[r, : c.b] = torch.tensor(c.F[: c.b])
+            mask[r, : c.b] = 1
+            select[r, c.a - 1: c.b - 1] = True  # the output at j - 1 predicts token j
+            c.sum = 0.0
+            for j in range(c.a, c.b):
+                reads.add(r * width + j - 1, c.F[j], c)
+            self.stats.forward_tokens += c.b
+        pos = (mask.cumsum(1) - 1).clamp(min=0)
+        with torch.inference_mode():
+            states, _ = self.head.run(ids.to(self.device), mask.to(self.device),
+                                      pos.to(self.device), None, select.to(self.device))
+            reads.apply(self.head, states, select.flatten())
 
     # --- cached path ----------------------------------------------------------------------
     def _score_cached(self, prefix: Prefix, cands: list[_Cand], desc: str | None) -> None:
         from tqdm.auto import tqdm
 
-        P = len(prefix)
-        by_q: dict[int, list[_Cand]] = {}
+        by_query: dict[int, list[_Cand]] = {}
         for c in cands:
-            by_q.setdefault(c.i, []).append(c)
-        qs = sorted(by_q, key=lambda i: -(by_q[i][0].ctx_end - P))
-        # stage-1 batches of queries, sized by context width and cache size
-        batches, cur, width = [], [], 0
-        for i in qs:
-            li = by_q[i][0].ctx_end - P
-            w = max(width, li, 1)
-            n = len(cur) + 1
-            if cur and (w * n > self.token_budget or (P + w) * n > self.cache_budget
-                        or n > self.max_rows):
-                batches.append(cur)
-                cur, w = [], max(li, 1)
-            cur.append(i)
-            width = w
-        if cur:
-            batches.append(cur)
+            by_query.setdefault(c.i, []).append(c)
+        packs = self._packs(list(by_query.values()), len(prefix))
         kv_prefix = _kv(prefix.cache)
-        bar = tqdm(total=len(qs), desc=desc or "score", disable=not self.progress, leave=False)
-        for batch in batches:
-            self._stage(prefix, kv_prefix, [by_q[i] for i in batch])
-            bar.update(len(batch))
+        bar = tqdm(total=len(by_query), desc=desc or "score", disable=not self.progress,
+                   leave=False)
+        for pack in packs:
+            self._run_pack(prefix, kv_prefix, pack)
+            bar.update(len(pack))
         bar.close()
 
-    def _stage(self, prefix: Prefix, kv_prefix, groups: list[list[_Cand]]) -> None:
+    def _pack_limit(self, n_prefix: int) -> int:
+        """Most tokens in one packed pass: `token_budget`, and few enough that the attention
+        scores (tokens x (prefix + tokens) per head) stay within `cache_budget` x 4."""
+        n = self.token_budget
+        while n > 64 and n * (n_prefix + n) > 4 * self.cache_budget:
+            n //= 2
+        return n
+
+    def _packs(self, groups: list[list[_Cand]], n_prefix: int) -> list[list[list[_Cand]]]:
+        """Consecutive queries packed up to `_pack_limit` tokens (a query is never split: its
+        options attend to its context in the same pass)."""
+        limit = self._pack_limit(n_prefix)
+        packs, cur, size = [], [], 0
+        for g in groups:
+            n = _query_tokens(g, n_prefix)
+            if cur and size + n > limit:
+                packs.append(cur)
+                cur, size = [], 0
+            cur.append(g)
+            size += n
+        if cur:
+            packs.append(cur)
+        return packs
+
+    def _run_pack(self, prefix: Prefix, kv_prefix, groups: list[list[_Cand]]) -> None:
+        """One forward pass of several queries packed into one row after the prefix cache.
+
+        The row holds each query's context, then each of its options but the last token.
+        The attention mask (`_PackLayout.mask`) lets every token see the whole prefix, its
+        own segment up to itself, and (option tokens) its query's context: exactly the keys
+        it has in its unsplit candidate string, at the same position ids. One row means the
+        prefix cache is used as is (never expanded or copied per query).
+        """
         import torch
 
+        lay = _PackLayout.build(prefix, groups)
         dev = self.device
-        P = len(prefix)
-        B = len(groups)
-        ctx = [g[0].F[P: g[0].ctx_end] for g in groups]
-        lens = [len(x) for x in ctx]
-        Lc = max(max(lens), 1)
-        # how many trailing context columns' logits are needed (authors' windows reach back)
-        need = 1
-        for g, li in zip(groups, lens, strict=True):
-            for c in g:
-                if c.a <= P + li and li > 0:
-                    need = max(need, li - max(c.a - P, 1) + 1)
-        W1 = min(need, Lc)
-        ids = torch.full((B, Lc), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((B, P + Lc), dtype=torch.long)
-        mask[:, :P] = 1
-        pos = torch.full((B, Lc), P, dtype=torch.long)
-        for r, (x, li) in enumerate(zip(ctx, lens, strict=True)):
-            if li:
-                ids[r, Lc - li:] = torch.tensor(x)
-                mask[r, P + Lc - li:] = 1
-                pos[r, Lc - li:] = torch.arange(P, P + li)
-        ids, mask, pos = ids.to(dev), mask.to(dev), pos.to(dev)
-        cache = _new_cache(self.model, [(k.expand(B, -1, -1, -1), v.expand(B, -1, -1, -1))
-                                        for k, v in kv_prefix])
-        logits, cache = self._forward(ids, mask, pos, cache, keep=W1)
-        self.stats.forward_tokens += sum(lens)
-        lp1 = torch.log_softmax(logits.float(), dim=-1)  # [B, W1, V]
-        last = [lp1[r, -1] if lens[r] else prefix.last_lp for r in range(B)]
+        select = torch.zeros((1, len(lay.ids)), dtype=torch.bool)
+        select[0, sorted(set(lay.reads.index))] = True
+        with torch.inference_mode():
+            cache = _new_cache(self.model, kv_prefix)
+            states, _ = self.head.run(torch.tensor([lay.ids], device=dev),
+                                      lay.mask(len(prefix), self.head_dtype).to(dev),
+                                      torch.tensor([lay.pos], device=dev), cache,
+                                      select.to(dev))
+            lay.reads.apply(self.head, states, select.flatten())
+        self.stats.forward_tokens += len(lay.ids)
 
-        def ctx_lp(r: int, j: int) -> float:
-            """log p of the token at absolute position j (< P + li) of row r."""
-            li = lens[r]
-            if j < P:
-                return float(prefix.token_lp[j])
-            s = j - P
-            if s == 0:
-                return prefix.last_lp[ctx[r][0]].item()
-            col = (Lc - li) + s - 1  # stage-1 column whose output predicts ctx token s
-            k = col - (Lc - W1)
-            return lp1[r, k, ctx[r][s]].item()
 
-        # stage 2: options with >= 2 tokens need their tokens but the last run through
-        two = []
-        for r, g in enumerate(groups):
-            li = lens[r]
-            for c in g:
-                opt = c.F[c.ctx_end:]
-                s = 0.0
-                for j in range(c.a, min(c.b, P + li)):
-                    s += ctx_lp(r, j)
-                if c.a <= P + li < c.b:  # option token 0 is in the window
-                    s += last[r][opt[0]].item()
-                c.sum = s
-                if c.b > P + li + 1:
-                    two.append((r, c))
-        if not two:
+def _query_tokens(group: list[_Cand], n_prefix: int) -> int:
+    """Tokens a query puts in a packed pass: its context, and its options but their last."""
+    ctx = group[0].ctx_end - n_prefix
+    return ctx + sum(len(c.F) - c.ctx_end - 1 for c in group)
+
+
+class _Reads:
+    """Log-probabilities to read from one pass: (flat position, target token, candidate)."""
+
+    def __init__(self):
+        self.index: list[int] = []
+        self.target: list[int] = []
+        self.cand: list[_Cand] = []
+
+    def add(self, flat_pos: int, target: int, cand: _Cand) -> None:
+        self.index.append(flat_pos)
+        self.target.append(target)
+        self.cand.append(cand)
+
+    def apply(self, head: _Head, states, select_flat) -> None:
+        """Add each read's log-probability to its candidate's sum. `states` hold the
+        selected positions in order; `select_flat` says which flat positions those are."""
+        import torch
+
+        if not self.index:
             return
-        kv1 = _kv(cache)
-        # sub-batches of stage-2 rows
-        two.sort(key=lambda rc: -(len(rc[1].F) - rc[1].ctx_end))
-        start = 0
-        while start < len(two):
-            Lo = len(two[start][1].F) - two[start][1].ctx_end - 1
-            n = 1
-            while (start + n < len(two) and (n + 1) * Lo <= self.token_budget
-                   and (n + 1) * (P + Lc + Lo) <= self.cache_budget and n + 1 <= self.max_rows):
-                n += 1
-            chunk = two[start: start + n]
-            start += n
-            R = len(chunk)
-            rows = torch.tensor([r for r, _ in chunk], device=dev)
-            ids2 = torch.full((R, Lo), self.pad_id, dtype=torch.long)
-            m2 = torch.zeros((R, Lo), dtype=torch.long)
-            pos2 = torch.zeros((R, Lo), dtype=torch.long)
-            tgt = torch.zeros((R, Lo), dtype=torch.long)
-            for q, (r, c) in enumerate(chunk):
-                opt = c.F[c.ctx_end:]
-                lo = len(opt) - 1
-                ids2[q, Lo - lo:] = torch.tensor(opt[:-1])
-                tgt[q, Lo - lo:] = torch.tensor(opt[1:])
-                m2[q, Lo - lo:] = 1
-                base = P + lens[r]
-                pos2[q, Lo - lo:] = torch.arange(base, base + lo)
-                pos2[q, : Lo - lo] = base
-                self.stats.forward_tokens += lo
-            ids2, m2, pos2, tgt = ids2.to(dev), m2.to(dev), pos2.to(dev), tgt.to(dev)
-            mask2 = torch.cat([mask.index_select(0, rows), m2], dim=1)
-            cache2 = _new_cache(self.model, [(k.index_select(0, rows), v.index_select(0, rows))
-                                             for k, v in kv1])
-            logits2, _ = self._forward(ids2, mask2, pos2, cache2, keep=Lo)
-            lp2 = torch.log_softmax(logits2.float(), -1).gather(2, tgt[..., None])[..., 0]
-            lp2 = lp2.double().cpu().numpy()
-            for q, (r, c) in enumerate(chunk):
-                opt_len = len(c.F) - c.ctx_end
-                lo = opt_len - 1
-                base = P + lens[r]
-                # option token t (>= 1) sits at absolute position base + t, column Lo-lo+t-1
-                t_from = max(c.a - base, 1)
-                t_to = c.b - base  # exclusive
-                if t_to > t_from:
-                    c.sum += float(lp2[q, Lo - lo + t_from - 1: Lo - lo + t_to - 1].sum())
+        row_of = torch.cumsum(select_flat.long(), 0) - 1
+        rows = row_of[torch.tensor(self.index)].to(states.device)
+        lp = head.target_lp(states, rows, self.target)
+        for c, v in zip(self.cand, lp.tolist(), strict=True):
+            c.sum += v
+
+
+@dataclass
+class _PackLayout:
+    """Token ids, positions and visibility of one packed row (see `Scorer._run_pack`).
+
+    Token t sees packed columns [own[t], t] (its segment, causally) and
+    [ctx_lo[t], ctx_hi[t]) (its query's context; empty for context tokens), plus the prefix.
+    """
+
+    ids: list[int] = field(default_factory=list)
+    pos: list[int] = field(default_factory=list)
+    own: list[int] = field(default_factory=list)
+    ctx_lo: list[int] = field(default_factory=list)
+    ctx_hi: list[int] = field(default_factory=list)
+    reads: _Reads = field(default_factory=_Reads)
+
+    def _segment(self, tokens: list[int], first_pos: int, ctx: tuple[int, int]) -> int:
+        start = len(self.ids)
+        n = len(tokens)
+        self.ids += tokens
+        self.pos += range(first_pos, first_pos + n)
+        self.own += [start] * n
+        self.ctx_lo += [ctx[0]] * n
+        self.ctx_hi += [ctx[1]] * n
+        return start
+
+    @classmethod
+    def build(cls, prefix: Prefix, groups: list[list[_Cand]]) -> _PackLayout:
+        lay = cls()
+        n_prefix = len(prefix)
+        for group in groups:
+            ctx_end = group[0].ctx_end
+            ctx_start = lay._segment(group[0].F[n_prefix: ctx_end], n_prefix, (0, 0))
+            ctx = (ctx_start, ctx_start + ctx_end - n_prefix)
+            for c in group:
+                opt_start = lay._segment(c.F[ctx_end:-1], ctx_end, ctx)
+                c.sum = 0.0
+                for j in range(c.a, c.b):  # token j is predicted by the output at j - 1
+                    if j < n_prefix:
+                        c.sum += float(prefix.token_lp[j])
+                    elif j == n_prefix:
+                        c.sum += prefix.last_lp[c.F[j]].item()
+                    elif j - 1 < ctx_end:
+                        lay.reads.add(ctx_start + j - 1 - n_prefix, c.F[j], c)
+                    else:
+                        lay.reads.add(opt_start + j - 1 - ctx_end, c.F[j], c)
+        return lay
+
+    def mask(self, n_prefix: int, dtype):
+        """Additive attention mask [1, 1, tokens, prefix + tokens] (0 = visible)."""
+        import torch
+
+        n = len(self.ids)
+        t = torch.arange(n)[:, None]
+        k = torch.arange(n)[None, :]
+        own = torch.tensor(self.own)[:, None]
+        lo = torch.tensor(self.ctx_lo)[:, None]
+        hi = torch.tensor(self.ctx_hi)[:, None]
+        seen = ((k >= own) & (k <= t)) | ((k >= lo) & (k < hi))
+        seen = torch.cat([torch.ones(n, n_prefix, dtype=torch.bool), seen], dim=1)
+        out = torch.zeros(seen.shape, dtype=dtype)
+        out.masked_fill_(~seen, torch.finfo(dtype).min)
+        return out[None, None]
 
 
 @dataclass
