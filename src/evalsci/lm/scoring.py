@@ -16,13 +16,17 @@ window is, per `option_tokens`:
 taken at the end of the truncated sequence; such candidates are scored without the cache).
 
 How the cache is used (`Scorer.score`). The prefix (instruction + demonstrations) is run
-once (`Scorer.prefix`, extendable with `Prefix.extend`). Then, per batch of queries:
-stage 1 runs every query's context after the prefix cache (expanded to the batch), with
-the contexts left-padded *between* prefix and context, so all rows end in the same column
-and `logits_to_keep` returns only the last columns; stage 2 copies each query's cache row
-once per option and runs the options (minus their last token, whose output is never
-needed). Position ids are explicit, pad keys are masked, so every real token sees exactly
-the keys and positions it has in the unsplit string.
+once (`Scorer.prefix`, extendable with `Prefix.extend`). Then queries are *packed*: one row
+holds, for several queries, each query's context followed by each of its options minus the
+last token (whose output is never needed), run in one forward pass after the prefix cache
+of batch size 1. A 4D attention mask lets each token see the prefix, its query's context
+and its own option causally; position ids are those of the unsplit string. So every token
+sees exactly the keys and positions it has in `prefix + context + option`, the prefix cache
+is never expanded or copied per query, and no pass carries padding.
+
+The output head runs only at the positions whose next-token log-probability is scored, in
+float32 whatever the model's dtype (`_Head`): in bf16 the logits' own rounding (1/8 at
+magnitude 16-32) was the largest source of disagreement between cached and fresh scores.
 
 Tokenisation at the boundaries is checked: the tokens of `prefix + context` must start
 with the prefix's tokens, and those of the full candidate with the tokens of
@@ -289,9 +293,11 @@ def _leading_special_tokens(tokenizer) -> list[int]:
 class Scorer:
     """Scores multiple-choice queries with a causal LM (see module docstring).
 
-    token_budget: max new (non-pad) + pad tokens per forward pass;
-    cache_budget: max rows x (cached + new) tokens per pass (bounds KV memory);
-    max_rows: max rows per pass;
+    token_budget: max new (non-pad) + pad tokens per forward pass (a single query longer
+    than that still gets one packed pass of its own);
+    cache_budget: bounds attention memory: a packed pass of n tokens after a prefix of p
+    keeps n x (p + n) <= 4 x cache_budget (halving n down to 64);
+    max_rows: max rows per pass of the uncached path;
     add_special_tokens: put the tokenizer's leading special tokens (e.g. Llama's BOS) in
     front of every sequence, as `tokenizer(text)` does; False encodes the text alone, as
     `tokenizer(text, add_special_tokens=False)` (lm-evaluation-harness 0.4.x).
@@ -436,7 +442,7 @@ class Scorer:
     # --- planning -------------------------------------------------------------------------
     def _plan(self, queries: Sequence[Query], prefix_text: str, prefix_ids: list[int]):
         """Tokenise every candidate and decide its scored window and whether the cache applies."""
-        P = len(prefix_ids)
+        n_prefix = len(prefix_ids)
         ctx_full = self.encode_batch([prefix_text + q.context for q in queries])
         cand_text, owner = [], []
         for i, q in enumerate(queries):
@@ -447,26 +453,26 @@ class Scorer:
                 owner.append((i, o))
         full = self.encode_batch(cand_text)
         plans = []
-        for (i, o), F in zip(owner, full, strict=True):
-            E = ctx_full[i]
-            L = len(F)
-            b = min(L, self.max_length) if self.max_length else L
+        for (i, o), tokens in zip(owner, full, strict=True):
+            context = ctx_full[i]
+            n = len(tokens)
+            end = min(n, self.max_length) if self.max_length else n
             if self.option_tokens == "span":
-                a = min(common_prefix_len(E, F), b)
+                start = min(common_prefix_len(context, tokens), end)
             else:
-                a = max(b - self.n_choice_tokens(queries[i].options[o]), 0)
-            a = max(a, 1)  # the first token of a sequence has no prediction
-            ok_b1 = E[:P] == prefix_ids
-            ok_b2 = F[: len(E)] == E and len(F) > len(E)
-            if P == 0:
+                start = max(end - self.n_choice_tokens(queries[i].options[o]), 0)
+            start = max(start, 1)  # the first token of a sequence has no prediction
+            prefix_kept = context[:n_prefix] == prefix_ids
+            context_kept = tokens[: len(context)] == context and n > len(context)
+            if n_prefix == 0:
                 mode = "uncached"
-            elif b < L:
+            elif end < n:
                 mode = "truncated"
-            elif not (ok_b1 and ok_b2):
+            elif not (prefix_kept and context_kept):
                 mode = "boundary"
             else:
                 mode = "cached"
-            plans.append(_Cand(i, o, F, a, max(a, b), len(E), mode))
+            plans.append(_Cand(i, o, tokens, start, max(start, end), len(context), mode))
         return plans
 
     # --- public scoring -------------------------------------------------------------------
@@ -500,7 +506,7 @@ class Scorer:
             self._score_full(rest, desc)
         for c in plans:
             out[c.i].sums[c.o] = c.sum
-            out[c.i].counts[c.o] = c.b - c.a
+            out[c.i].counts[c.o] = c.end - c.start
             out[c.i].cached[c.o] = use_cache and c.mode == "cached"
         self.stats.seconds += time.perf_counter() - t0
         return out
@@ -514,10 +520,10 @@ class Scorer:
     def _score_full(self, cands: list[_Cand], desc: str | None) -> None:
         from tqdm.auto import tqdm
 
-        order = sorted(range(len(cands)), key=lambda k: -cands[k].b)
+        order = sorted(range(len(cands)), key=lambda k: -cands[k].end)
         batches, cur, width = [], [], 0
         for k in order:
-            n = cands[k].b
+            n = cands[k].end
             w = max(width, n)
             if cur and (w * (len(cur) + 1) > self.token_budget or len(cur) >= self.max_rows):
                 batches.append(cur)
@@ -537,19 +543,19 @@ class Scorer:
         """One right-padded batch of full sequences; the head runs at the window positions."""
         import torch
 
-        width = max(c.b for c in rows)
+        width = max(c.end for c in rows)
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         select = torch.zeros((len(rows), width), dtype=torch.bool)
         reads = _Reads()
         for r, c in enumerate(rows):
-            ids[r, : c.b] = torch.tensor(c.F[: c.b])
-            mask[r, : c.b] = 1
-            select[r, c.a - 1: c.b - 1] = True  # the output at j - 1 predicts token j
+            ids[r, : c.end] = torch.tensor(c.tokens[: c.end])
+            mask[r, : c.end] = 1
+            select[r, c.start - 1: c.end - 1] = True  # the output at j - 1 predicts token j
             c.sum = 0.0
-            for j in range(c.a, c.b):
-                reads.add(r * width + j - 1, c.F[j], c)
-            self.stats.forward_tokens += c.b
+            for j in range(c.start, c.end):
+                reads.add(r * width + j - 1, c.tokens[j], c)
+            self.stats.forward_tokens += c.end
         pos = (mask.cumsum(1) - 1).clamp(min=0)
         with torch.inference_mode():
             states, _ = self.head.run(ids.to(self.device), mask.to(self.device),
@@ -624,7 +630,7 @@ class Scorer:
 def _query_tokens(group: list[_Cand], n_prefix: int) -> int:
     """Tokens a query puts in a packed pass: its context, and its options but their last."""
     ctx = group[0].ctx_end - n_prefix
-    return ctx + sum(len(c.F) - c.ctx_end - 1 for c in group)
+    return ctx + sum(len(c.tokens) - c.ctx_end - 1 for c in group)
 
 
 class _Reads:
@@ -685,20 +691,20 @@ class _PackLayout:
         n_prefix = len(prefix)
         for group in groups:
             ctx_end = group[0].ctx_end
-            ctx_start = lay._segment(group[0].F[n_prefix: ctx_end], n_prefix, (0, 0))
+            ctx_start = lay._segment(group[0].tokens[n_prefix: ctx_end], n_prefix, (0, 0))
             ctx = (ctx_start, ctx_start + ctx_end - n_prefix)
             for c in group:
-                opt_start = lay._segment(c.F[ctx_end:-1], ctx_end, ctx)
+                opt_start = lay._segment(c.tokens[ctx_end:-1], ctx_end, ctx)
                 c.sum = 0.0
-                for j in range(c.a, c.b):  # token j is predicted by the output at j - 1
+                for j in range(c.start, c.end):  # token j is predicted by the output at j - 1
                     if j < n_prefix:
                         c.sum += float(prefix.token_lp[j])
                     elif j == n_prefix:
-                        c.sum += prefix.last_lp[c.F[j]].item()
+                        c.sum += prefix.last_lp[c.tokens[j]].item()
                     elif j - 1 < ctx_end:
-                        lay.reads.add(ctx_start + j - 1 - n_prefix, c.F[j], c)
+                        lay.reads.add(ctx_start + j - 1 - n_prefix, c.tokens[j], c)
                     else:
-                        lay.reads.add(opt_start + j - 1 - ctx_end, c.F[j], c)
+                        lay.reads.add(opt_start + j - 1 - ctx_end, c.tokens[j], c)
         return lay
 
     def mask(self, n_prefix: int, dtype):
@@ -722,9 +728,9 @@ class _PackLayout:
 class _Cand:
     i: int  # query index
     o: int  # option index
-    F: list[int]  # tokens of the full candidate
-    a: int  # scored window [a, b) in F
-    b: int
+    tokens: list[int]  # tokens of the full candidate
+    start: int  # scored window [start, end) in tokens
+    end: int
     ctx_end: int  # len(tokens of prefix + context)
     mode: str  # cached | boundary | truncated | uncached
     sum: float = field(default=math.nan)
