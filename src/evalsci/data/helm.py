@@ -19,11 +19,12 @@ themselves (about 10 GB) come from HELM's public bucket and are not part of the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
+
+from evalsci.data.checked import read_csv, read_json
 
 __all__ = [
     "KEPT_SCENARIOS",
@@ -81,7 +82,7 @@ _SUFFIX = ("\n\nPlease provide the output to this last example. It is critical t
 
 def read_run_list(path: str | Path) -> pd.DataFrame:
     """The authors' `helm_lite.csv` (columns Run, Model, Groups, Adapter method, Subject / Task)."""
-    df = pd.read_csv(path, index_col=0)
+    df = read_csv(path, HelmError, index_col=0)
     need = {"Run", "Model"}
     if not need <= set(df.columns):
         raise HelmError(f"{path}: expected columns {sorted(need)}, got {list(df.columns)}")
@@ -118,13 +119,11 @@ def cleanup_prompt(prompt: str) -> str:
 def read_helm_run(run_dir: str | Path) -> pd.DataFrame:
     """One run directory -> instance_id, split, question, prompt, model, success (0/1)."""
     run_dir = Path(run_dir)
-    try:
-        with open(run_dir / "scenario_state.json") as fh:
-            state = json.load(fh)
-        with open(run_dir / "display_predictions.json") as fh:
-            preds = json.load(fh)
-    except FileNotFoundError as e:
-        raise HelmError(f"{run_dir}: not a HELM run directory ({e.filename} missing)") from e
+    for name in ("scenario_state.json", "display_predictions.json"):
+        if not (run_dir / name).is_file():
+            raise HelmError(f"{run_dir}: not a HELM run directory ({run_dir / name} missing)")
+    state = read_json(run_dir / "scenario_state.json", HelmError)
+    preds = read_json(run_dir / "display_predictions.json", HelmError)
     if not preds:
         raise HelmError(f"{run_dir}/display_predictions.json: empty")
     metric = list(preds[0]["stats"])[-1]  # the authors: the useful metric is the last one
