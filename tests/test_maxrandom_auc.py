@@ -1,5 +1,7 @@
-"""Expected maximum AUC of t random scorers: exact null distribution of the Mann-Whitney U
-against brute force, simulation, and the Edgeworth approximation's stated error."""
+"""Expected maximum AUC of t random scorers: the null distribution of the Mann-Whitney U against
+brute force, exact integers (Gaussian binomial coefficients) and simulation; the large-size
+path (tilted Fourier inversion) against exact integers with its computed error bound, tails down
+to 1e-300, unbalanced sizes; an unboundable value raises."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 
 from evalsci.maxrandom import auc as auc_mod
 from evalsci.maxrandom import max_random_auc, max_random_auc_tail
+from evalsci.maxrandom.mann_whitney_tilted import REL_TOL, MannWhitneyTilted
 
 
 def brute_force_u_pmf(n_pos: int, n_neg: int) -> np.ndarray:
@@ -85,22 +88,107 @@ def test_expected_max_auc_simulation():
         emp, abs=4 * np.sqrt(emp * (1 - emp) / reps))
 
 
-def test_edgeworth_error_as_documented():
-    """The documented approximation error of the large-sample path (auc.py docstring)."""
-    ts = np.array([1.0, 10, 100, 1e4])
-    for (m, n), (tol_small, tol_large) in {(200, 200): (3e-7, 1e-5),
-                                            (40, 1000): (5e-6, 2e-4)}.items():
-        exact = max_random_auc(m, n, ts)
-        approx = auc_mod.MannWhitneyEdgeworth(m, n).expected_max(ts) / (m * n)
-        err = np.abs(exact - approx)
-        assert np.all(err[:3] < tol_small) and err[3] < tol_large, err
+def exact_lower_counts(m: int, n: int, K: int) -> list[int]:
+    """Exact integer coefficients of q^0..q^K of the Gaussian binomial [m+n, m]_q: the
+    generating function truncated at degree K (exact, since both operations are)."""
+    c = np.zeros(K + 1, dtype=object)
+    c[0] = 1
+    for i in range(1, m + 1):
+        k = n + i
+        if k <= K:
+            c[k:] = c[k:] - c[: K + 1 - k]
+        rows = -(-(K + 1) // i)
+        pad = np.zeros(rows * i, dtype=object)
+        pad[: K + 1] = c
+        c = np.cumsum(pad.reshape(rows, i), axis=0).ravel()[: K + 1]
+    return [int(x) for x in c]
 
 
-def test_large_sizes_use_the_approximation_and_behave():
+def log_exact(num: int, den: int) -> float:
+    return math.log(num) - math.log(den)  # math.log takes arbitrarily large ints
+
+
+@pytest.mark.parametrize("m,n", [(30, 40), (7, 300), (50, 200)])
+def test_tilted_pmf_cdf_every_value_vs_exact_integers(m, n):
+    """Every pmf and cdf value of the lower half (tails down to 1 / C(m+n, m)) within its
+    computed bound, every bound within REL_TOL; measured error ~1e-13."""
+    d = MannWhitneyTilted(m, n)
+    counts = exact_lower_counts(m, n, d.half)
+    total = math.comb(m + n, m)
+    exact_lp = np.array([log_exact(c, total) for c in counts])
+    exact_lF = np.array([log_exact(c, total) for c in itertools.accumulate(counts)])
+    lp, rel_p = d.log_pmf_range(0, d.half)
+    lF, rel_F = d.log_cdf_lower(np.arange(d.half + 1))
+    err_p, err_F = np.abs(np.expm1(lp - exact_lp)), np.abs(np.expm1(lF - exact_lF))
+    assert np.all(rel_p <= REL_TOL) and np.all(rel_F <= REL_TOL)
+    assert np.all(err_p <= rel_p) and np.all(err_F <= rel_F)
+    assert err_p.max() < 1e-11 and err_F.max() < 1e-11
+
+
+@pytest.mark.parametrize("m,n,xs", [
+    (600, 600, [3050, 3150, 3300]),  # P(U <= x) ~ 1e-301 .. 1e-298: Fourier blocks
+    (150, 4000, [0, 40, 1000, 3999, 4500, 5200]),  # unbalanced; 1 / C(4150, 150) ~ 1e-281
+])
+def test_far_lower_tails_vs_exact_integers(m, n, xs):
+    d = MannWhitneyTilted(m, n)
+    counts = list(itertools.accumulate(exact_lower_counts(m, n, max(xs))))
+    total = math.comb(m + n, m)
+    lF, rel = d.log_cdf_lower(np.array(xs))
+    exact = np.array([log_exact(counts[x], total) for x in xs])
+    err = np.abs(np.expm1(lF - exact))
+    assert np.all(err <= rel) and np.all(rel <= REL_TOL), (err, rel)
+    assert exact.min() < math.log(1e-270)  # tails below 1e-270 included
+    # the public tail: P(max of t=1 >= u) = P(U >= u) = P(U <= mn - u) by symmetry
+    for x, e in zip(xs, exact, strict=True):
+        tail = max_random_auc_tail(m * n - x, m, n, 1)
+        assert tail == pytest.approx(math.exp(e), rel=2 * REL_TOL)
+
+
+def test_expected_max_and_tails_vs_exact_distribution():
+    """The tilted path against the exact integer distribution through the same max_order code."""
+    from evalsci.maxrandom import max_order
+
+    m, n = 120, 150
+    exact, tilted = auc_mod.MannWhitneyCounts(m, n), MannWhitneyTilted(m, n)
+    ts = np.array([1.0, 2, 10, 1e4, 1e12])
+    e_exact = max_order.expected_max_count(exact, ts) / (m * n)
+    e_tilted = max_order.expected_max_count(tilted, ts) / (m * n)
+    np.testing.assert_allclose(e_tilted, e_exact, rtol=2 * REL_TOL)
+    assert np.max(np.abs(e_tilted / e_exact - 1)) < 1e-12
+    u = np.array([9000, 12000, 15000, 17500])
+    tail_exact = max_order.max_tail_counts(exact, ts[:, None], u)
+    tail_tilted = max_order.max_tail_counts(tilted, ts[:, None], u)
+    np.testing.assert_allclose(tail_tilted, tail_exact, rtol=2 * REL_TOL)
+
+
+def test_issue_13_values():
+    """The exact values quoted in issue 13, where the old Edgeworth path returned 0.67973,
+    0.7249, 0.0 and 2.09e-7."""
+    assert max_random_auc(250, 250, 1e12) == pytest.approx(0.68116, abs=1e-5)
+    assert max_random_auc(60, 3000, 1e12) == pytest.approx(0.7567, abs=1e-4)
+    assert max_random_auc_tail(43750, 250, 250, 10) == pytest.approx(1.64e-14, rel=0.01)
+    assert max_random_auc_tail(126000, 60, 3000, 10) == pytest.approx(2.73e-7, rel=0.002)
+    assert isinstance(auc_mod.u_distribution(250, 250), MannWhitneyTilted)
+
+
+def test_unboundable_value_raises(monkeypatch):
+    """A value whose error cannot be bounded to REL_TOL raises, naming the sizes."""
+    from evalsci.maxrandom import mann_whitney_tilted
+
+    monkeypatch.setattr(mann_whitney_tilted, "REL_TOL", 1e-30)
+    auc_mod._u_distribution.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"n_pos=300, n_neg=310"):
+            max_random_auc(300, 310, 10)
+    finally:
+        auc_mod._u_distribution.cache_clear()
+
+
+def test_large_sizes_behave():
     v = max_random_auc(1000, 3000, [1, 20, 200])
-    assert v[0] == pytest.approx(0.5, abs=1e-9)
+    assert v[0] == pytest.approx(0.5, rel=1e-12)
     assert 0.5 < v[1] < v[2] < 0.55
-    assert isinstance(auc_mod.u_distribution(1000, 3000), auc_mod.MannWhitneyEdgeworth)
+    assert isinstance(auc_mod.u_distribution(1000, 3000), MannWhitneyTilted)
     # symmetric in the two class sizes, decreasing in size
-    assert max_random_auc(30, 50, 10) == pytest.approx(max_random_auc(50, 30, 10), rel=1e-13)
+    assert max_random_auc(300, 500, 10) == pytest.approx(max_random_auc(500, 300, 10), rel=1e-15)
     assert max_random_auc(10, 10, 10) > max_random_auc(30, 30, 10) > max_random_auc(300, 300, 10)

@@ -15,14 +15,14 @@ The null distribution of U, exact where affordable (`exact_feasible`), by one of
       P_{i,j}(u) = i/(i+j) P_{i-1,j}(u - j) + j/(i+j) P_{i,j-1}(u),
   a mixture of positive terms (keeps relative accuracy in the tails); cost ~ (n_pos n_neg)^2 / 4
   flops, cheaper for balanced classes.
-Beyond both budgets (e.g. 300 x 300, 100 x 1000 and up), a documented APPROXIMATION: the Edgeworth expansion of Fix & Hodges (1955),
-      F(u) ~ Phi(z) - phi(z) g2/24 (z^3 - 3z),  z = (u + 1/2 - mu) / sigma,
-  mu = n_pos n_neg / 2, sigma^2 = n_pos n_neg (n_pos + n_neg + 1) / 12, excess kurtosis
-  g2 = -6 (n_pos^2 + n_neg^2 + n_pos n_neg + n_pos + n_neg) / (5 n_pos n_neg (n_pos + n_neg + 1)).
-  Measured against the exact distribution (tests/test_baselines_auc.py): at 200 x 200 the
-  expected max AUC errs by < 3e-7 for t <= 100 and < 1e-5 for t <= 1e4; at 40 x 1000 by
-  < 5e-6 for t <= 100 and < 2e-4 for t <= 1e4. It is accurate near the centre only, so it
-  degrades for large t (far tails) and for very unbalanced classes.
+Beyond both budgets (e.g. 300 x 300, 100 x 1000 and up) the distribution comes from
+`mann_whitney_tilted.MannWhitneyTilted`: exponentially tilted Fourier inversion of the closed-form
+generating function, with every value's relative error bounded by a computed bound below
+REL_TOL = 1e-9 (or a ValueError naming the sizes and the point). No approximation is returned
+unbounded anywhere. Since every F(k) and S(k) = 1 - F(k) has relative error <= eps = REL_TOL,
+each term t F^t |d log F| of the expected-max sum is <= eps, so E[max U] is within
+eps (hi - lo) of the exact value and the expected max AUC within eps (relative error <= 2 eps).
+Measured time and memory: docs/maxrandom.md (AUC section), benchmarks/maxrandom_auc.py.
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from ._checks import check_counts, check_n, check_t
+from .mann_whitney_tilted import REL_TOL, MannWhitneyTilted  # noqa: F401  (REL_TOL re-exported)
 
 #: exact null distribution when either method's cost stays below these (about 1-2 s each)
 EXACT_MAX_RECURSION_PAIRS = 40_000  # n_pos * n_neg for the floating-point recursion
 EXACT_MAX_INTEGER_OPS = 10_000_000  # min(n_pos, n_neg) * n_pos * n_neg for the integer method
-#: largest n_pos * n_neg for which the (approximate) pmf/cdf over every U is materialised
-MAX_DISTRIBUTION_PAIRS = 20_000_000
+#: largest n_pos * n_neg for which the pmf/cdf over every U is materialised (the rule's
+#: distributions.csv caps rows at requests.MAX_DISTRIBUTION_ROWS = 2,000,001 the same way)
+MAX_DISTRIBUTION_PAIRS = 2_000_000
 
 
 def exact_feasible(n_pos: int, n_neg: int) -> bool:
@@ -115,71 +116,18 @@ class MannWhitneyCounts:
         return np.where(inside, self._pmf[np.clip(k, 0, self.n)], 0.0)
 
 
-class MannWhitneyEdgeworth:
-    """Edgeworth approximation of the null distribution of U (see module docstring)."""
-
-    def __init__(self, n_pos: int, n_neg: int):
-        m, n = n_pos, n_neg
-        self.n = m * n
-        self.mean = self.n / 2.0
-        self.var = self.n * (m + n + 1) / 12.0
-        self.sd = math.sqrt(self.var)
-        self.g2 = -6.0 * (m * m + n * n + m * n + m + n) / (5.0 * m * n * (m + n + 1))
-
-    def _z(self, k):
-        return (np.asarray(k, dtype=float) + 0.5 - self.mean) / self.sd
-
-    def _corr(self, z):
-        phi = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-        return phi * (self.g2 / 24.0) * (z**3 - 3 * z)
-
-    def cdf_sf_z(self, z):
-        c = self._corr(z)
-        F = np.clip(special.ndtr(z) - c, 0.0, 1.0)
-        S = np.clip(special.ndtr(-z) + c, 0.0, 1.0)
-        return F, S
-
-    def _log_cdf_z(self, z):
-        F, S = self.cdf_sf_z(z)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(S < 0.5, np.log1p(-S), np.log(F))
-
-    def cdf_sf(self, k):
-        k = np.asarray(k)
-        F, S = self.cdf_sf_z(self._z(k))
-        F = np.where(k < 0, 0.0, np.where(k >= self.n, 1.0, F))
-        S = np.where(k < 0, 1.0, np.where(k >= self.n, 0.0, S))
-        return F, S
-
-    def pmf(self, k):
-        k = np.asarray(k)
-        F1, S1 = self.cdf_sf(k)
-        F0, S0 = self.cdf_sf(k - 1)
-        # difference on the side where it does not cancel
-        return np.clip(np.where(self._z(k) > 0, S0 - S1, F1 - F0), 0.0, 1.0)
-
-    def expected_max(self, t: np.ndarray) -> np.ndarray:
-        """E[max U] ~ mean + sd * E_G[max Z], integrating 1 - G^t and G^t over a fine z-grid
-        (the count sum becomes this integral by the midpoint rule, error ~ 1/sd^2)."""
-        t = np.asarray(t, dtype=float).ravel()
-        zmax = math.sqrt(2 * (50 + math.log(max(float(t.max()), 1.0)))) + 2.0
-        # integrate each side separately: 1 - G^t jumps by 1 at z = 0 in the combined integrand
-        z_up, z_lo = np.linspace(0.0, zmax, 20_001), np.linspace(-zmax, 0.0, 20_001)
-        logF_up, logF_lo = self._log_cdf_z(z_up), self._log_cdf_z(z_lo)
-        out = np.empty(t.size)
-        for i, ti in enumerate(t):
-            out[i] = (np.trapezoid(-np.expm1(ti * logF_up), z_up)
-                      - np.trapezoid(np.exp(ti * logF_lo), z_lo))
-        e = self.mean + self.sd * out
-        return np.clip(e, 0, self.n)
-
-
 def u_distribution(n_pos: int, n_neg: int):
-    """Exact (small) or Edgeworth (large) null distribution of the Mann-Whitney U."""
+    """Null distribution of the Mann-Whitney U: exact arrays (small sizes) or the tilted
+    inversion with bounded relative error (large); both give `max_order` what it needs."""
     n_pos, n_neg = _sizes(n_pos, n_neg)
-    if exact_feasible(n_pos, n_neg):
-        return MannWhitneyCounts(n_pos, n_neg)
-    return MannWhitneyEdgeworth(n_pos, n_neg)
+    return _u_distribution(*sorted((n_pos, n_neg)))
+
+
+@functools.lru_cache(maxsize=32)
+def _u_distribution(m: int, n: int):
+    if exact_feasible(m, n):
+        return MannWhitneyCounts(m, n)
+    return MannWhitneyTilted(m, n)
 
 
 def _sizes(n_pos, n_neg) -> tuple[int, int]:
@@ -197,24 +145,22 @@ def _sizes(n_pos, n_neg) -> tuple[int, int]:
 def max_random_auc(n_pos, n_neg, t):
     """Expected maximum AUC of t random scorers on n_pos positives and n_neg negatives.
 
-    Exact where `exact_feasible`, Edgeworth approximation above (module doc).
-    Returns a float, or an ndarray shaped like `t` when t is an array. t = 1 gives 0.5."""
+    Relative error <= 2 REL_TOL (module doc); a size or t whose error cannot be bounded
+    raises ValueError. Returns a float, or an ndarray shaped like `t` when t is an array. t = 1 gives 0.5."""
     from . import max_order
 
     n_pos, n_neg = _sizes(n_pos, n_neg)
     t_arr, scalar = check_t(t)
     dist = u_distribution(n_pos, n_neg)
-    if isinstance(dist, MannWhitneyEdgeworth):
-        e = dist.expected_max(t_arr.ravel())
-    else:
-        e = max_order.expected_max_count(dist, t_arr.ravel())
+    e = max_order.expected_max_count(dist, t_arr.ravel())
     res = np.clip(e.reshape(t_arr.shape) / dist.n, 0.0, 1.0)
     return float(res) if scalar else res
 
 
 def max_random_auc_tail(u, n_pos, n_neg, t):
     """P(max U of t random scorers >= u), u an integer Mann-Whitney count (AUC * n_pos * n_neg,
-    rounded: use `correct_count(auc, n_pos * n_neg)`)."""
+    rounded: use `correct_count(auc, n_pos * n_neg)`). Relative error <= REL_TOL where the value
+    is a normal double (values below ~1e-308 have that absolute error), else ValueError."""
     from . import max_order
 
     n_pos, n_neg = _sizes(n_pos, n_neg)

@@ -288,10 +288,7 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
                 dist = auc_mod.u_distribution(int(first["n_pos"]), int(first["n_neg"]))
                 total = dist.n
                 standard = 0.5
-                if isinstance(dist, auc_mod.MannWhitneyEdgeworth):
-                    expected = dist.expected_max(ut)[inv] / total
-                else:
-                    expected = max_order.expected_max_count(dist, ut)[inv] / total
+                expected = max_order.expected_max_count(dist, ut)[inv] / total
             res["standard"][idx] = standard
             res["expected_max"][idx] = np.clip(expected, 0, 1)
             has_c = rows["correct"].notna().to_numpy()
