@@ -51,7 +51,8 @@ EPS = float(np.finfo(float).eps)
 REL_TOL = 1e-9
 #: below this log-probability a value is 0 in double precision (smallest subnormal ~ e^-744.4)
 LOG_UNDERFLOW = -746.0
-#: the truncated recursion near U = 0 is used up to u = this / m (cost ~ 3 m u)
+#: where the tilted blocks fail (near U = 0), the truncated recursion is used up to
+#: u = this / m (cost ~ 3 m u)
 _HARDING_TERMS = 20_000_000
 _SUM_BLOCK = 4096
 #: at most this many frequencies per block (the m-term product costs m per frequency)
@@ -74,18 +75,22 @@ def _pairwise_sum(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x[..., 0], absx
 
 
-def _expm1_complex(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """e^(x + iy) - 1 for real arrays x, y (x = k s, y = k theta, each one rounding from exact),
-    with an absolute error bound: the two parts of the real part are each within ~3 eps, and
-    the arguments' own rounding (eps |x|, eps |y|) moves the value by at most e^x eps (|x|+|y|)."""
-    em = np.expm1(x)
-    ex = em + 1.0
-    c, sn = np.cos(y), np.sin(y)
-    h = np.sin(0.5 * y)
-    re = em * c - 2.0 * h * h
-    im = ex * sn
-    err = 4 * EPS * (np.abs(em * c) + 2.0 * h * h + np.abs(im)) + 2 * EPS * ex * (np.abs(x) + np.abs(y))
-    return re + 1j * im, err
+def _expm1_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """e^(x + iy) - 1 for x a row (k s) and y a block (k theta_j), with an absolute error bound.
+
+    numpy's complex expm1 computes re = expm1(x) cos(y) - 2 sin(y/2)^2, im = e^x sin(y) (the
+    tests check this bitwise): each part within ~3 eps of its terms' magnitudes, so
+    |error| <= 4 eps (|expm1 x| + min(2, y^2/2) + |im|) (|em cos y| <= |em|,
+    2 sin^2(y/2) <= y^2/2); the arguments' own rounding (x = k s and y = k theta, theta carrying
+    ~2 eps) moves the value by at most e^x 2 eps (|x| + |y|)."""
+    z = np.empty(y.shape, dtype=complex)
+    z.real = x
+    z.imag = y
+    v = np.expm1(z)
+    em = np.abs(np.expm1(x))
+    err = 4 * EPS * (em + np.minimum(2.0, 0.5 * y * y) + np.abs(v.imag)) \
+        + 2 * EPS * np.exp(x) * (np.abs(x) + np.abs(y))
+    return v, err
 
 
 def _expm1_real(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -250,7 +255,7 @@ class MannWhitneyTilted:
         else:
             far = 0.0
         jj = np.arange(min(j1, half + 1))
-        if jj.size * self.N <= 30_000_000:  # A directly on the grid below j1
+        if jj.size <= 256 and jj.size * self.N <= 10_000_000:  # A directly on the grid below j1
             absA = np.empty(jj.size)
             step = max(1, 4_000_000 // self.N)
             for j0 in range(0, jj.size, step):
@@ -264,8 +269,9 @@ class MannWhitneyTilted:
         log_b = -V + absA + np.log(special.i0e(absA)) - log_P
         return np.exp(np.minimum(log_b, 0.0)), far
 
-    def _block(self, s: float, lo: int, hi: int, sd: float):
-        """p(u) for u in [lo, hi] from the tilt s: (log p, relative error bound) arrays."""
+    def _block(self, s: float, lo: int, hi: int, sd: float, full: bool = True):
+        """p(u) for u in [lo, hi] from the tilt s: (log p, relative error bound) arrays
+        (infinite bounds: failed). `full`: may evaluate every frequency when m is small."""
         c = (lo + hi) // 2
         ks, eks = self.cgf(s)
         w = max(hi - c, c - lo)
@@ -290,28 +296,31 @@ class MannWhitneyTilted:
         J = int(ok[0]) - 1 if ok.size else beta.size - 1
         if J > _MAX_FREQUENCIES:
             # small m: the bound is weak (V small); take every frequency if that is cheap
-            J = L // 2 if (L // 2) * self.m <= _FULL_SPECTRUM_TERMS else _MAX_FREQUENCIES
+            J = L // 2 if full and (L // 2) * self.m <= _FULL_SPECTRUM_TERMS else _MAX_FREQUENCIES
         J = max(J, 1)
         e2 = float(tail[J + 1]) if J + 1 < tail.size else (far if J < L // 2 else 0.0)
+        if e2 > REL_TOL * p_scale:  # the bound alone fails the block (V too small): give up now
+            return np.full(hi - lo + 1, -np.inf), np.full(hi - lo + 1, np.inf)
         # phi_s(theta_j), j = 0..J, with error bounds
         j = np.arange(J + 1)
         theta = 2 * np.pi * j / L
         logphi = np.zeros(J + 1, dtype=complex)
         dlog = np.zeros(J + 1)
-        a_s, ea_s = _expm1_real(self._k * s)
-        b_s, eb_s = _expm1_real(self._i * s)
-        rel_s = ea_s / np.abs(a_s) + eb_s / np.abs(b_s) if s != 0.0 else None
-        step = max(1, 2_000_000 // self.m)
+        kx, ix = self._k * s, self._i * s
+        a_s, ea_s = _expm1_real(kx)
+        b_s, eb_s = _expm1_real(ix)
+        if s != 0.0:  # divide by the factors at theta = 0 (the normalisation G(e^s))
+            scale, rel_s = b_s / a_s, ea_s / np.abs(a_s) + eb_s / np.abs(b_s)
+        else:  # ... which are (n+i)/i at s = 0
+            scale, rel_s = self._i / self._k, np.zeros(self.m)
+        step = max(1, 1_000_000 // self.m)
         for j0 in range(1, J + 1, step):
             th = theta[j0: j0 + step, None]
-            A, eA = _expm1_complex(self._k * s + 0 * th, self._k * th)
-            B, eB = _expm1_complex(self._i * s + 0 * th, self._i * th)
-            if s != 0.0:
-                ratio = (A / a_s) * (b_s / B)
-                rel = eA / np.abs(A) + eB / np.abs(B) + rel_s + 8 * EPS
-            else:  # the factors' values at theta = 0 are (n+i)/i: divide by them exactly
-                ratio = (A / B) * (self._i / self._k)
-                rel = eA / np.abs(A) + eB / np.abs(B) + 6 * EPS
+            A, eA = _expm1_rows(kx, self._k * th)
+            B, eB = _expm1_rows(ix, self._i * th)
+            absB = np.abs(B)
+            ratio = (A * np.conj(B)) * (scale / (absB * absB))  # A / B * scale
+            rel = eA / np.abs(A) + eB / absB + rel_s + 8 * EPS
             with np.errstate(divide="ignore"):
                 terms = np.log(ratio)
             tot, absx = _pairwise_sum(terms)
@@ -395,16 +404,21 @@ class MannWhitneyTilted:
         logp = np.full(hi - lo + 1, -np.inf)
         rel = np.zeros(hi - lo + 1)
         x = hi
-        # the lower tail first by the truncated recursion where it is cheap and accurate
         zero_top = self._underflow_top()  # p(u) <= F(u) < e^LOG_UNDERFLOW for u <= zero_top
         lo_f = max(lo, zero_top + 1)
-        k_max = min(hi, _HARDING_TERMS // self.m)
+        # deep in the tail (P(U <= u) < e^-200) the truncated recursion is cheap and accurate,
+        # while the tilted blocks get expensive (small V: many frequencies): recursion first
+        k_max = min(hi, self._deep_top(), _HARDING_TERMS // self.m)
         if lo_f <= k_max:
             lp, rl = self._harding(lo_f, k_max)
             okk = rl <= 0.5 * REL_TOL  # half: room for the cdf's summation and remainder
             n_ok = int(np.argmin(okk)) if not okk.all() else okk.size  # accepted prefix
             logp[lo_f - lo: lo_f - lo + n_ok], rel[lo_f - lo: lo_f - lo + n_ok] = lp[:n_ok], rl[:n_ok]
             lo_f += n_ok
+        # from the top down: tilted blocks while they are cheap (few frequencies); where one
+        # would need the whole spectrum (small V), the truncated recursion for what is left
+        # below, then (if that does not reach x) full-spectrum blocks for the rest
+        full = False
         while x >= lo_f:
             s = self.tilt(x)
             sd = math.sqrt(self._moments(s)[1])
@@ -415,7 +429,7 @@ class MannWhitneyTilted:
                 s_c = self.tilt(c)
                 sd_c = math.sqrt(self._moments(s_c)[1])
                 b_lo = max(lo_f, c - w)
-                lp, rl = self._block(s_c, b_lo, x, sd_c)
+                lp, rl = self._block(s_c, b_lo, x, sd_c, full)
                 if rl[-1] <= 0.5 * REL_TOL:
                     bad = np.flatnonzero(rl > 0.5 * REL_TOL)
                     first = int(bad[-1]) + 1 if bad.size else 0  # accepted suffix down to here
@@ -425,6 +439,16 @@ class MannWhitneyTilted:
                     done = True
                     break
             if done:
+                continue
+            if not full:
+                full = True
+                if self.m * x <= _HARDING_TERMS:
+                    lp, rl = self._harding(lo_f, x)
+                    okk = rl <= 0.5 * REL_TOL
+                    n_ok = int(np.argmin(okk)) if not okk.all() else okk.size  # accepted prefix
+                    logp[lo_f - lo: lo_f - lo + n_ok] = lp[:n_ok]
+                    rel[lo_f - lo: lo_f - lo + n_ok] = rl[:n_ok]
+                    lo_f += n_ok
                 continue
             raise ValueError(
                 f"Mann-Whitney null pmf at U={x} {self._where('pmf')}: no tilted block bounds "
@@ -495,6 +519,12 @@ class MannWhitneyTilted:
             self._zero_top = self._start_below(int(self.mean), LOG_UNDERFLOW) - 1
         return self._zero_top
 
+    def _deep_top(self) -> int:
+        """Largest u whose Chernoff bound on P(U <= u) is below e^-200 (-1 if none)."""
+        if not hasattr(self, "_deep"):
+            self._deep = self._start_below(int(self.mean), -200.0) - 1
+        return self._deep
+
     def _start_below(self, x: int, need: float) -> int:
         """Largest a <= x with log Chernoff(a - 1) <= need (bisection; 0 if none)."""
         if self.log_chernoff_lower(0) > need:
@@ -551,17 +581,9 @@ class MannWhitneyTilted:
         out = np.zeros(flat.shape)
         if arg.size:
             # the middle value(s) above half are mirrored onto u <= half except u = n/2 (even n)
-            lo, hi = int(arg.min()), int(min(arg.max(), self.half))
-            logp = np.full(0, 0.0)
-            if lo <= hi:
-                logp, _ = self.log_pmf_range(lo, hi)
-            vals = np.empty(arg.size)
-            low = arg <= self.half
-            vals[low] = np.exp(logp[arg[low] - lo])
-            if np.any(~low):  # u = n / 2 exactly (n even): 1 - 2 F(n/2 - 1)
-                lf, _ = self.log_cdf_lower(np.array([self.half]))
-                vals[~low] = -np.expm1(math.log(2.0) + lf[0])
-            out[inside] = vals
+            lo, hi = int(arg.min()), int(arg.max())  # hi <= n // 2
+            logp, _ = self.log_pmf_range(lo, hi)
+            out[inside] = np.exp(logp[arg - lo])
         return out.reshape(k.shape)
 
 
