@@ -4,6 +4,7 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
+    evalsci audit PATH... [--t N] [--format md|csv|json]      (lm-eval output, tidy CSV)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released]                       (recheck fetched bundles)
 
@@ -88,6 +89,21 @@ def cmd_auc(args) -> None:
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 
+def cmd_audit(args) -> None:
+    from evalsci.audit import audit_paths
+
+    df = audit_paths(args.paths, t=args.t, metric=args.metric)
+    if args.format == "csv":
+        sys.stdout.write(df.to_csv(index=False))
+    elif args.format == "json":
+        # full precision (pandas' to_json rounds to 10 decimal places: tiny p-values vanish)
+        records = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+                   for r in df.to_dict("records")]
+        sys.stdout.write(json.dumps(records, indent=1) + "\n")
+    else:
+        sys.stdout.write(df.to_markdown(index=False, floatfmt=".4g") + "\n")
+
+
 def cmd_manifest(args) -> None:
     import yaml
 
@@ -151,6 +167,20 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--n-neg", type=int, required=True)
     a.add_argument("--t", type=_t_value, action="append", required=True)
     a.set_defaults(func=cmd_auc)
+
+    au = sub.add_parser("audit", help="judge your own results against the standard and the max "
+                                      "random baseline (lm-eval output dirs/files, tidy CSV)")
+    au.add_argument("paths", nargs="+", metavar="PATH",
+                    help="lm-eval --output_path directory or results JSON (with --log_samples), "
+                         "or a CSV with columns model, task, n, accuracy|correct, "
+                         "choices|labels[, t]")
+    au.add_argument("--t", type=int, default=None,
+                    help="number of tries each score was selected from (default: the number "
+                         "of results of its task, or the CSV's t column)")
+    au.add_argument("--metric", default="acc",
+                    help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)")
+    au.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    au.set_defaults(func=cmd_audit)
 
     m = sub.add_parser("manifest", help="hash a released-data mirror into released_manifest.json "
                                         "(maintainers, when a pin changes)")
