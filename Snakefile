@@ -30,6 +30,7 @@ include: "workflow/rules/tapt_recompute.smk"
 include: "workflow/rules/tapt.smk"
 include: "workflow/rules/assessors.smk"
 include: "workflow/rules/mc_icl.smk"
+include: "workflow/rules/audit.smk"
 include: "workflow/rules/docs.smk"
 
 
@@ -291,4 +292,47 @@ rule mc_icl_figures_one_shot:
 rule mc_icl_figures_trials:
     input:
         [figure("mc_icl", f"figure{n}") for n in trial_figures(MC_ICL)],
+    localrule: True
+
+
+# ---------------------------------------------------------------------------------------
+# audit: the max random baseline applied to public many-model results (docs/audit.md)
+# ---------------------------------------------------------------------------------------
+# Open LLM Leaderboard v2: per multiple-choice task, runs above the standard / max random
+# baseline (t = rows, t = models), per-run p-values, the runs figure, flipped share vs t.
+rule audit_open_llm_leaderboard:
+    input:
+        table("audit", "open_llm_leaderboard_v2"),
+        au_detail("open_llm_leaderboard_v2"),
+        figure("audit", "open_llm_leaderboard_v2"),
+        AU_SCOPE,
+        table("audit", "open_llm_leaderboard_v2_sweep"),
+        figure("audit", "flipped_share"),
+    localrule: True
+
+
+# Mizrahi et al.'s BBH/BBL paraphrases: each model's best paraphrase, t = paraphrases.
+rule audit_mizrahi_paraphrases:
+    input:
+        table("audit", "mizrahi_paraphrases"),
+        au_detail("mizrahi_paraphrases"),
+        figure("audit", "mizrahi_paraphrases"),
+    localrule: True
+
+
+# Yauney & Mimno's 288 experiments: every prompt against the max of t = prompts.
+rule audit_baselines_prompts:
+    input:
+        table("audit", "baselines_prompts"),
+        au_detail("baselines_prompts"),
+        figure("audit", "baselines_prompts"),
+    localrule: True
+
+
+# The 14 OpenAI LLMs of the evals logs (cfi bundle): t = 14 per dataset.
+rule audit_openai_evals:
+    input:
+        table("audit", "openai_evals"),
+        au_detail("openai_evals"),
+        figure("audit", "openai_evals"),
     localrule: True

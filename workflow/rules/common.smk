@@ -16,7 +16,7 @@ from evalsci.workflow import prepend_pythonpath  # noqa: E402
 
 prepend_pythonpath(SRC)
 
-STUDIES = ("baselines", "tapt", "assessors", "mc_icl")
+STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
 RECOMPUTE_ONLY = {"mc_icl"}
 

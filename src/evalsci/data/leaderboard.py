@@ -23,7 +23,7 @@ import pandas as pd
 
 from evalsci.data.checked import read_csv
 
-__all__ = ["BENCHMARKS", "discover_pairs", "read_results", "load_leaderboard"]
+__all__ = ["BENCHMARKS", "discover_pairs", "read_results", "read_runs", "load_leaderboard"]
 
 RESULTS_DIR = "llm_data/llm_performance_data"
 PROMPTS_DIR = "train_and_evaluate_assessors/data/open-llm-leaderboard-v2"
@@ -71,8 +71,9 @@ def discover_pairs(root: str | Path, name: Callable[[str], str] = lambda p: p) -
     return pairs
 
 
-def read_results(path: str | Path) -> pd.DataFrame:
-    """A results CSV -> models x item ids (0/1), one row per model (last run kept)."""
+def read_runs(path: str | Path) -> pd.DataFrame:
+    """A results CSV with every run kept: columns model, timestamp, then one column per item
+    id (0/1 as numbers, NaN where a run lacks the item). `read_results` keeps one run per model."""
     df = read_csv(path, LeaderboardError)
     if list(df.columns[:2]) != ["model", "timestamp"]:
         raise LeaderboardError(f"{path}: expected columns 'model, timestamp, <item ids>...', got {list(df.columns[:3])}")
@@ -92,7 +93,12 @@ def read_results(path: str | Path) -> pd.DataFrame:
         shown = pd.read_csv(path, usecols=[items[j]], dtype=str).iloc[i, 0]
         raise LeaderboardError(f"{path}: column {items[j]!r}, row {i + 1} (model "
                                f"{df['model'].iloc[i]!r}): {shown!r} is not 0 or 1")
-    return df.drop_duplicates(subset="model", keep="last").set_index("model").drop(
+    return df
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """A results CSV -> models x item ids (0/1), one row per model (last run kept)."""
+    return read_runs(path).drop_duplicates(subset="model", keep="last").set_index("model").drop(
         columns="timestamp")
 
 

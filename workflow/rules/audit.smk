@@ -1,0 +1,130 @@
+# `audit` study rules: the max random baseline applied to public many-model results (see the
+# Snakefile for its named targets, docs/audit.md for the method and findings).
+#
+# released bundle -> runs table per source -> one requests file -> maxrandom (shared leaf)
+# -> per source: counts table, per-run detail (baselines, tail p-values, verdict), figure
+# -> leaderboard: flipped share against t (sweep)
+
+include: "audit_common.smk"
+
+
+AU_OTHER = [s for s in AU_SOURCES if s != "open_llm_leaderboard_v2"]
+
+
+rule audit_data_leaderboard:
+    """The Open LLM Leaderboard v2 runs, every multiple-choice task with its items' choices;
+    the free-text tasks listed out of scope with the reason."""
+    input:
+        bundle=released("predictaboard"),
+    output:
+        runs=au_runs("open_llm_leaderboard_v2"),
+        scope=AU_SCOPE,
+    params:
+        source="open_llm_leaderboard_v2",
+    log:
+        "logs/audit/data_open_llm_leaderboard_v2.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/audit_data.py"
+
+
+rule audit_data:
+    """One other released source normalised into runs (task, model, t kind, t, n, labels,
+    correct, accuracy)."""
+    input:
+        bundle=lambda w: released(AU_BUNDLE[w.au_source]),
+    output:
+        runs="results/audit/data/{au_source}_runs.csv",
+    params:
+        source=lambda w: w.au_source,
+    wildcard_constraints:
+        au_source="|".join(AU_OTHER),
+    log:
+        "logs/audit/data_{au_source}.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/audit_data.py"
+
+
+rule audit_requests:
+    """Every baseline and tail the audit needs, as one request file for the maxrandom rule."""
+    input:
+        runs=[au_runs(s) for s in AU_SOURCES],
+    output:
+        requests="results/audit/maxrandom/requests.csv",
+    params:
+        cfg=AU,
+    log:
+        "logs/audit/requests.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/audit_requests.py"
+
+
+rule audit_build:
+    """Counts per task and t kind (runs above the standard / max baseline, flipped), the
+    per-run detail with tail p-values, and each run against its task's baselines."""
+    input:
+        runs=lambda w: au_runs(w.au_source),
+        baselines=AU_BASELINES,
+        scope=lambda w: AU_SCOPE if w.au_source == "open_llm_leaderboard_v2" else [],
+    output:
+        table=report(
+            multiext("results/audit/tables/{au_source}", ".csv", ".md", ".tex"),
+            caption="../report/audit_table.rst",
+            category="audit",
+            subcategory="tables",
+        ),
+        detail=report(
+            "results/audit/tables/{au_source}_runs.csv",
+            caption="../report/audit_runs.rst",
+            category="audit",
+            subcategory="per-run detail",
+        ),
+        figure=report(
+            multiext("results/audit/figures/{au_source}", ".pdf", ".png"),
+            caption="../report/audit_figure.rst",
+            category="audit",
+            subcategory="figures",
+        ),
+    params:
+        source=lambda w: w.au_source,
+    wildcard_constraints:
+        au_source="|".join(AU_SOURCES),
+    log:
+        "logs/audit/build_{au_source}.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/audit_build.py"
+
+
+rule audit_build_sweep:
+    """The leaderboard's flipped share against t = 1 .. t_max (one run per model)."""
+    input:
+        detail=au_detail("open_llm_leaderboard_v2"),
+        baselines=AU_BASELINES,
+    output:
+        table=report(
+            table("audit", "open_llm_leaderboard_v2_sweep"),
+            caption="../report/audit_sweep.rst",
+            category="audit",
+            subcategory="tables",
+        ),
+        figure=report(
+            figure("audit", "flipped_share"),
+            caption="../report/audit_sweep.rst",
+            category="audit",
+            subcategory="figures",
+        ),
+    params:
+        cfg=AU,
+    log:
+        "logs/audit/sweep.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/audit_sweep.py"
