@@ -64,7 +64,7 @@ rule audit_requests:
         "../scripts/audit_requests.py"
 
 
-rule audit_build:
+rule audit_make:
     """Counts per task and t kind (runs above the standard / max baseline, flipped), the
     per-run detail with tail p-values, and each run against its task's baselines."""
     input:
@@ -99,10 +99,10 @@ rule audit_build:
     conda:
         ENV["core"]
     script:
-        "../scripts/audit_build.py"
+        "../scripts/audit_tables.py"
 
 
-rule audit_build_sweep:
+rule audit_make_sweep:
     """The leaderboard's flipped share against t = 1 .. t_max (one run per model)."""
     input:
         detail=au_detail("open_llm_leaderboard_v2"),

@@ -1,8 +1,8 @@
 """Rule audit_requests: every baseline the audit needs, for the shared maxrandom rule."""
 
-from evalsci.studies.audit import run
+from evalsci.studies.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    run.make_requests(list(smk.input.runs), smk.output.requests, smk.params.cfg)
+    steps.make_requests(list(smk.input.runs), smk.output.requests, smk.params.cfg)

@@ -1,9 +1,9 @@
-"""Rule audit_build_sweep: the leaderboard's flipped share against t."""
+"""Rule audit_make_sweep: the leaderboard's flipped share against t."""
 
-from evalsci.studies.audit import run
+from evalsci.studies.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    run.make_sweep(smk.input.detail, smk.input.baselines, list(smk.output.table),
+    steps.make_sweep(smk.input.detail, smk.input.baselines, list(smk.output.table),
                    list(smk.output.figure), smk.params.cfg)

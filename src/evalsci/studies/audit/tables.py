@@ -13,7 +13,7 @@ import pandas as pd
 
 from evalsci.audit.judge import choices_label, verdict
 
-from .requests import attach, sweep_key
+from .maxrandom_requests import attach, sweep_key
 
 COUNT_COLUMNS = ["task", "n", "choices", "t_kind", "t", "runs", "above_standard", "above_max",
                  "flipped"]

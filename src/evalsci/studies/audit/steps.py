@@ -10,7 +10,7 @@ from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
 from . import figures, sources, tables
-from . import requests as reqs
+from . import maxrandom_requests as reqs
 
 log = logging.getLogger(__name__)
 
