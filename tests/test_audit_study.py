@@ -97,3 +97,12 @@ def test_out_of_scope_lists_free_text_tasks(built):
         "algebra_hard", "counting_and_prob_hard", "geometry_hard", "intermediate_algebra_hard",
         "num_theory_hard", "prealgebra_hard", "precalculus_hard")}
     assert scope.reason.str.len().min() > 10
+
+
+def test_docs_findings_match_the_results(built):
+    from evalsci import doctables
+
+    b = doctables.blocks()["audit_findings"]
+    root = built.parents[1]   # the workdir
+    assert doctables.current(b, Path(__file__).resolve().parents[1]) == doctables.render(b, root), (
+        "docs/audit.md findings are stale: snakemake --cores 2 docs_tables")

@@ -33,7 +33,7 @@ import pandas as pd
 from evalsci import reference
 
 #: modules that register blocks besides this one (imported by `blocks()`)
-PLUGINS: tuple[str, ...] = ()
+PLUGINS: tuple[str, ...] = ("evalsci.studies.audit.findings",)
 
 
 @dataclass(frozen=True)
