@@ -359,3 +359,31 @@ def test_bigbench_task_json_that_cannot_be_read_is_named(tmp_path, mirror):
     dst.write_bytes(b"\xff" + src.read_bytes())
     with pytest.raises(BigBenchError, match=rf"cannot read {dst}: UnicodeDecodeError"):
         load_task("emoji_movie", tmp_path)
+
+
+# --- end to end: a rule that reads an edited bundle fails, naming the file --------------------
+
+
+@pytest.mark.workflow
+@pytest.mark.slow  # ~50 s: builds Table 1 for real, then reruns its rule
+def test_table1_rule_notices_an_edit_after_the_fetch(tmp_path, mirror):
+    """The issue's case: one list of aggregated-results.json cut to 3 entries made Table 1
+    use t = 3 silently."""
+    from conftest import snakemake
+
+    snakemake(tmp_path, "baselines_table1", mirror=mirror)
+    f = tmp_path / "resources/released/srb_aggregated/results/aggregated-results.json"
+    raw = json.loads(f.read_text())
+    key = sorted(raw)[0]
+    raw[key] = raw[key][:3]
+    f.write_text(json.dumps(raw))
+    table = tmp_path / "results/baselines/tables/table1.csv"
+    before = table.read_bytes()
+    proc = snakemake(tmp_path, "--forcerun", "baselines_make_table1", "--", "baselines_table1",
+                     mirror=mirror, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    log = (tmp_path / "logs").rglob("*table1*.log")
+    text = out + "".join(p.read_text() for p in log)
+    assert f"{f} changed after it was verified" in text
+    assert not table.exists() or table.read_bytes() == before  # no table from the edited data
