@@ -216,3 +216,27 @@ def test_numpy_complex_expm1_is_the_bounded_formula():
     h = np.sin(0.5 * y)
     ref = (np.expm1(x) * np.cos(y) - 2 * h * h) + 1j * (np.exp(x) * np.sin(y))
     assert np.array_equal(np.expm1(z), ref)
+
+
+def test_values_below_the_normal_double_range():
+    """Below e^-746 (Chernoff) a cdf is 0; between that and 2.2e-308 it is subnormal with an
+    absolute error below 2^-1070; above, the relative bound holds. None of them raises."""
+    from evalsci.maxrandom.mann_whitney_tilted import LOG_MIN_NORMAL, LOG_UNDERFLOW
+
+    d = MannWhitneyTilted(1000, 1000)
+    lf, err = d.log_cdf_lower(np.array([60_000, 65_000, 80_000]))
+    assert lf[0] == -np.inf
+    assert LOG_UNDERFLOW < lf[1] < LOG_MIN_NORMAL and err[1] * math.exp(lf[1]) <= 2.0**-1070
+    assert lf[2] > LOG_MIN_NORMAL and err[2] <= REL_TOL
+    assert 0 < max_random_auc_tail(10**6 - 65_000, 1000, 1000, 1) < 1e-300
+
+
+def test_distribution_of_the_max_large_size():
+    """pmf/cdf of the max over every U (what the rule writes for distribution=true)."""
+    m, n, t = 300, 310, 5
+    pmf, cdf = auc_mod.max_auc_pmf_cdf(m, n, t)
+    assert pmf.size == m * n + 1 and np.all(pmf >= 0)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12) and cdf[-1] == 1.0
+    np.testing.assert_allclose(np.cumsum(pmf)[cdf > 1e-3], cdf[cdf > 1e-3], rtol=1e-9)
+    k = np.arange(m * n + 1)
+    assert (k * pmf).sum() / (m * n) == pytest.approx(max_random_auc(m, n, t), rel=1e-9)

@@ -30,13 +30,17 @@ fails a ValueError names the sizes and the point. The standard floating-point mo
 assumed for numpy's elementary functions (within 2 ulp) and pocketfft (Higham's bound with
 eta = 6 eps); the tests check the result against exact integers.
 
-Near U = 0 the tilted law degenerates (V -> 0) and the bound fails: there, for u <= n, the
-coefficients are partitions of u into at most m parts, prod_{i<=m} 1 / (1 - q^i), a positive
-recursion in floating point (relative error <= (u H_m + m) eps). Values whose Chernoff bound is
-below the smallest subnormal double (exp(-745)) are returned as 0.
+Near U = 0 the tilted law degenerates (V -> 0: the bound needs every frequency, or fails).
+There, and anywhere P(U <= u) < e^-200, the generating function truncated at degree u is
+multiplied out in scaled floating point (Harding 1984; `_harding`): it subtracts, so the same
+recursion on absolute values bounds the cancellation, and each value's relative error bound is
+computed from it. Values whose Chernoff bound is below the smallest subnormal double (e^-746)
+are returned as 0; cdf values below the smallest normal double (2.2e-308) have an absolute
+error below 2^-1070 instead of the relative bound.
 
 The cdf is the pmf summed from a point whose Chernoff bound is negligible (< REL_TOL / 1e3 of
-the smallest cdf requested), in blocks (relative error of the sum <= (4096 + 3 nblocks) eps).
+the smallest cdf requested), in blocks (relative error of the sum <= (4096 + 3 nblocks + 1000)
+eps). pmf values are accepted at REL_TOL / 2, leaving room for the sum.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ EPS = float(np.finfo(float).eps)
 REL_TOL = 1e-9
 #: below this log-probability a value is 0 in double precision (smallest subnormal ~ e^-744.4)
 LOG_UNDERFLOW = -746.0
+#: log of the smallest normal double (2^-1022 ~ 2.2e-308)
+LOG_MIN_NORMAL = -1022 * math.log(2.0)
 #: where the tilted blocks fail (near U = 0), the truncated recursion is used up to
 #: u = this / m (cost ~ 3 m u)
 _HARDING_TERMS = 20_000_000
@@ -507,10 +513,15 @@ class MannWhitneyTilted:
         inside = (pos < ux.size) & (ux[np.minimum(pos, ux.size - 1)] == xs)
         out[inside] = val[pos[inside]]
         err[inside] = e[pos[inside]]
-        if np.any(err > REL_TOL):
-            bad = int(xs[np.argmax(err)])
+        # below the smallest normal double a value is subnormal anyway: there the guarantee is
+        # an absolute error below 2^-1070 (~1e-322) instead of the relative one
+        with np.errstate(under="ignore"):
+            sub_ok = (out < LOG_MIN_NORMAL) & (err * np.exp(out) <= 2.0**-1070)
+        failed = (err > REL_TOL) & ~sub_ok
+        if np.any(failed):
+            bad = int(xs[failed][0])
             raise ValueError(f"Mann-Whitney null cdf at U={bad} {self._where('cdf')}: error bound "
-                             f"{err.max():.2g} exceeds {REL_TOL:g}")
+                             f"{err[failed][0]:.2g} exceeds {REL_TOL:g}")
         return out, err
 
     def _underflow_top(self) -> int:
