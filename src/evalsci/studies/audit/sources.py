@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.audit.judge import labels_of
+from evalsci.data.checked import read_csv
 from evalsci.data.leaderboard import RESULTS_DIR, discover_pairs, read_runs
 from evalsci.data.released import local_name
 from evalsci.maxrandom import correct_count
@@ -87,7 +88,7 @@ def leaderboard_runs(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             skipped.append({"task": f"{key}/{sub}" if bench == "MATH" else key,
                             "runs": len(runs), "reason": OUT_OF_SCOPE[key]})
             continue
-        prompts = pd.read_csv(pair["prompts"])
+        prompts = read_csv(pair["prompts"])  # names the file on any failure
         ids = prompts["id"].astype(str).tolist()
         missing = sorted(set(ids) - set(runs.columns[2:]))
         if missing:
