@@ -240,3 +240,25 @@ def test_distribution_of_the_max_large_size():
     np.testing.assert_allclose(np.cumsum(pmf)[cdf > 1e-3], cdf[cdf > 1e-3], rtol=1e-9)
     k = np.arange(m * n + 1)
     assert (k * pmf).sum() / (m * n) == pytest.approx(max_random_auc(m, n, t), rel=1e-9)
+
+
+@pytest.mark.parametrize("m,n,x,informative", [
+    (30, 40, 600, True), (30, 40, 100, False), (20, 200, 300, True), (80, 90, 3000, True)])
+def test_frequency_bound_holds_against_the_exact_characteristic_function(m, n, x, informative):
+    """|phi_s(theta_j)| <= beta_j (the Bernoulli-conditioning bound that decides which
+    frequencies may be left out), with phi_s from the exact integer pmf, wherever |phi_s| is
+    above the float FFT's noise (1e-12); and beta is not trivial except deep in the tail
+    (x = 100 of 1,200: V small, where the truncated recursion takes over)."""
+    d = MannWhitneyTilted(m, n)
+    p = auc_mod._pmf_gaussian_binomial(m, n)
+    s = d.tilt(x)
+    ks, _ = d.cgf(s)
+    u = np.arange(p.size)
+    ps = np.exp(np.log(p) + s * u - ks)
+    assert ps.sum() == pytest.approx(1.0, rel=1e-12)  # K(s) is the exact normaliser
+    L = 1 << math.ceil(math.log2(p.size + 1))
+    beta, _ = d._bernoulli_bound(s, ks, L, 1e-25)
+    phi = np.abs(np.fft.rfft(np.concatenate([ps, np.zeros(L - ps.size)])))[: beta.size]
+    above = phi[1:] > 1e-12
+    assert np.all(phi[1:][above] <= beta[1:][above] * (1 + 1e-9))
+    assert np.any(beta[1:] < 1e-3) == informative

@@ -123,7 +123,7 @@ class MannWhitneyTilted:
         self._tilt_cache: dict[int, float] = {}
         self._pmf_cache: dict[int, tuple[float, float]] = {}
 
-    def _where(self, what: str) -> str:
+    def _where(self) -> str:
         return f"(n_pos={self.n_pos}, n_neg={self.n_neg})"
 
     # ---- cumulant generating function and the tilted law's moments -------------------------
@@ -457,12 +457,12 @@ class MannWhitneyTilted:
                     lo_f += n_ok
                 continue
             raise ValueError(
-                f"Mann-Whitney null pmf at U={x} {self._where('pmf')}: no tilted block bounds "
+                f"Mann-Whitney null pmf at U={x} {self._where()}: no tilted block bounds "
                 f"its relative error below {REL_TOL:g}; refusing to return an approximate value")
         bad = rel > REL_TOL
         if np.any(bad):
             u = lo + int(np.flatnonzero(bad)[0])
-            raise ValueError(f"Mann-Whitney null pmf at U={u} {self._where('pmf')}: error bound "
+            raise ValueError(f"Mann-Whitney null pmf at U={u} {self._where()}: error bound "
                              f"{rel[bad][0]:.2g} exceeds {REL_TOL:g}")
         return logp, rel
 
@@ -520,7 +520,7 @@ class MannWhitneyTilted:
         failed = (err > REL_TOL) & ~sub_ok
         if np.any(failed):
             bad = int(xs[failed][0])
-            raise ValueError(f"Mann-Whitney null cdf at U={bad} {self._where('cdf')}: error bound "
+            raise ValueError(f"Mann-Whitney null cdf at U={bad} {self._where()}: error bound "
                              f"{err[failed][0]:.2g} exceeds {REL_TOL:g}")
         return out, err
 
