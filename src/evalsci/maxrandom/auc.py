@@ -159,8 +159,8 @@ def max_random_auc(n_pos, n_neg, t):
 
 def max_random_auc_tail(u, n_pos, n_neg, t):
     """P(max U of t random scorers >= u), u an integer Mann-Whitney count (AUC * n_pos * n_neg,
-    rounded: use `correct_count(auc, n_pos * n_neg)`). Relative error <= REL_TOL where the value
-    is a normal double (values below ~1e-308 have that absolute error), else ValueError."""
+    rounded: use `correct_count(auc, n_pos * n_neg)`). Relative error <= 2 REL_TOL where the value
+    is a normal double (values below ~1e-308: absolute error < 1e-322), else ValueError."""
     from . import max_order
 
     n_pos, n_neg = _sizes(n_pos, n_neg)
