@@ -4,7 +4,7 @@
 # workflow/rules/, the work itself in the `evalsci` package (src/evalsci).
 from snakemake.utils import min_version, validate
 
-from evalsci.workflow import coerce_cli_booleans
+from evalsci.workflow import coerce_cli_booleans, coerce_cli_numbers
 
 min_version("9.0")
 
@@ -13,6 +13,8 @@ configfile: f"{workflow.basedir}/config.yaml"
 
 
 coerce_cli_booleans(config)  # `--config recompute=true` arrives as the string "true"
+# nested `--config` values arrive as strings ("prompts: 2" -> "2"): numbers again
+coerce_cli_numbers(config, dict(workflow.config_settings.config))  # the --config entries only
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

@@ -158,3 +158,25 @@ def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
     assert "Building DAG of jobs" not in out  # failed while parsing, before the DAG
     for needle in needles:
         assert needle in out, out[-2000:]
+
+
+@pytest.mark.workflow  # runs snakemake (a dry run)
+def test_nested_cli_numbers_are_numbers(tmp_path, mirror):
+    """Snakemake reads nested --config values as strings; the schema must still accept the
+    documented `--config 'baselines={recompute: {default: {prompts: 1, shots: [1]}}}'`."""
+    cfg = ("baselines={source: recompute, recompute: {scale: default, default: {models: "
+           "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}")
+    proc = snakemake(tmp_path, "-n", "results/baselines/recompute/results/aggregated-results.json",
+                     "--config", cfg, mirror=mirror)
+    assert "baselines_icl_shard" in proc.stdout
+
+
+def test_coerce_cli_numbers_touches_only_command_line_paths():
+    from evalsci.workflow import coerce_cli_numbers
+
+    cli = {"b": {"prompts": "2", "shots": ["1", "4"], "name": "x1"}, "c": "7"}
+    cfg = {"a": "4", "b": {"prompts": "2", "shots": ["1", "4"], "name": "x1", "k": "3"},
+           "c": "7"}
+    coerce_cli_numbers(cfg, cli)
+    assert cfg == {"a": "4", "b": {"prompts": 2, "shots": [1, 4], "name": "x1", "k": "3"},
+                   "c": 7}

@@ -177,3 +177,36 @@ def remove_stale_locks(workdir: str | os.PathLike = ".") -> list[Path]:
         lock.unlink(missing_ok=True)
     record.unlink(missing_ok=True)
     return locks
+
+
+def _cli_number(value):
+    """A string that YAML reads as a number, as that number; anything else unchanged."""
+    import yaml
+
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return parsed if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) else value
+
+
+def coerce_cli_numbers(cfg, cli) -> None:
+    """Turn the numbers of nested `--config` values back into numbers, in place.
+
+    Snakemake reads `--config 'baselines={recompute: {default: {prompts: 2}}}'` with YAML's
+    BaseLoader, so every nested scalar arrives as a string ("2", ["1"]) and the schema would
+    reject it. Only the paths the command line set are touched (`cli` is Snakemake's parsed
+    --config dict), so a quoted "4" in a config file is still an error."""
+    if isinstance(cli, dict) and isinstance(cfg, dict):
+        pairs = [(k, v) for k, v in cli.items() if k in cfg]
+    elif isinstance(cli, list) and isinstance(cfg, list):
+        pairs = list(enumerate(cli[: len(cfg)]))
+    else:
+        return
+    for key, value in pairs:
+        if isinstance(value, (dict, list)):
+            coerce_cli_numbers(cfg[key], value)
+        elif cfg[key] == value:  # still what the command line said
+            cfg[key] = _cli_number(value)
