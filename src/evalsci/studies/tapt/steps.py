@@ -29,6 +29,14 @@ def write_accuracies(files: list[str], out: str, released: bool = False) -> None
         acc.to_csv(tmp, index=False)
 
 
+def accuracies(bundle: str | None, files: list[str] | None, out: str) -> None:
+    """Rule tapt_accuracies: the released bundle's accuracies.csv files (`bundle`), or the
+    recompute rules' (`files`), as one long table."""
+    released = files is None
+    write_accuracies(data.released_files(bundle) if released else list(files), out,
+                     released=released)
+
+
 def load(acc_path: str, config: str | None = None) -> pd.DataFrame:
     acc = data.read_table(acc_path)
     if config is not None:
