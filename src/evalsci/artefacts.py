@@ -128,7 +128,7 @@ def index_markdown() -> str:
             where = f"`{a.rule}`, `{Path(a.script).name}`, `{_function(a)}`"
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
             out.append(f"| {a.paper_numbers()} | {a.title} | `{a.target}` | {where} | {build} |")
-        gone = [f"{a.paper_numbers()} ({a.title.lower()}): {a.why}" for a in mine
+        gone = [f"{a.paper_numbers()} ({a.title}): {a.why}" for a in mine
                 if a.build == "not_reproducible"]
         if gone:
             out += ["", "Not reproduced: " + "; ".join(gone) + "."]
