@@ -109,7 +109,7 @@ def main() -> None:
 
     from evalsci.lm.load import load_model
     from evalsci.lm.scoring import Query
-    from evalsci.studies.mc_icl.run import make_scorer
+    from evalsci.studies.mc_icl.shards import make_scorer
 
     torch.set_num_threads(args.threads)
     model, tok = load_model("smollm2", dtype=args.dtype)
