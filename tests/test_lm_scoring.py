@@ -146,6 +146,9 @@ def test_empty_prefix_is_scored_uncached(tiny):
     res = sc.score(QUERIES[:2], "")
     assert sc.stats.uncached == 5 and not any(r.cached.any() for r in res)
     assert all(np.isfinite(r.sums).all() for r in res)
+    # packed without a prefix (each context once for its options) == full sequences
+    for r, u in zip(res, sc.score_uncached(QUERIES[:2], ""), strict=True):
+        np.testing.assert_allclose(r.sums, u.sums, atol=1e-4)
 
 
 def test_prediction_is_highest_mean():

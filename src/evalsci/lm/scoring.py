@@ -486,13 +486,18 @@ class Scorer:
         plans = self._plan(queries, prefix.text, prefix.ids)
         out = [QueryScores(np.zeros(len(q.options)), np.zeros(len(q.options), dtype=np.int64),
                            np.zeros(len(q.options), dtype=bool)) for q in queries]
-        cached, rest = [], []
+        cached, packed, rest = [], [], []
         for c in plans:
             if use_cache and c.mode == "cached":
                 cached.append(c)
+            elif use_cache and c.mode == "uncached":
+                # no prefix: nothing cached, but packing still runs each query's context once
+                # for all its options (the empty prefix's pass is the packed row alone)
+                packed.append(c)
+                self.stats.uncached += 1
             else:
                 rest.append(c)
-                if not use_cache or c.mode == "uncached":
+                if not use_cache:
                     self.stats.uncached += 1
                 elif c.mode == "truncated":
                     self.stats.fallback_truncated += 1
@@ -500,8 +505,8 @@ class Scorer:
                     self.stats.fallback_boundary += 1
         self.stats.candidates += len(plans)
         self.stats.cached += len(cached)
-        if cached:
-            self._score_cached(prefix, cached, desc)
+        if cached or packed:
+            self._score_cached(prefix, cached + packed, desc)
         if rest:
             self._score_full(rest, desc)
         for c in plans:
@@ -570,7 +575,7 @@ class Scorer:
         for c in cands:
             by_query.setdefault(c.i, []).append(c)
         packs = self._packs(list(by_query.values()), len(prefix))
-        kv_prefix = _kv(prefix.cache)
+        kv_prefix = _kv(prefix.cache) if prefix.cache is not None else []
         bar = tqdm(total=len(by_query), desc=desc or "score", disable=not self.progress,
                    leave=False)
         for pack in packs:
