@@ -52,3 +52,13 @@ def test_render_names_a_missing_result_file(tmp_path):
     b = BLOCKS["baselines_table1"]
     with pytest.raises(FileNotFoundError, match="table1.csv"):
         doctables.render(b, tmp_path)
+
+
+def test_rule_renders_only_blocks_of_enabled_studies_and_collections():
+    every = doctables.buildable(["baselines", "tapt", "assessors"],
+                                ["cfi_ground_truth", "predictaboard"])
+    assert {"baselines_table1", "tapt_beta_posteriors", "assessors_table3"} <= set(every)
+    fewer = doctables.buildable(["baselines", "assessors"], ["cfi_ground_truth"])
+    assert "tapt_beta_posteriors" not in fewer
+    assert "assessors_figure2_cfi_ground_truth" in fewer
+    assert "assessors_figure2_predictaboard" not in fewer and "assessors_nref" not in fewer

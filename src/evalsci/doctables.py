@@ -235,14 +235,29 @@ def _assessors_nref(paths) -> str:
                          "LLMs": eval_set, **{f"n_ref={k}": f"{v:.2f}" for k, v in r.items()}})
     return _md(pd.DataFrame(rows).fillna("n/a"))
 
-def write_all(results_root: str | Path, doc_root: str | Path, out: str | Path) -> list[str]:
-    """Render every block from `results_root`, write it into its doc under `doc_root`, and
-    write all blocks to `out` (the rule's output). Returns the names of the blocks that
-    changed."""
+def buildable(studies, collections) -> list[str]:
+    """Names of the blocks whose result files this configuration makes: every input under
+    `results/<study>/` of an enabled study, and, for assessors, of an enabled collection."""
+    def ok(path: str) -> bool:
+        parts = path.split("/")
+        if parts[0] != "results" or parts[1] not in studies:
+            return False
+        return parts[1] != "assessors" or parts[2] in ("tables", "maxrandom") or \
+            parts[2] in collections
+    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs))
+
+
+def write_all(results_root: str | Path, doc_root: str | Path, out: str | Path,
+              names=None) -> list[str]:
+    """Render the blocks `names` (default: all) from `results_root`, write each into its doc
+    under `doc_root`, and all of them to `out` (the rule's output). Returns the names of the
+    blocks whose doc changed."""
     from evalsci.workflow import atomic_path
 
+    every = blocks()
     changed, parts = [], []
-    for name, b in sorted(blocks().items()):
+    for name in sorted(every if names is None else names):
+        b = every[name]
         content = render(b, results_root)
         parts.append(f"## {name} ({b.doc})\n\n{content}")
         if write(b, content, doc_root):

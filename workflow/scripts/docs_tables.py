@@ -5,4 +5,4 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    write_all(".", smk.params.docs_root, smk.output[0])
+    write_all(".", smk.params.docs_root, smk.output[0], names=smk.params.blocks)
