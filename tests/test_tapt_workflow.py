@@ -27,3 +27,16 @@ def test_table1_target(shared_workdir, mirror):
     assert ((t["bias_mean"] - t["bias_paper"]).abs() <= 0.00006).all()
     for suffix in ("md", "tex"):
         assert (shared_workdir / f"results/tapt/tables/table1.{suffix}").stat().st_size > 0
+
+
+@pytest.mark.workflow
+def test_docs_table_is_what_the_results_give(shared_workdir, mirror):
+    """docs/tapt.md's Table 1 / Section 7 block equals its rendering from a real run."""
+    from evalsci import doctables
+
+    from conftest import REPO
+
+    snakemake(shared_workdir, "tapt_table1", "tapt_task_level", mirror=mirror)
+    b = doctables.blocks()["tapt_table1"]
+    assert doctables.current(b, REPO) == doctables.render(b, shared_workdir), (
+        "docs/tapt.md is stale: run snakemake docs_tables")

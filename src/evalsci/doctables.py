@@ -146,6 +146,37 @@ def _baselines_table1(paths) -> str:
 
 
 # ----------------------------------------------------------------------------------- tapt
+@block("tapt_table1", doc="docs/tapt.md",
+       inputs=["results/tapt/tables/table1.csv", "results/tapt/tables/task_level.csv"])
+def _tapt_table1(paths) -> str:
+    """Table 1 (16 cells) and the Section 7 task-level claims, ours against the paper."""
+    t = pd.read_csv(paths["results/tapt/tables/table1.csv"])
+    conc = reference.load("tapt")["conclusions"]
+
+    def cell(ours, paper):
+        # ours to 3 decimals; the paper's value as printed
+        return f"{100 * ours:.3f}% ({round(100 * paper, 4):g}%)" if pd.notna(paper) else \
+            f"{100 * ours:.3f}%"
+
+    out = pd.DataFrame({"m": t["m"], "n": t["n"], "LM": t["lm"],
+                        "boost, ours (paper)": [cell(o, p) for o, p in
+                                                zip(t["boost_mean"], t["boost_paper"], strict=True)],
+                        "bias, ours (paper)": [cell(o, p) for o, p in
+                                               zip(t["bias_mean"], t["bias_paper"], strict=True)]})
+    tl = pd.read_csv(paths["results/tapt/tables/task_level.csv"])
+    neg = tl[tl["boost"] < 0].sort_values("dataset")
+    ref_neg, ref_sign = conc["task_boost_negative"], conc["task_bias_sign"]
+    lines = [_md(out),
+             f"Section 7 (per task, averaged over every (m, n, LM)): tasks with boost < 0: "
+             f"{', '.join(neg['dataset'])} (smallest {100 * neg['boost'].min():.2f}%); paper: "
+             f"{', '.join(ref_neg['tasks'])}, both above {100 * ref_neg['min']:.0f}%. Bias signs: "
+             f"{int((tl['bias'] > 0).sum())} positive, {int((tl['bias'] < 0).sum())} negative, "
+             f"{int((tl['bias'] == 0).sum())} zero, max |bias| {100 * tl['bias'].abs().max():.2f}%; "
+             f"paper: {ref_sign['positive']} / {ref_sign['negative']}, all "
+             f"< {100 * ref_sign['max_abs']:.0f}%."]
+    return "\n".join(lines)
+
+
 @block("tapt_beta_posteriors", doc="docs/tapt.md",
        inputs=["results/tapt/tables/beta_posteriors.csv"])
 def _tapt_beta(paths) -> str:
