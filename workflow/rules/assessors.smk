@@ -97,9 +97,12 @@ rule assessors_run:
 
 
 rule assessors_nref:
-    """Generic assessor against the number of reference instances on one split."""
+    """Generic assessor against the number of reference instances on one split (the point at
+    the configured n_ref is taken from the split's run, which fitted it already)."""
     input:
         **a_data("{collection}"),
+        run_results="results/assessors/{collection}/runs/{asplit}.csv.gz",
+        run_references="results/assessors/{collection}/runs/{asplit}_references.json",
     output:
         results="results/assessors/{collection}/nref/{asplit}.csv.gz",
     params:

@@ -44,7 +44,7 @@ from .selectors import (
 from .splits import LeakageError, check_llm_splits
 
 __all__ = ["RESULT_COLUMNS", "split_seed", "SplitData", "prepare_split", "select_references",
-           "run_split", "run_nref"]
+           "run_split", "run_nref", "SplitRunRows"]
 
 log = logging.getLogger(__name__)
 
@@ -319,11 +319,14 @@ def _specific_assessors(data: SplitData, feature_names, classifiers, seed: int,
 
 def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], seed: int,
              classifier: str = "xgboost", selector: str = "clustering_embeddings",
-             threads: int = 1, max_train_rows: int | None = None) -> pd.DataFrame:
+             threads: int = 1, max_train_rows: int | None = None,
+             reuse: SplitRunRows | None = None) -> pd.DataFrame:
     """Generic assessor AUC against the number of reference instances (Figures 8-9).
 
     One selector (KMeans on embeddings) and one classifier (XGBoost), as in the paper; sizes
-    larger than the training split are skipped.
+    larger than the training split are skipped. `reuse`: the same split's `run_split` rows;
+    a size whose fits that run already made (the same references, classifier, seed and
+    training rows) takes its rows from there instead of fitting them again.
     """
     split = data.split
     eval_llms = {"validation": data.llms["validation"], "test": data.llms["test"]}
@@ -339,6 +342,12 @@ def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], se
             log.warning("%s: n_ref=%d exceeds the %d training instances; skipped", split, n_ref, len(e_tr))
             continue
         ref = select_references(data, [selector], n_ref, seed)[selector]
+        known = reuse.generic(n_ref, selector, classifier, features, data.ids["train"][ref],
+                              max_train_rows) if reuse is not None else None
+        if known is not None:
+            log.info("%s: n_ref=%d taken from the split's run (same fits)", split, n_ref)
+            rows += known
+            continue
         for feat in tqdm(features, desc=f"{split}: n_ref={n_ref}", mininterval=5):
             x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref))
             if keep is not None:
@@ -352,3 +361,49 @@ def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], se
             preds = dict(zip(order, fit_predict(classifier, x_tr, y_tall, xs, seed=seed, threads=threads), strict=True))
             rows += _rows(split, "generic", feat, selector, classifier, n_ref, data, eval_llms, preds)
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+
+
+class SplitRunRows:
+    """The result rows and references of one split's `run_split`, for `run_nref` to reuse.
+
+    The n_ref sweep's point at the configured n_ref (KMeans on embeddings, the grid's XGBoost)
+    is the generic assessor that `run_split` already fitted for the same split and seed: the
+    same references, training rows and classifier give the same predictions, so fitting it
+    again is wasted work. `generic` returns those rows only when every input that determines
+    them is verifiably the same (references by instance id, classifier, n_ref, the training
+    row cap, every feature set); otherwise None and the sweep fits them itself.
+    """
+
+    def __init__(self, results: pd.DataFrame, references: Mapping[str, Sequence[str]],
+                 n_ref: int, max_train_rows: int | None):
+        self.results, self.references = results, references
+        self.n_ref, self.max_train_rows = int(n_ref), max_train_rows
+
+    @classmethod
+    def read(cls, results_path, references_path, n_ref: int, max_train_rows: int | None):
+        import json
+        from pathlib import Path
+
+        # pandas reads floats back exactly as it wrote them (shortest round-trip repr), so the
+        # rewritten rows are byte-identical (tests/test_assessors_nref_reuse.py)
+        results = pd.read_csv(results_path,
+                              dtype={"selector": str, "features": str, "classifier": str,
+                                     "llm": str}, keep_default_na=False, na_values=[""])
+        references = json.loads(Path(references_path).read_text())
+        return cls(results, references, n_ref, max_train_rows)
+
+    def generic(self, n_ref: int, selector: str, classifier: str, features: Sequence[str],
+                ref_ids, max_train_rows: int | None) -> list[list] | None:
+        if (n_ref != self.n_ref or max_train_rows != self.max_train_rows
+                or list(self.references.get(selector, [])) != [str(i) for i in ref_ids]):
+            return None
+        r = self.results
+        out = []
+        for feat in features:
+            g = r[(r["method"] == "generic") & (r["features"] == feat)
+                  & (r["selector"] == selector) & (r["classifier"] == classifier)
+                  & (r["n_ref"] == n_ref)]
+            if g.empty:
+                return None
+            out += g[RESULT_COLUMNS].to_numpy(dtype=object).tolist()
+        return out

@@ -172,14 +172,19 @@ def run_one_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg:
 
 def run_one_nref(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: Mapping, seed: int,
                  out: str, threads: int = 1) -> None:
-    from .experiment import run_nref, split_seed
+    from .experiment import SplitRunRows, run_nref, split_seed
 
     cfg = resolve(cfg)
     data = _load_split(data_paths, split, ccfg)
     # Figures 8-9 use XGBoost: the grid's own variant of it (binned as the grid's), else plain.
     xgb = next((c for c in cfg["classifiers"] if c.startswith("xgboost")), "xgboost")
+    # The sweep's point at the configured n_ref was fitted by the split's run: reuse it.
+    reuse = (SplitRunRows.read(data_paths["run_results"], data_paths["run_references"],
+                               int(cfg["n_ref"]), cfg.get("max_train_rows"))
+             if "run_results" in data_paths else None)
     res = run_nref(data, cfg["n_ref_sweep"], cfg["generic_features"], split_seed(seed, split),
-                   classifier=xgb, threads=threads, max_train_rows=cfg.get("max_train_rows"))
+                   classifier=xgb, threads=threads, max_train_rows=cfg.get("max_train_rows"),
+                   reuse=reuse)
     with atomic_path(out) as tmp:
         res.to_csv(tmp, index=False, compression="gzip")
 
