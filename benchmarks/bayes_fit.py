@@ -1,25 +1,31 @@
-"""Time one real hierarchical fit of the tapt study with PyMC's NUTS and with our default.
+"""Bulk ESS per second of beta: PyMC's default NUTS (the authors' setup) against ours.
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/bayes_fit.py \
-        [--config m100_n500] [--comparison bias] [--cores 2]
+        [--config m100_n500] [--comparisons bias boost] [--cores 2]
 
-Both fits use the same bambi model, priors, data, 4 chains x 1,000 draws and seed. "pymc" is
-the authors' setup (bambi's default non-centred parametrisation, PyMC's NUTS, 500 tuning
-steps). "fast" is the workflow's own fit, `evalsci.studies.tapt.posteriors.fit_one` with
-config.yaml `tapt.bayes` (nutpie, diagonal mass matrix, 1,000 tuning steps, task effects
-sampled centred, the convergence checks, and a refit with twice the draws when a check
-fails), so it does at least as many iterations as the PyMC run it is timed against. Each
-time is the whole call (model build and compilation included; PyMC reuses pytensor's on-disk
-compilation cache after its first run, nutpie's numba compilation is redone every time).
-Printed: both times, the posterior mean and sd of beta from each, their MCSEs, whether the
-means agree within Monte Carlo error (|difference| < 3 x combined MCSE), and last
-`speedup: <ratio>x`.
+For each comparison (default both, bias and boost) of one configuration, the same bambi
+model, priors, data and seed are fitted twice:
+- "pymc": the authors' setup: bambi's default non-centred parametrisation, PyMC's NUTS,
+  4 chains x 1,000 draws after 500 tuning steps, `cores` worker processes;
+- "ours": the workflow's own checked fit, `evalsci.studies.tapt.posteriors.fit_one` with
+  config.yaml `tapt.bayes` (nutpie, task effects centred, the comparison's mass matrix
+  adaptation from `tapt.bayes.variance_mass_matrix`, the convergence checks, and a refit with twice the draws when a
+  check fails, so any refit is inside the timed call).
+Each time is the whole call (model build and compilation included; PyMC reuses pytensor's
+on-disk compilation cache after its first run, nutpie's numba compilation is redone every
+time) in wall-clock seconds, with the CPU seconds (user + sys, this process and its worker
+processes) beside it because wall time on a shared machine is unreliable.
+Printed per comparison: both times, beta's posterior mean, sd, MCSE and bulk ESS from each,
+bulk ESS per wall second and per CPU second, whether the means agree within Monte Carlo error
+(|difference| < 3 x combined MCSE) and the sd ratio; last `speedup: <ratio>x`, the smaller of
+the comparisons' ratios of bulk ESS per wall second.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -29,10 +35,24 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def cpu_seconds() -> float:
+    """User + sys CPU seconds of this process and its reaped children (PyMC's workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(fn):
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    out = fn()
+    return out, time.perf_counter() - wall, cpu_seconds() - cpu
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default="m100_n500")
-    ap.add_argument("--comparison", default="bias", choices=["boost", "bias"])
+    ap.add_argument("--comparisons", nargs="+", default=["bias", "boost"],
+                    choices=["boost", "bias"])
     ap.add_argument("--cores", type=int, default=2)
     args = ap.parse_args()
 
@@ -46,46 +66,55 @@ def main() -> None:
     if not files:
         raise SystemExit(f"no released accuracies for configuration {args.config!r}")
     acc = data.load_accuracies(files)
-    long = hierarchical.long_format(acc, args.comparison)
-    beta = hierarchical.beta_name(args.comparison)
-    print(f"{args.config} {args.comparison}: {len(long)} rows, formula "
-          f"{hierarchical.formula(long['lm_type'].nunique())}")
-
-    # pymc: the authors' setup, one fit. fast: the workflow's own procedure, exactly as rule
-    # tapt_fit runs it (config.yaml tapt.bayes: nutpie, checks, and a refit with more draws
-    # when a check fails), so any refit is inside the timed call.
     bayes_cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["tapt"]["bayes"]
-    fast_settings, thresholds = steps.sampler_settings(bayes_cfg, args.cores)
-    results = {}
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
-    start = time.perf_counter()
-    idata = bayes.fit(hierarchical.build(long),
-                      bayes.SamplerSettings(backend="pymc", cores=args.cores))
-    s = bayes.summarize(idata, beta)
-    s.update(draws_per_chain=idata.posterior.sizes["draw"],
-             divergences=bayes.divergences(idata))
-    results["pymc"] = (time.perf_counter() - start, s)
+    ratios = {}
+    for comparison in args.comparisons:
+        fast_settings, thresholds = steps.sampler_settings(bayes_cfg, args.cores, comparison)
+        long = hierarchical.long_format(acc, comparison)
+        beta = hierarchical.beta_name(comparison)
+        print(f"\n{args.config} {comparison}: {len(long)} rows, formula "
+              f"{hierarchical.formula(long['lm_type'].nunique())}")
 
-    start = time.perf_counter()
-    fit = posteriors.fit_one(acc, args.comparison, "authors", settings=fast_settings,
-                             thresholds=thresholds, ppd=False, on_failure="warn",
-                             max_draws=bayes_cfg["max_draws"])
-    results["fast"] = (time.perf_counter() - start, fit.summary)
+        def pymc_fit(long=long, beta=beta):
+            idata = bayes.fit(hierarchical.build(long),
+                              bayes.SamplerSettings(backend="pymc", cores=args.cores))
+            s = bayes.summarize(idata, beta)
+            s["draws_per_chain"] = idata.posterior.sizes["draw"]
+            return s
 
-    for name, (seconds, s) in results.items():
-        backend = "pymc" if name == "pymc" else fast_settings.backend
-        print(f"{name:>5} ({backend}): {seconds:7.1f} s  beta mean {s['mean']:+.5f} "
-              f"sd {s['sd']:.5f} mcse {s['mcse_mean']:.5f} r_hat {s['r_hat']:.3f} "
-              f"ess_bulk {s['ess_bulk']:.0f} divergences {s['divergences']} "
-              f"draws/chain {s['draws_per_chain']}")
+        def our_fit(comparison=comparison, settings=fast_settings, thresholds=thresholds):
+            return posteriors.fit_one(acc, comparison, "authors", settings=settings,
+                                      thresholds=thresholds, ppd=False, on_failure="warn",
+                                      max_draws=bayes_cfg["max_draws"]).summary
 
-    (t_slow, a), (t_fast, b) = results["pymc"], results["fast"]
-    mc = np.hypot(a["mcse_mean"], b["mcse_mean"])
-    same = abs(a["mean"] - b["mean"]) < 3 * mc
-    print(f"difference of means {a['mean'] - b['mean']:+.5f} (3 x combined MCSE {3 * mc:.5f}): "
-          f"{'same posterior within MC error' if same else 'DIFFERENT'}; "
-          f"sd ratio {b['sd'] / a['sd']:.3f}")
-    print(f"speedup: {t_slow / t_fast:.1f}x")
+        results = {"pymc": timed(pymc_fit), "ours": timed(our_fit)}
+        rate = {}
+        for name, (s, wall, cpu) in results.items():
+            backend = "pymc" if name == "pymc" else fast_settings.backend + (
+                "" if fast_settings.grad_mass_matrix else ", variance mass matrix")
+            rate[name] = s["ess_bulk"] / wall
+            print(f"{name:>5} ({backend}): {wall:7.1f} s wall {cpu:7.1f} CPU-s  beta mean "
+                  f"{s['mean']:+.5f} sd {s['sd']:.5f} mcse {s['mcse_mean']:.5f} "
+                  f"r_hat {s['r_hat']:.3f} ess_bulk {s['ess_bulk']:.0f} "
+                  f"divergences {s['divergences']} draws/chain {s['draws_per_chain']}  "
+                  f"ESS/s {rate[name]:.1f} (per CPU-s {s['ess_bulk'] / cpu:.1f})")
+        (a, *_), (b, *_) = results["pymc"], results["ours"]
+        mc = np.hypot(a["mcse_mean"], b["mcse_mean"])
+        same = abs(a["mean"] - b["mean"]) < 3 * mc
+        ratios[comparison] = rate["ours"] / rate["pymc"]
+        cpu_ratio = ((b["ess_bulk"] / results["ours"][2])
+                     / (a["ess_bulk"] / results["pymc"][2]))
+        print(f"difference of means {a['mean'] - b['mean']:+.5f} (3 x combined MCSE "
+              f"{3 * mc:.5f}): {'same posterior within MC error' if same else 'DIFFERENT'}; "
+              f"sd ratio {b['sd'] / a['sd']:.3f}; bulk ESS of beta per second: "
+              f"{ratios[comparison]:.1f}x (per CPU-second {cpu_ratio:.1f}x)")
+
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    worst = min(ratios, key=ratios.get)
+    print(f"smallest ratio of bulk ESS of beta per second: {worst}")
+    print(f"speedup: {ratios[worst]:.1f}x")
 
 
 if __name__ == "__main__":

@@ -127,3 +127,22 @@ def test_refit_reuses_the_nutpie_compilation_and_samples_identically(small, monk
     assert len(calls) == 2
     np.testing.assert_array_equal(first.posterior["method"].values,
                                   fresh.posterior["method"].values)
+
+
+def test_boost_fits_adapt_the_mass_matrix_from_draw_variances():
+    """config tapt.bayes.variance_mass_matrix reaches nutpie per comparison (boost by default)."""
+    from pathlib import Path
+
+    import yaml
+
+    from evalsci.studies.tapt import steps
+
+    cfg = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["tapt"]["bayes"]
+    assert cfg["variance_mass_matrix"] == ["boost"]
+    boost, _ = steps.sampler_settings(cfg, 1, "boost")
+    bias, _ = steps.sampler_settings(cfg, 1, "bias")
+    other, _ = steps.sampler_settings(cfg, 1)  # recovery, meta: nutpie's default
+    assert not boost.grad_mass_matrix and bias.grad_mass_matrix and other.grad_mass_matrix
+    kw = bayes._backend_kwargs(boost)["nuts_sampler_kwargs"]
+    assert kw["use_grad_based_mass_matrix"] is False
+    assert "use_grad_based_mass_matrix" not in bayes._backend_kwargs(bias)["nuts_sampler_kwargs"]

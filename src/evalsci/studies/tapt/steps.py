@@ -86,10 +86,15 @@ def make_permutation(acc_path: str, tests_out, summary_out, *, seed: int, n_resa
     write_table(permutation.permutation_summary(tests, alpha), summary_out, floatfmt=".4f")
 
 
-def sampler_settings(cfg: dict, cores: int) -> tuple[bayes.SamplerSettings, bayes.Thresholds]:
+def sampler_settings(cfg: dict, cores: int, comparison: str | None = None
+                     ) -> tuple[bayes.SamplerSettings, bayes.Thresholds]:
+    """NUTS settings and checks from config `tapt.bayes`; `comparison` picks the mass matrix
+    adaptation (`variance_mass_matrix`: the comparisons adapted from draw variances)."""
+    variance = comparison is not None and comparison in cfg.get("variance_mass_matrix", [])
     settings = bayes.SamplerSettings(backend=cfg["backend"], chains=cfg["chains"],
                                      draws=cfg["draws"], tune=cfg["tune"], seed=cfg["seed"],
-                                     cores=max(1, cores), low_rank=cfg["low_rank"])
+                                     cores=max(1, cores), low_rank=cfg["low_rank"],
+                                     grad_mass_matrix=not variance)
     thresholds = bayes.Thresholds(max_r_hat=cfg["max_r_hat"],
                                   max_r_hat_nuisance=cfg["max_r_hat_nuisance"],
                                   min_ess_bulk=cfg["min_ess_bulk"],
@@ -100,7 +105,7 @@ def sampler_settings(cfg: dict, cores: int) -> tuple[bayes.SamplerSettings, baye
 def make_fit(acc_path: str, config: str, comparison: str, variant: str, *, bayes_cfg: dict,
              count_rule: str, cores: int, summary_out: str, draws_out: str,
              diagnostics_out: str) -> None:
-    settings, thresholds = sampler_settings(bayes_cfg, cores)
+    settings, thresholds = sampler_settings(bayes_cfg, cores, comparison)
     result = posteriors.fit_one(load(acc_path, config), comparison, variant, settings=settings,
                                 thresholds=thresholds, counts=count_rule,
                                 on_failure=bayes_cfg["on_failure"],
