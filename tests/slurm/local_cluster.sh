@@ -130,16 +130,15 @@ SH
     --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" \
     --seed-file="$dir/munge/munged.seed" --force </dev/null >>"$dir/log/munged.out" 2>&1 &
   echo $! >"$dir/pids/munged.pid"
-  wait_for 10 munged test -S "$dir/munge/munge.socket"
+  wait_for 10 munged test -S "$dir/munge/munge.socket" || { stop; exit 1; }
 
   slurmctld -D -i -f "$conf" </dev/null >>"$dir/log/slurmctld.out" 2>&1 &
   echo $! >"$dir/pids/slurmctld.pid"
-  wait_for 30 slurmctld scontrol ping
-  scontrol ping | grep -q UP || wait_for 30 slurmctld bash -c "scontrol ping | grep -q UP"
+  wait_for 30 slurmctld bash -c "scontrol ping | grep -q UP" || { stop; exit 1; }
 
   slurmd -D -f "$conf" </dev/null >>"$dir/log/slurmd.out" 2>&1 &
   echo $! >"$dir/pids/slurmd.pid"
-  wait_for 60 "the node" bash -c "sinfo -h -N -o %T | grep -qx idle"
+  wait_for 60 "the node" bash -c "sinfo -h -N -o %T | grep -qx idle" || { stop; exit 1; }
   echo "local_cluster: up in $dir (pids $(cat "$dir"/pids/*.pid | tr '\n' ' '))" >&2
   echo "export SLURM_CONF=$conf PATH=$dir/bin:\$PATH"
 }

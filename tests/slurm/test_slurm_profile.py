@@ -10,12 +10,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from snakemake.api import SnakemakeApi
 from snakemake.settings.types import ConfigSettings, ResourceSettings, StorageSettings
 
 from conftest import REPO
 
+pytestmark = pytest.mark.workflow  # parses the workflow (a few seconds)
 PROFILE = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text())
 
 
