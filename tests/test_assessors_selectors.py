@@ -133,3 +133,19 @@ def test_classifier_names_map_to_the_papers_models():
     # the paper's grid keeps XGBoost's defaults; the CPU default grid bins coarser
     assert "xgboost" in resolve({"grid": "paper", "classifiers": None, "n_ref_sweep": None,
                                  "max_train_rows": None})["classifiers"]
+
+
+def test_duplicate_instances_tie_by_position_whatever_the_float_noise():
+    """Issue 17: equal features that differ by another CPU's rounding (1e-9 here) are ties,
+    and the lowest training position wins, for KMeans and factor analysis alike."""
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(30, 4))
+    x = np.vstack([base, base[:10]])  # instances 30..39 duplicate 0..9
+    picks = []
+    for noise in (0.0, 1e-9, -1e-9):
+        y = x.copy()
+        y[30:] += noise  # the copies come out slightly nearer or farther on "another CPU"
+        picks.append((select_kmeans(y, 8, seed=1), select_factor_analysis(y, 8, seed=1)))
+    for km, fa in picks[1:]:
+        np.testing.assert_array_equal(km, picks[0][0])
+        np.testing.assert_array_equal(fa, picks[0][1])

@@ -102,6 +102,13 @@ def _fit(torch, y, obs, dims, max_iter, prior_scale, seed) -> MIRTFit:
     )
 
 
+# Decimals of the item features: items with the same responses get the same parameters up to
+# float noise (~1e-11 across CPUs); rounded, they are equal exactly, so the selectors that
+# cluster them break ties by position on every CPU.
+FEATURE_DECIMALS = 6
+
+
 def item_features(fit: MIRTFit) -> np.ndarray:
-    """Item features [a (d), b] used to select reference instances (tinyBenchmarks)."""
-    return np.column_stack([fit.disc, fit.diff])
+    """Item features [a (d), b] used to select reference instances (tinyBenchmarks), rounded
+    to FEATURE_DECIMALS."""
+    return np.round(np.column_stack([fit.disc, fit.diff]), FEATURE_DECIMALS)

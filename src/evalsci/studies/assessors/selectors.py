@@ -15,6 +15,11 @@ the training LLMs' success on them; it returns positions into the training insta
   each factor the instances with the largest |score| not yet taken, `n_ref // l` per factor
   and the remainder spread over the first factors (footnote 6).
 
+Ties between instances are broken by index, not by float noise: distances to a centroid and
+factor scores are rounded (`DIST_DECIMALS`, `SCORE_DECIMALS`) before they are ranked, so
+instances with equal features (duplicate prompts, equal success vectors, equal IRT
+parameters) tie exactly on every CPU and the lowest training position wins (stable sort).
+
 Each clustering/FA selector runs on one of three feature sets (see `SELECTORS`): instance
 embeddings, the training LLMs' success vectors, or IRT item parameters [a, b].
 """
@@ -45,6 +50,12 @@ SELECTORS: dict[str, tuple[str, str | None]] = {
     "factor_analysis_success": ("factor_analysis", "success"),
     "factor_analysis_irt": ("factor_analysis", "irt"),
 }
+
+
+# Decimals kept when ranking squared distances (float32 embeddings: noise ~1e-7 across CPUs)
+# and |factor scores| (float64 SVD: noise ~1e-12).
+DIST_DECIMALS = 6
+SCORE_DECIMALS = 8
 
 
 def _both_labels(z: np.ndarray) -> bool:
@@ -94,7 +105,7 @@ def select_random_best_of(features: np.ndarray, success: np.ndarray, n_ref: int,
 
 def _nearest_unique(features: np.ndarray, centers: np.ndarray) -> np.ndarray:
     """For each center, the nearest instance not already taken by an earlier center."""
-    d = _sq_dists(features, centers)
+    d = np.round(_sq_dists(features, centers), DIST_DECIMALS)
     taken: set[int] = set()
     out = []
     for c in range(centers.shape[0]):
@@ -149,7 +160,7 @@ def select_factor_analysis(features: np.ndarray, n_ref: int, seed: int,
     x = (x - x.mean(axis=0)) / x.std(axis=0)
     n_f = n_factors_kaiser(x, max_factors)
     fa = FactorAnalysis(n_components=n_f, rotation="varimax" if n_f > 1 else None, random_state=seed)
-    h = np.abs(fa.fit_transform(x))
+    h = np.round(np.abs(fa.fit_transform(x)), SCORE_DECIMALS)
     per = [n_ref // n_f + (1 if k < n_ref % n_f else 0) for k in range(n_f)]
     taken: list[int] = []
     chosen = np.zeros(len(x), dtype=bool)
