@@ -7,7 +7,7 @@ import pytest
 
 from evalsci.studies.tapt.table1 import TABLE1_COLUMNS
 
-from conftest import snakemake
+from conftest import assert_same_tables, snakemake
 
 
 @pytest.mark.workflow
@@ -40,3 +40,24 @@ def test_docs_table_is_what_the_results_give(shared_workdir, mirror):
     b = doctables.blocks()["tapt_table1"]
     assert doctables.current(b, REPO) == doctables.render(b, shared_workdir), (
         "docs/tapt.md is stale: run snakemake docs_tables")
+
+
+# Seeded tables that are cheap at a reduced size: the permutation tests and the PCA trials.
+REPRO = {"tapt": {"permutation": {"n_resamples": 500, "alpha": 0.05}, "pca": {"n_trials": 5}}}
+
+
+@pytest.mark.slow
+@pytest.mark.workflow
+def test_tables_are_byte_identical_in_two_fresh_workdirs_with_other_cores(tmp_path, mirror):
+    """Issue 17: two fresh workdirs, 2 cores and 1 core, give the same tables bit for bit."""
+    import yaml
+
+    cfg = tmp_path / "repro.yaml"
+    cfg.write_text(yaml.safe_dump(REPRO))
+    runs = []
+    for cores in (2, 1):
+        wd = tmp_path / f"wd{cores}"
+        snakemake(wd, "tapt_table1", "tapt_permutation", "tapt_pca", "--configfile", str(cfg),
+                  mirror=mirror, cores=cores)
+        runs.append(wd)
+    assert_same_tables(runs[1], runs[0], "tapt")
