@@ -19,6 +19,8 @@ from pathlib import Path
 import yaml
 
 BUILDS = ("default", "recompute", "full", "not_reproducible")
+#: the checkout this module sits in (src/evalsci/..); the index links its workflow files
+_REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
 _FIELDS = {"id", "paper", "title", "target", "outputs", "rule", "script", "function", "build",
            "why"}
@@ -109,31 +111,91 @@ def _function(a: Artefact) -> str:
     return a.function.removeprefix(f"evalsci.studies.{a.study}.").removeprefix("evalsci.")
 
 
-def index_markdown() -> str:
-    """The README's artefact index: one table per study, then what is not reproduced."""
+def _numbered(names: list[str]) -> str:
+    """`x1`, `x2`, `x3` -> `x{1-3}` (names that differ only in a trailing number), else the
+    distinct names in order."""
+    names = list(dict.fromkeys(names))
+    m = [re.fullmatch(r"(.*?)(\d+)", n) for n in names]
+    if len(names) > 1 and all(m) and len({x.group(1) for x in m}) == 1:
+        nums = [int(x.group(2)) for x in m]
+        if nums == list(range(nums[0], nums[0] + len(nums))):
+            return f"`{m[0].group(1)}{{{nums[0]}-{nums[-1]}}}`"
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _papers(group: list[Artefact]) -> str:
+    """The group's paper numbers: 'Figures 1-7 (000, 001)', 'Figures 8-11 (000) = 10-13
+    (001)', or the entries' numbers one after the other."""
+    if len(group) == 1:
+        return group[0].paper_numbers()
+    versions = list(group[0].paper)
+    nums = {v: [re.fullmatch(r"Figure (\d+)", a.paper.get(v, "")) for a in group]
+            for v in versions}
+    if all(list(a.paper) == versions for a in group) and all(all(ms) for ms in nums.values()):
+        spans = {v: _numbered([f"n{m.group(1)}" for m in ms]).strip("`n{}")
+                 for v, ms in nums.items()}
+        if len(set(spans.values())) == 1:
+            return f"Figures {spans[versions[0]]} ({', '.join(versions)})"
+        return "Figures " + " = ".join(f"{s} ({v})" for v, s in spans.items())
+    return "; ".join(dict.fromkeys(a.paper_numbers() for a in group))
+
+
+def _groups(arts: list[Artefact]) -> list[list[Artefact]]:
+    """Consecutive entries made the same way (script, function, build, and for figures whether
+    both paper versions number them alike) share one row of the index."""
+    def key(a):
+        return (a.script, a.function, a.build, a.why is not None, len(set(a.paper.values())))
+    out: list[list[Artefact]] = []
+    for a in arts:
+        if out and key(out[-1][-1]) == key(a):
+            out[-1].append(a)
+        else:
+            out.append([a])
+    return out
+
+
+def _rule_files(root: Path) -> dict[str, str]:
+    """{script file name: the workflow/rules/*.smk file whose rule runs it, relative to
+    `root`} (some rules are made in a loop, so the script, not `rule <name>:`, is searched)."""
+    out = {}
+    for smk in sorted((root / "workflow" / "rules").glob("*.smk")):
+        for name in re.findall(r"scripts/(\w+\.py)", smk.read_text()):
+            out[name] = smk.relative_to(root).as_posix()
+    return out
+
+
+def _rules(group: list[Artefact], files: dict[str, str]) -> str:
+    """The group's rule(s), linked to the .smk file that defines them."""
+    script = Path(group[0].script).name
+    if script not in files:
+        raise ValueError(f"artefacts.yaml: no rule in workflow/rules/*.smk runs {script}")
+    return f"[{_numbered([a.rule for a in group])}]({files[script]})"
+
+
+def index_markdown(root: Path = _REPO) -> str:
+    """The README's artefact index: one row per artefact (similar figures share one), then
+    what is not reproduced. Titles, outputs and reasons are in the registry."""
     studies, arts = registry()
-    out = ["**build**: default = `snakemake --cores all` builds it from the released data; "
-           "recompute = needs our own inference (`--config recompute=true`); reduced: smaller "
-           "than the paper at default scale or on stand-in data (the registry says how). Scripts are in "
-           "`workflow/scripts/`, functions in `evalsci.studies.<study>` (else `evalsci`). "
-           "Registry: `src/evalsci/artefacts.yaml`.", ""]
-    for study, paper in studies.items():
-        out += [f"**{study}**: {paper}", "",
-                "| paper | what | target | rule, script, function | build |",
-                "| --- | --- | --- | --- | --- |"]
+    files = _rule_files(root)
+    out = ["Rules link to their file, scripts are in `workflow/scripts/`, functions "
+           "in `src/evalsci/studies/<study>/` (else `src/evalsci/`); titles, outputs and reasons "
+           "in [`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
+           "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
+           "reduced = smaller than the paper, or stand-in data.", "",
+           "| study | paper | target | rule | script | function | build |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    gone = []
+    for study in studies:
         mine = [a for a in arts if a.study == study]
-        for a in mine:
-            if a.build == "not_reproducible":
-                continue
-            where = f"`{a.rule}`, `{Path(a.script).name}`, `{_function(a)}`"
+        gone += [f"{study} {a.paper_numbers()}" for a in mine if a.build == "not_reproducible"]
+        for g in _groups([a for a in mine if a.build != "not_reproducible"]):
+            a = g[0]
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
-            out.append(f"| {a.paper_numbers()} | {a.title} | `{a.target}` | {where} | {build} |")
-        gone = [f"{a.paper_numbers()} ({a.title}): {a.why}" for a in mine
-                if a.build == "not_reproducible"]
-        if gone:
-            out += ["", "Not reproduced: " + "; ".join(gone) + "."]
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
+            out.append(f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
+                       f"{_rules(g, files)} | `{Path(a.script).name}` | "
+                       f"`{_function(a)}` | {build} |")
+    out += ["", "Not reproduced (why: the registry): " + "; ".join(gone) + "."]
+    return "\n".join(out) + "\n"
 
 
 def replace_block(text: str, block: str, start: str = START, end: str = END) -> str:
@@ -152,7 +214,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     path = args.readme or args.check
     text = path.read_text()
-    new = replace_block(text, index_markdown())
+    new = replace_block(text, index_markdown(path.resolve().parent))
     if args.check:
         if new != text:
             print(f"{path}: the artefact index is stale; run python -m evalsci.artefacts "
