@@ -9,6 +9,8 @@
 #
 #   scripts/check_reproducible.sh [--other-cpu] [WORKROOT]     (WORKROOT default: a new tmp dir)
 #
+# Offline, set EVALSCI_MIRROR as for any run; PYTHON names the interpreter (.venv/bin/python).
+#
 # Cost: about two default runs of both targets (see docs/reproducibility.md for the measured
 # CPU time of mc_icl_figure1). Exit status 1 if the two same-machine runs differ.
 set -euo pipefail
@@ -17,8 +19,9 @@ other=0
 if [[ "${1:-}" == "--other-cpu" ]]; then other=1; shift; fi
 root="${1:-$(mktemp -d -t evalsci-repro.XXXXXX)}"
 py="${PYTHON:-.venv/bin/python}"
-targets=(assessors_table3 mc_icl_figure1)
-studies=(assessors mc_icl)
+# TARGETS / STUDIES override what is built and compared (e.g. TARGETS=tapt_table1 STUDIES=tapt).
+read -r -a targets <<< "${TARGETS:-assessors_table3 mc_icl_figure1}"
+read -r -a studies <<< "${STUDIES:-assessors mc_icl}"
 mkdir -p "$root"
 
 run() {  # run NAME CORES [ENV...]: build the targets in $root/NAME

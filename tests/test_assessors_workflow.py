@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 import yaml
 
+from evalsci.determinism import OTHER_CPU_ENV
 from evalsci.studies.assessors.selection import METHODS
 
-from conftest import snakemake
+from conftest import assert_same_tables, snakemake
 
 TINY = {
     "assessors": {
@@ -42,15 +43,26 @@ TINY = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.workflow
-def test_assessors_targets_on_a_tiny_config(tmp_path, mirror):
-    cfg = tmp_path / "tiny.yaml"
+TARGETS = ["assessors_figure2", "assessors_table3", "assessors_figure8", "assessors_figure9"]
+pytestmark = [pytest.mark.slow, pytest.mark.workflow]
+
+
+def _run(tmp_path_factory, mirror, name, **kw):
+    cfg = tmp_path_factory.mktemp("cfg") / "tiny.yaml"
     cfg.write_text(yaml.safe_dump(TINY))
-    wd = tmp_path / "wd"
+    wd = tmp_path_factory.mktemp(name)
     # --configfile takes several files: targets first.
-    snakemake(wd, "assessors_figure2", "assessors_table3", "assessors_figure8", "assessors_figure9",
-              "--configfile", str(cfg), mirror=mirror)
+    snakemake(wd, *TARGETS, "--configfile", str(cfg), mirror=mirror, **kw)
+    return wd
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory, mirror):
+    return _run(tmp_path_factory, mirror, "assessors_a")
+
+
+def test_assessors_targets_on_a_tiny_config(tiny_run):
+    wd = tiny_run
     base = wd / "results/assessors/tiny"
     fig2 = pd.read_csv(base / "tables/figure2.csv")
     assert list(fig2.columns) == ["split", "llm", "method", "auc"]
@@ -72,3 +84,23 @@ def test_assessors_targets_on_a_tiny_config(tmp_path, mirror):
     # Coverage was checked and every LLM covers the same instances.
     cov = pd.read_csv(base / "data/coverage.csv")
     assert (cov["n_missing"] == 0).all()
+
+
+def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(tiny_run, tmp_path_factory, mirror):
+    """Issue 17: the same tables, bit for bit, from a second fresh workdir on 1 core."""
+    wd = _run(tmp_path_factory, mirror, "assessors_b", cores=1)
+    assert_same_tables(wd, tiny_run, "assessors")
+
+
+def test_conclusions_hold_under_another_cpus_kernels(tiny_run, tmp_path_factory, mirror):
+    """Baseline (SSE4.2-class) kernels instead of AVX2 imitate another CPU: embeddings then
+    differ in the last float32 bit. The conclusions must not: Table 3's winners, and each
+    method's verdict against a random scorer (test AUC above 0.5) in Figure 2."""
+    wd = _run(tmp_path_factory, mirror, "assessors_other_cpu", env=OTHER_CPU_ENV)
+    keys = ["collection", "split", "features", "selector", "classifier"]
+    t3 = {w: pd.read_csv(w / "results/assessors/tables/table3.csv") for w in (tiny_run, wd)}
+    pd.testing.assert_frame_equal(t3[tiny_run][keys], t3[wd][keys])
+    f2 = {w: pd.read_csv(w / "results/assessors/tiny/tables/figure2.csv") for w in (tiny_run, wd)}
+    a, b = (f2[w].set_index(["split", "llm", "method"])["auc"] for w in (tiny_run, wd))
+    assert ((a > 0.5) == (b.reindex(a.index) > 0.5)).all()
+    assert (a - b.reindex(a.index)).abs().max() <= 0.02
