@@ -75,3 +75,27 @@ def test_rule_all_builds_every_default_artefact(tmp_path):
         for f in a.outputs:
             assert f in planned, f"{a.id}: {f} is not built by rule all"
             assert planned[f] == a.rule, f"{a.id}: {f} is made by {planned[f]}, not {a.rule}"
+
+
+def test_report_captions_carry_the_registry_titles():
+    """Each caption an entry names starts with the registry's title line (`python -m
+    evalsci.artefacts --captions` writes it), and the workflow's rules use that caption."""
+    rules = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    titles = artefacts.caption_titles()
+    assert titles, "no entry names a caption"
+    for rel, title in titles.items():
+        text = (ROOT / rel).read_text()
+        assert text.split("\n", 1)[0] == title, f"{rel}: stale title; run --captions"
+        name = Path(rel).name
+        loop_made = re.sub(r"figure\d+\.rst$", "{_bl_fig}.rst", name)  # baselines figure rules
+        assert f"report/{name}" in rules or f"report/{loop_made}" in rules, (
+            f"{rel}: no rule uses this caption")
+    assert artefacts.write_captions(ROOT, check=True) == []
+
+
+def test_captions_title_replaces_an_old_title_and_keeps_the_text():
+    old = "**Figure 1 (000): old**\n\nThe text.\n"
+    assert artefacts.titled_caption(old, "**Figure 1 (000): new**") == (
+        "**Figure 1 (000): new**\n\nThe text.\n")
+    plain = "**Table 1** (Yauney & Mimno). Agreement\nbetween.\n"
+    assert artefacts.titled_caption(plain, "**T**") == "**T**\n\n" + plain

@@ -4,6 +4,10 @@ built. The README's artefact index is generated from it:
 
     python -m evalsci.artefacts --readme README.md      # rewrite the index in place
     python -m evalsci.artefacts --check README.md       # exit 1 when the index is stale
+
+and so are the titles of the report captions (workflow/report/*.rst, first line):
+
+    python -m evalsci.artefacts --captions
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ BUILDS = ("default", "recompute", "full", "not_reproducible")
 #: the checkout this module sits in (src/evalsci/..); the index links its workflow files
 _REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
-_FIELDS = {"id", "paper", "title", "target", "outputs", "rule", "script", "function", "build",
-           "why"}
+_FIELDS = {"id", "paper", "title", "target", "outputs", "rule", "script", "caption", "function",
+           "build", "why"}
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Artefact:
     outputs: tuple[str, ...] = field(default_factory=tuple)
     rule: str | None = None
     script: str | None = None
+    caption: str | None = None
     function: str | None = None
     why: str | None = None
 
@@ -198,6 +203,42 @@ def index_markdown(root: Path = _REPO) -> str:
     return "\n".join(out) + "\n"
 
 
+def caption_titles() -> dict[str, str]:
+    """{caption file: its title line}: the bold paper numbers and titles of every entry that
+    shares the caption, in registry order."""
+    by_file: dict[str, list[Artefact]] = {}
+    for a in registry()[1]:
+        if a.caption:
+            by_file.setdefault(a.caption, []).append(a)
+    return {f: "**" + "; ".join(f"{a.paper_numbers()}: {a.title}" for a in arts) + "**"
+            for f, arts in by_file.items()}
+
+
+def titled_caption(text: str, title: str) -> str:
+    """The caption `text` with `title` as its first paragraph (replacing a title line written
+    before, recognised by its bold markers and the blank line after it)."""
+    body = text.split("\n\n", 1)[1] if text.startswith("**") and text.split("\n", 1)[0] \
+        .endswith("**") and "\n\n" in text else text
+    return f"{title}\n\n{body}"
+
+
+def write_captions(root: Path = _REPO, check: bool = False) -> list[str]:
+    """Put each caption's registry title at its top; the captions that were (or, with
+    `check`, would be) changed."""
+    stale = []
+    for rel, title in caption_titles().items():
+        path = root / rel
+        if not path.is_file():
+            raise FileNotFoundError(f"artefacts.yaml names caption {rel}, which does not exist")
+        text = path.read_text()
+        new = titled_caption(text, title)
+        if new != text:
+            stale.append(rel)
+            if not check:
+                path.write_text(new)
+    return stale
+
+
 def replace_block(text: str, block: str, start: str = START, end: str = END) -> str:
     """`text` with everything between the `start` and `end` markers replaced by `block`."""
     pat = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
@@ -211,7 +252,12 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--readme", type=Path, help="rewrite the artefact index of this README")
     g.add_argument("--check", type=Path, help="exit 1 when this README's index is stale")
+    g.add_argument("--captions", action="store_true",
+                   help="write the registry's titles at the top of workflow/report/*.rst")
     args = ap.parse_args(argv)
+    if args.captions:
+        print("captions changed:", write_captions() or "none")
+        return 0
     path = args.readme or args.check
     text = path.read_text()
     new = replace_block(text, index_markdown(path.resolve().parent))
