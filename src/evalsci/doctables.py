@@ -198,6 +198,82 @@ def _tapt_beta(paths) -> str:
     return _md(out)
 
 
+@block("tapt_comparisons", doc="docs/tapt.md",
+       inputs=["results/tapt/tables/permutation_tests.csv",
+               "results/tapt/tables/meta_analysis.csv", "results/tapt/tables/recovery.csv",
+               "results/tapt/tables/pca.csv"])
+def _tapt_comparisons(paths) -> str:
+    """Permutation tests (App. D.1, Sec. 8, 9), meta-analysis (Sec. 10), recovery (App. E.1)
+    and PCA (App. G), ours against the paper's statements in reference.yaml."""
+    conc = reference.load("tapt")["conclusions"]
+    tests = pd.read_csv(paths["results/tapt/tables/permutation_tests.csv"])
+
+    def family(config_pred, comparison, alternative):
+        return tests[tests["config"].map(config_pred) & (tests["comparison"] == comparison)
+                     & (tests["alternative"] == alternative)]
+
+    rows = []
+    main = family(lambda c: c.startswith("m"), "bias", "greater")
+    n_cells = main.groupby(["config", "lm"]).ngroups
+    alpha = conc["permutation_main"]["alpha"]
+    rows.append([f"App. D.1: main permutation tests ({n_cells} (m, n, LM) x "
+                 f"{main['dataset'].nunique()} tasks, H1 bias > 0, BH)",
+                 f"{int((main['p_adjusted'] < alpha).sum())} significant at {alpha}",
+                 f"{conc['permutation_main']['significant']} significant"])
+    over = family(lambda c: "epochs" in c, "bias", "greater")
+    ref_over = conc["permutation_overtraining"]
+    named = over[over["config"].isin(ref_over["configs"])]
+    mins = named.groupby("config", sort=False)["p_adjusted"].min().reindex(ref_over["configs"])
+    rows.append([f"Sec. 8: overtraining, {' and '.join(ref_over['configs'])} (BH): smallest "
+                 "adjusted p; raw p < 0.05",
+                 "; ".join(f"{p:.2f}" for p in mins) + "; "
+                 f"{int((named['p_value'] < 0.05).sum())} raw p < 0.05, "
+                 f"{int((named['p_adjusted'] < alpha).sum())} significant",
+                 f"all adjusted p > {ref_over['min_p_adjusted']}"])
+    others = over[~over["config"].isin(ref_over["configs"]) & (over["p_adjusted"] < alpha)]
+    rows.append(["Sec. 8: the other overtraining configurations, BH-significant tasks",
+                 ", ".join(f"{r.config} {r.dataset} (adjusted p {r.p_adjusted:.2f})"
+                           for r in others.itertuples()) or "none",
+                 "not discussed"])
+    fn4 = conc["overtraining_boost_negative_tests"]
+    neg = family(lambda c: c == fn4["config"], "boost", "less")
+    rows.append([f"Sec. 8 footnote 4: {fn4['config']}, H1 boost < 0",
+                 f"{int((neg['p_value'] < fn4['alpha']).sum())} of {len(neg)} raw "
+                 f"p < {fn4['alpha']}", f"{fn4['count']} of 25"])
+    zs = conc["zero_shot_tasks"]
+    z = family(lambda c: c == zs["config"], "bias", "greater")
+    rows.append([f"Sec. 9: zero-shot ({zs['config']}) bias per task: positive / negative / 0; "
+                 "smallest adjusted p",
+                 f"{int((z['mean_diff'] > 0).sum())} / {int((z['mean_diff'] < 0).sum())} / "
+                 f"{int((z['mean_diff'] == 0).sum())}; {z['p_adjusted'].min():.2f}",
+                 f"{zs['positive']} / {zs['negative']} / 0; all > {zs['min_p_adjusted']}"])
+    meta = pd.read_csv(paths["results/tapt/tables/meta_analysis.csv"])
+    ref_meta = {r[0]: r for r in conc["meta_analysis"]["rows"]}
+    for r in meta.itertuples():
+        paper = ref_meta.get(r.config)
+        rows.append([f"Sec. 10 meta-analysis, {r.config}, P(\\|mean of beta\\| > {r.threshold:g})",
+                     f"{r.p_outside:.2f} ({int(r.n_slices)} slices)",
+                     f"{paper[3]:.2f} (500 slices)" if paper else "n/a"])
+    rec = pd.read_csv(paths["results/tapt/tables/recovery.csv"])
+    rows.append(["App. E.1 recovery: true beta -> posterior mean [89% HDI]",
+                 "; ".join(f"{t:g} -> {m:.3f} [{lo:.3f}, {hi:.3f}]" for t, m, lo, hi in
+                           zip(rec["beta_true"], rec["mean"], rec["hdi_5.5"], rec["hdi_94.5"],
+                               strict=True)),
+                 "both recovered (Figure 8)"])
+    pca = pd.read_csv(paths["results/tapt/tables/pca.csv"])
+    lo_n, hi_n = pca["n"].min(), pca["n"].max()
+    ranks = sorted(pca["effective_rank"].unique())
+
+    def by_rank(n):
+        b = pca[pca["n"] == n].set_index("effective_rank")["bias_mean"]
+        return ", ".join(f"{b[k]:.3f}" for k in ranks)
+
+    rows.append([f"App. G PCA: mean bias at effective rank {', '.join(map(str, ranks))}",
+                 f"n = {lo_n}: {by_rank(lo_n)}; n = {hi_n}: {by_rank(hi_n)}",
+                 f"\"{conc['pca']['text']}\""])
+    return _md(pd.DataFrame(rows, columns=["artefact", "ours", "paper"]))
+
+
 # ------------------------------------------------------------------------------ assessors
 ASSESSOR_COLLECTIONS = ("cfi_ground_truth", "predictaboard")
 _METHOD_ORDER = ("specific", "generic", "random_selector", "reference_only", "all_train")
@@ -245,6 +321,73 @@ def _assessors_table3(paths) -> str:
             out[c] = out[c].map(lambda v: f"{float(v):.3f}" if v != "" else "n/a")
     return _md(out.rename(columns={"val_auc_mean": "val AUC", "max_random_val_auc":
                                    "max random val AUC"}))
+
+
+def _figure2_means(path, baselines, collection: str) -> pd.DataFrame:
+    """Mean test AUC over the test LLMs per (split, method), with the max random line (the
+    expected best of t random scorers on the test LLMs' test sets) as column `max_random`."""
+    from evalsci.studies.assessors.maxrandom_requests import read_answers
+
+    d = pd.read_csv(path)
+    mean = d.groupby(["split", "method"], sort=False)["auc"].mean().unstack("method")
+    mr = read_answers(baselines)
+    mr = mr[(mr["collection"] == collection) & (mr["search"] == "generic")
+            & (mr["eval_set"] == "test")]
+    mean["max_random"] = mr.groupby("split")["expected_max"].mean().reindex(mean.index)
+    return mean
+
+
+@block("assessors_findings", doc="docs/assessors.md",
+       inputs=[*(f"results/assessors/{c}/tables/figure2.csv" for c in ASSESSOR_COLLECTIONS),
+               "results/assessors/maxrandom/baselines.csv",
+               "results/assessors/tables/table3.csv"])
+def _assessors_findings(paths) -> str:
+    """The numbers behind "Against the paper's findings": per collection, in distribution
+    (split `random`) and out of distribution (the held-out-dataset splits)."""
+    base = paths["results/assessors/maxrandom/baselines.csv"]
+    t3 = pd.read_csv(paths["results/assessors/tables/table3.csv"], keep_default_na=False)
+    findings = reference.load("assessors")["findings"]
+    rows = {}
+    for c in ASSESSOR_COLLECTIONS:
+        m = _figure2_means(paths[f"results/assessors/{c}/tables/figure2.csv"], base, c)
+        ind, ood = m.loc["random"], m.drop(index="random")
+        win = t3[t3["collection"] == c].set_index("split")
+        best = ood.drop(columns="max_random").max(axis=1)
+
+        def f3(v):
+            return f"{v:.3f}" if pd.notna(v) else "n/a"
+
+        rows[c] = {
+            "in distribution: generic / specific / all train / reference only / random "
+            "selector": " / ".join(f3(ind.get(k)) for k in
+                                   ("generic", "specific", "all_train", "reference_only",
+                                    "random_selector")),
+            "in distribution: max random line (test); chosen combination's validation AUC vs "
+            "max random validation AUC":
+                f"{f3(ind['max_random'])}; {f3(float(win.loc['random', 'val_auc_mean']))} vs "
+                f"{f3(float(win.loc['random', 'max_random_val_auc']))}",
+            "random selector >= generic (splits)":
+                f"{int((m['random_selector'] >= m['generic']).sum())} of {len(m)}",
+            "Table 3 winning selectors (splits)":
+                ", ".join(f"{k} {v}" for k, v in win["selector"].value_counts().items()),
+            "Table 3 winning features (splits)":
+                ", ".join(f"{k} {v}" for k, v in win["features"].value_counts().items()),
+            "out of distribution: range of the methods' mean test AUC":
+                f"{ood.drop(columns='max_random').min().min():.3f}-"
+                f"{ood.drop(columns='max_random').max().max():.3f} (in distribution "
+                f"{ind.drop('max_random').min():.3f}-{ind.drop('max_random').max():.3f})",
+            "out of distribution: splits whose best method is below the max random line":
+                f"{int((best < ood['max_random']).sum())} of {len(ood)}",
+            "out of distribution: splits where the specific assessor is below 0.5":
+                f"{int((ood['specific'] < 0.5).sum())} of {len(ood)}",
+            "out of distribution: chosen combinations' validation AUC":
+                f"{win.drop(index='random')['val_auc_mean'].astype(float).min():.3f}-"
+                f"{win.drop(index='random')['val_auc_mean'].astype(float).max():.3f}",
+        }
+    out = pd.DataFrame(rows).rename_axis("").reset_index()
+    paper = "\n".join(f"- {k.replace('_', ' ')}: \"{v}\"" for k, v in findings.items()
+                      if k != "source")
+    return (_md(out) + f"\nThe paper ({findings['source']}):\n\n" + paper + "\n")
 
 
 NREF_FIGURES = {"cfi_ground_truth": "figure8", "predictaboard": "figure9"}
