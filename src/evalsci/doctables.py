@@ -145,6 +145,15 @@ def _baselines_table1(paths) -> str:
     return _md(pd.DataFrame(rows, columns=["artefact", "ours", "paper"]))
 
 
+@block("baselines_quirks", doc="docs/baselines.md",
+       inputs=["results/baselines/checks/quirks.md"])
+def _baselines_quirks(paths) -> str:
+    """What rule baselines_make_per_example_check finds in the released data (its quirks.md
+    without the headings)."""
+    text = paths["results/baselines/checks/quirks.md"].read_text()
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#")).strip() + "\n"
+
+
 # ----------------------------------------------------------------------------------- tapt
 @block("tapt_table1", doc="docs/tapt.md",
        inputs=["results/tapt/tables/table1.csv", "results/tapt/tables/task_level.csv"])
