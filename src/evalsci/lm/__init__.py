@@ -22,7 +22,9 @@ API (stable; the `baselines`, `mc_icl` and `tapt` studies build on it)
             token_budget=2048, cache_budget=262144, max_rows=256, progress=False)`
       `.prefix(text) -> Prefix`; `Prefix.extend(text) -> Prefix` (append demonstrations one
           at a time, reusing the cache; the original is unchanged)
-      `.score(queries, prefix) -> list[QueryScores]` (prefix: Prefix or text; cached)
+      `.score(queries, prefix) -> list[QueryScores]` (prefix: Prefix or text; cached; each
+          query's context and options packed into one row after the prefix cache; the
+          output head in float32 at the scored positions only, whatever the model dtype)
       `.score_uncached(queries, prefix_text)` (reference: full sequences)
       `.stats: ScoringStats` (candidates, cached, fallback_boundary, fallback_truncated, ...)
     `Query(context, options)`: candidate = prefix + context + option (options carry their
