@@ -18,7 +18,8 @@ from conftest import assert_same_tables, snakemake
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]  # ~70 s: builds real targets
 
 TARGETS = ["baselines_table1", "baselines_table3", "baselines_table4", "baselines_section53",
-           "baselines_figure1", "baselines_figure2", "baselines_figure5"]
+           "baselines_figure1", "baselines_figure2", "baselines_figure5",
+           "baselines_per_example_check"]
 
 
 @pytest.fixture(scope="module")
@@ -123,9 +124,10 @@ def test_docs_table_is_what_the_results_give(built):
 
     from conftest import REPO
 
-    b = doctables.blocks()["baselines_table1"]
-    assert doctables.current(b, REPO) == doctables.render(b, built.parent.parent), (
-        "docs/baselines.md is stale: run snakemake docs_tables")
+    for name in ("baselines_table1", "baselines_quirks"):
+        b = doctables.blocks()[name]
+        assert doctables.current(b, REPO) == doctables.render(b, built.parent.parent), (
+            f"docs/baselines.md ({name}) is stale: run snakemake docs_tables")
 
 
 def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(built, tmp_path, mirror):

@@ -151,7 +151,8 @@ def _baselines_quirks(paths) -> str:
     """What rule baselines_make_per_example_check finds in the released data (its quirks.md
     without the headings)."""
     text = paths["results/baselines/checks/quirks.md"].read_text()
-    return "\n".join(line for line in text.splitlines() if not line.startswith("#")).strip() + "\n"
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    return re.sub(r"\n{3,}", "\n\n", body).strip() + "\n"
 
 
 # ----------------------------------------------------------------------------------- tapt
