@@ -104,6 +104,16 @@ def test_every_schema_object_declares_its_keys():
         walk(yaml.load(path.read_text(), Loader=_StrictLoader), path.name)
 
 
+def _failing_dry_run(tmp_path, config_yaml: str) -> str:
+    """Dry-run the workflow with `config_yaml` as an extra config file; it must fail.
+    Returns snakemake's output."""
+    cfg = tmp_path / "override.yaml"
+    cfg.write_text(config_yaml)
+    proc = snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0
+    return proc.stderr + proc.stdout
+
+
 @pytest.mark.workflow  # runs snakemake (a dry run)
 @pytest.mark.parametrize(
     ("override", "needle"),
@@ -118,11 +128,7 @@ def test_every_schema_object_declares_its_keys():
 )
 def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     """baselines.recompute.default/full were unchecked (duplicate keys in the schema)."""
-    cfg = tmp_path / "override.yaml"
-    cfg.write_text(f"baselines: {{{override}}}\n")
-    proc = snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
-    out = proc.stderr + proc.stdout
-    assert proc.returncode != 0
+    out = _failing_dry_run(tmp_path, f"baselines: {{{override}}}\n")
     assert "Error validating config file" in out and needle in out
     key = override.split("{")[1].split(":")[0].strip()  # default / full
     assert f"['baselines']['recompute']['{key}']" in out  # the key is named
@@ -150,11 +156,7 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     ],
 )
 def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
-    cfg = tmp_path / "override.yaml"
-    cfg.write_text(f"recompute: true\n{override}\n")
-    proc = snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
-    out = proc.stderr + proc.stdout
-    assert proc.returncode != 0
+    out = _failing_dry_run(tmp_path, f"recompute: true\n{override}\n")
     assert "Building DAG of jobs" not in out  # failed while parsing, before the DAG
     for needle in needles:
         assert needle in out, out[-2000:]
