@@ -30,6 +30,7 @@ __all__ = [
     "PAPER_CLASSIFIERS",
     "make_classifier",
     "fit_predict",
+    "fit_predict_shared",
     "auc",
     "instance_block",
     "generic_matrix",
@@ -79,14 +80,66 @@ def fit_predict(name: str, x_train, y_train: np.ndarray, x_eval: list, seed: int
     return [clf.predict_proba(x)[:, 1] for x in x_eval]
 
 
+def fit_predict_shared(name: str, x_train, jobs: list[tuple[np.ndarray, list]], seed: int = 0,
+                       threads: int = 1) -> list[list[np.ndarray]]:
+    """`fit_predict(name, x_train, y, x_eval)` for each (y, x_eval) of `jobs`: one model per
+    label vector on the same training matrix (the baselines fit one per LLM).
+
+    The same predictions, bit for bit, as separate `fit_predict` calls
+    (tests/test_assessors_speed.py); for XGBoost the histogram-binned training matrix (its
+    QuantileDMatrix, which depends on the features only, not the labels) is built once and
+    relabelled instead of once per model: about a tenth of a fit.
+    """
+    if not _XGBOOST.match(name):
+        return [fit_predict(name, x_train, y, x_eval, seed=seed, threads=threads)
+                for y, x_eval in jobs]
+    clf = make_classifier(name, seed=seed, threads=threads)
+    shared = _SharedTrainMatrix(type(clf))(**clf.get_params())
+    out = []
+    for y, x_eval in jobs:
+        y = np.asarray(y).astype(int)
+        if y.min() == y.max():
+            out.append([np.full(x.shape[0], float(y[0])) for x in x_eval])
+            continue
+        shared.fit(x_train, y)
+        out.append([shared.predict_proba(x)[:, 1] for x in x_eval])
+    return out
+
+
+def _SharedTrainMatrix(base):
+    """`base` (XGBClassifier) whose fit reuses the training DMatrix of its first fit, with the
+    new labels set: valid only while every fit gets the same X (the caller's contract)."""
+
+    class SharedTrainMatrix(base):
+        _train_matrix = None
+
+        def _create_dmatrix(self, ref, **kwargs):
+            if ref is not None:  # an evaluation matrix binned like the training one
+                return super()._create_dmatrix(ref, **kwargs)
+            if self._train_matrix is None:
+                self._train_matrix = super()._create_dmatrix(ref, **kwargs)
+            else:
+                self._train_matrix.set_label(kwargs["label"])
+            return self._train_matrix
+
+    return SharedTrainMatrix
+
+
 def auc(y: np.ndarray, p: np.ndarray) -> float:
-    """ROC AUC of probabilities; NaN when y has a single label."""
-    from sklearn.metrics import roc_auc_score
+    """ROC AUC of probabilities; NaN when y has a single label.
+
+    `roc_auc_score` of a binary y is `auc(*roc_curve(y, p)[:2])` after label checks that cost
+    more than the AUC itself (~1.5 ms a call, thousands of calls per split): calling the two
+    public functions directly gives the same float (tests/test_assessors_speed.py).
+    """
+    from sklearn.metrics import auc as area
+    from sklearn.metrics import roc_curve
 
     y = np.asarray(y).astype(int)
     if y.min() == y.max():
         return float("nan")
-    return float(roc_auc_score(y, p))
+    fpr, tpr, _ = roc_curve(y, p)
+    return float(area(fpr, tpr))
 
 
 def instance_block(kind: str, emb: np.ndarray, emb_ref: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from evalsci.stats.irt import fit_mirt_2pl, item_features
 
-from .assessors import auc, fit_predict, generic_matrix, instance_block
+from .assessors import auc, fit_predict, fit_predict_shared, generic_matrix, instance_block
 from .features import ngram_features
 from .selectors import (
     SELECTORS,
@@ -259,11 +259,12 @@ def _reference_only(data: SplitData, refs, classifiers, n_ref: int, seed: int,
     rows: list[list] = []
     for sel, ref in refs.items():
         for clf in classifiers:
-            preds = {}
-            for role, llms in eval_llms.items():
-                for m in llms:
-                    preds[m] = fit_predict(clf, e_tr[ref], data.z_ref([m], ref)[0],
-                                           [data.emb[role]], seed=seed, threads=threads)[0]
+            # every LLM's model is fitted on the same matrix e_tr[ref]: share its binning
+            llms = [(role, m) for role, ms in eval_llms.items() for m in ms]
+            fits = fit_predict_shared(clf, e_tr[ref], [(data.z_ref([m], ref)[0], [data.emb[role]])
+                                                       for role, m in llms],
+                                      seed=seed, threads=threads)
+            preds = {m: p[0] for (_, m), p in zip(llms, fits, strict=True)}
             rows += _rows(data.split, "reference_only", "embeddings", sel, clf, n_ref, data,
                           eval_llms, preds)
     return rows
@@ -307,9 +308,10 @@ def _specific_assessors(data: SplitData, feature_names, classifiers, seed: int,
     rows: list[list] = []
     for fname, (x_tr, x_va, x_te) in _specific_features(data, feature_names).items():
         for clf in classifiers:
-            for m in data.llms["test"]:
-                p_va, p_te = fit_predict(clf, x_tr, data.labels(m, "train"), [x_va, x_te],
-                                         seed=seed, threads=threads)
+            fits = fit_predict_shared(clf, x_tr, [(data.labels(m, "train"), [x_va, x_te])
+                                                  for m in data.llms["test"]],
+                                      seed=seed, threads=threads)
+            for m, (p_va, p_te) in zip(data.llms["test"], fits, strict=True):
                 for eval_set, p in (("validation", p_va), ("test", p_te)):
                     y = data.labels(m, eval_set)
                     rows.append([data.split, "specific", fname, "", clf, n_train, m, "test",

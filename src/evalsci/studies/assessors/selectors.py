@@ -80,7 +80,8 @@ def select_random_best_of(features: np.ndarray, success: np.ndarray, n_ref: int,
                           holdout: float = 0.3) -> np.ndarray:
     """The best of `n_draws` random subsets, scored by hard-label AUC on a 30 % holdout."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
+
+    from .assessors import auc  # roc_auc_score without its per-call label checks
 
     n = len(features)
     perm = rng.permutation(n)
@@ -96,7 +97,7 @@ def select_random_best_of(features: np.ndarray, success: np.ndarray, n_ref: int,
             if y.min() == y.max() or yh.min() == yh.max():
                 continue  # no classifier or no AUC for this LLM on this draw
             clf = LogisticRegression(max_iter=1000).fit(features[sub], y)
-            scores.append(roc_auc_score(yh, clf.predict(features[hold])))
+            scores.append(auc(yh, clf.predict(features[hold])))
         score = float(np.mean(scores)) if scores else 0.5
         if score > best_score:
             best, best_score = sub, score

@@ -1,0 +1,61 @@
+"""The assessors' CPU shortcuts give the same bits as the plain calls they replace (issue 15).
+
+- `auc` calls `roc_curve` + `auc` directly instead of `roc_auc_score` (which adds label
+  checks): the same float for probabilities, hard 0/1 predictions, ties and float32 scores;
+- `fit_predict_shared` bins XGBoost's training matrix once for several label vectors: the same
+  predictions as one `fit_predict` per label vector, dense and sparse (TF-IDF) alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.metrics import roc_auc_score
+
+from evalsci.studies.assessors.assessors import auc, fit_predict, fit_predict_shared
+
+
+def test_auc_is_bit_identical_to_roc_auc_score():
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        n = int(rng.integers(2, 400))
+        y = (rng.random(n) < rng.uniform(0.05, 0.95)).astype(int)
+        if y.min() == y.max():
+            assert np.isnan(auc(y, rng.random(n)))
+            continue
+        kind = trial % 4
+        if kind == 0:
+            p = rng.random(n)                                   # distinct probabilities
+        elif kind == 1:
+            p = rng.integers(0, 2, n)                           # hard predictions
+        elif kind == 2:
+            p = np.round(rng.random(n), 1)                      # many ties
+        else:
+            p = rng.random(n).astype(np.float32)                # XGBoost's float32
+        assert auc(y, p) == roc_auc_score(y, p), (trial, n)
+
+
+@pytest.mark.parametrize("name", ["xgboost_bins16", "xgboost", "logreg_l2_C1"])
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_shared_training_matrix_gives_the_same_predictions(name, kind):
+    pytest.importorskip("xgboost")
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(150, 12)).astype(np.float32)
+    if kind == "sparse":  # TF-IDF-like: XGBoost treats the absent entries as missing
+        x = sparse.csr_matrix(np.where(rng.random(x.shape) < 0.7, 0, np.abs(x)))
+    x_eval = [x[:40], rng.normal(size=(30, 12)).astype(np.float32)]
+    if kind == "sparse":
+        x_eval = [x[:40], sparse.csr_matrix(np.abs(x_eval[1]))]
+    w = rng.normal(size=12)
+    ys = [((x @ w) + rng.normal(scale=s, size=150) > 0).astype(int) for s in (0.3, 1.0, 3.0)]
+    ys.append(np.ones(150, dtype=int))            # one label only: the constant prediction
+    ys.append(ys[0])                              # a repeat after the constant one
+    shared = fit_predict_shared(name, x, [(y, x_eval) for y in ys], seed=3)
+    for y, got in zip(ys, shared, strict=True):
+        want = fit_predict(name, x, y, x_eval, seed=3)
+        assert len(got) == len(want)
+        for g, w_ in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w_)
+    # different label vectors did give different models (the labels were really reset)
+    assert not np.array_equal(shared[0][1], shared[2][1])
