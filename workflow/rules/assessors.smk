@@ -41,7 +41,9 @@ rule assessors_embed:
         embeddings="results/assessors/{collection}/data/embeddings.npy",
     params:
         ecfg=A_CFG["embedding"],
-    threads: 2
+    # 1 thread: the same bits as 2 (torch_pinned; checked on the 3,000 predictaboard prompts)
+    # and far fewer CPU-s: the second thread mostly spins (2026-11-24, docs/benchmarks.md)
+    threads: 1
     resources:
         mem_mb=3000,
     log:
