@@ -4,6 +4,7 @@
   checks): the same float for probabilities, hard 0/1 predictions, ties and float32 scores;
 - `fit_predict_shared` bins XGBoost's training matrix once for several label vectors: the same
   predictions as one `fit_predict` per label vector, dense and sparse (TF-IDF) alike.
+- `torch_pinned` sets torch's deterministic flag without importing torch._inductor.
 """
 
 from __future__ import annotations
@@ -59,3 +60,26 @@ def test_shared_training_matrix_gives_the_same_predictions(name, kind):
             np.testing.assert_array_equal(g, w_)
     # different label vectors did give different models (the labels were really reset)
     assert not np.array_equal(shared[0][1], shared[2][1])
+
+
+def test_torch_pinned_sets_the_flag_without_importing_inductor():
+    """`torch_pinned` (IRT fit, embeddings) turns deterministic kernels on and restores the
+    previous state, without the 1.4-1.8 CPU-s import of torch._inductor that
+    `torch.use_deterministic_algorithms` does first."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    code = """
+import sys, torch
+from evalsci.determinism import torch_pinned
+assert not torch.are_deterministic_algorithms_enabled()
+with torch_pinned(1):
+    assert torch.are_deterministic_algorithms_enabled()
+    assert not torch.is_deterministic_algorithms_warn_only_enabled()
+    assert torch.get_num_threads() == 1
+assert not torch.are_deterministic_algorithms_enabled()
+print('torch._inductor' in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -23,12 +23,29 @@ def torch_pinned(threads: int = 1) -> Iterator[None]:
     prev_det = torch.are_deterministic_algorithms_enabled()
     prev_warn = torch.is_deterministic_algorithms_warn_only_enabled()
     torch.set_num_threads(int(threads))
-    torch.use_deterministic_algorithms(True)
+    _deterministic(torch, True, False)
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(prev_det, warn_only=prev_warn)
+        _deterministic(torch, prev_det, prev_warn)
         torch.set_num_threads(prev_threads)
+
+
+def _deterministic(torch, mode: bool, warn_only: bool) -> None:
+    """`torch.use_deterministic_algorithms`, without importing torch._inductor for it.
+
+    The public function first imports `torch._inductor.config` (~1.8 CPU-s, once per process:
+    more than the IRT fit it guards costs in some jobs) to set the flag for `torch.compile`,
+    which no evalsci code uses; the eager kernels read only the flag set by
+    `torch._C._set_deterministic_algorithms`. Where inductor is loaded already (or that private
+    call is gone), the public function is used."""
+    import sys
+
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None or "torch._inductor.config" in sys.modules:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)
 
 
 # Environment that makes this machine's libraries use their baseline (SSE4.2-class) kernels
