@@ -96,42 +96,10 @@ def term_names(model) -> list[str]:
     return names
 
 
-@contextlib.contextmanager
-def _partly_centered(centered: frozenset[str]):
-    """Build the named group-level terms centred and the others non-centred.
-
-    bambi has one global `noncentered` switch. Which parametrisation samples well depends on
-    how much data each group has: a task effect U_j backed by thousands of test texts is
-    sharply identified and wants the centred form; a subsample effect V_jk backed by 2-4
-    rows wants the non-centred one. Both give the same model (the same joint density of the
-    effects), only the sampler's coordinates differ. bambi builds each term through
-    `bambi.backend.model_components.GroupSpecificTerm`; swapping that class while the model
-    is built is the smallest change that makes the choice per term.
-    """
-    if not centered:
-        yield
-        return
-    import bambi.backend.model_components as components
-
-    original = components.GroupSpecificTerm
-
-    class PartlyCentered(original):
-        def __init__(self, term, noncentered):
-            super().__init__(term, noncentered and term.name not in centered)
-
-    components.GroupSpecificTerm = PartlyCentered
-    try:
-        yield
-    finally:
-        components.GroupSpecificTerm = original
-
-
 def build_model(formula: str, data: pd.DataFrame, priors: dict[str, PriorSpec], *,
-                family: str = "binomial", noncentered: bool = True,
-                centered_terms: tuple[str, ...] = ()):
+                family: str = "binomial", noncentered: bool = True):
     """A built bambi model whose every term has the prior given in `priors` (no bambi
-    defaults). `centered_terms` are group-level terms parametrised centred even when
-    `noncentered` is True (see `_partly_centered`)."""
+    defaults)."""
     import bambi as bmb
 
     model = bmb.Model(
@@ -141,14 +109,12 @@ def build_model(formula: str, data: pd.DataFrame, priors: dict[str, PriorSpec], 
     terms = term_names(model)
     missing = [t for t in terms if t not in priors]
     unused = [p for p in priors if p not in terms]
-    unknown = [t for t in centered_terms if t not in terms]
-    if missing or unused or unknown:
+    if missing or unused:
         raise ValueError(
             f"priors must be given for exactly the terms of {formula!r}: "
-            f"missing {missing}, not in the formula {unused}; unknown centred terms {unknown}"
+            f"missing {missing}, not in the formula {unused}"
         )
-    with _partly_centered(frozenset(centered_terms)):
-        model.build()
+    model.build()
     return model
 
 

@@ -107,13 +107,12 @@ def beta_name(comparison: str) -> str:
     return f"method[{COMPARISONS[comparison][1]}]"
 
 
-def build(long: pd.DataFrame, *, task_treatment: bool = True,
-          centered_terms: tuple[str, ...] = ()):
-    """The built bambi model of one configuration and comparison (every prior explicit).
-
-    Group-level effects are non-centred except `centered_terms` (a sampler choice only)."""
+def build(long: pd.DataFrame, *, task_treatment: bool = True):
+    """The built bambi model of one configuration and comparison (every prior explicit),
+    group-level effects non-centred as bambi's default. The workflow samples the same model
+    in other coordinates (`evalsci.studies.tapt.reparam`)."""
     from evalsci.stats.bayes import build_model
 
     n_lms = long["lm_type"].nunique()
     return build_model(formula(n_lms, task_treatment), long, priors(n_lms, task_treatment),
-                       family="binomial", noncentered=True, centered_terms=centered_terms)
+                       family="binomial", noncentered=True)

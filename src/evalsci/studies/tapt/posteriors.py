@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.stats import bayes
-from evalsci.studies.tapt import hierarchical
+from evalsci.studies.tapt import hierarchical, reparam
 from evalsci.studies.tapt.data import COMPARISONS
 
 log = logging.getLogger(__name__)
@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 # Model variants: the authors' code (with the task x treatment effect W_jl) and the paper's
 # eq. 2 (without it).
 VARIANTS = {"authors": True, "eq2": False}
-# Task effects U_j are backed by thousands of test texts each: centred sampling (see
-# evalsci.stats.bayes._partly_centered); the subsample effects stay non-centred.
-CENTERED_TERMS = ("1|dataset",)
 SUMMARY_COLUMNS = (
     "config", "comparison", "variant", "mean", "sd", "hdi_5.5", "hdi_94.5", "r_hat",
     "ess_bulk", "divergences", "mcse_mean", "ppd_mean", "ppd_hdi_5.5", "ppd_hdi_94.5",
@@ -50,10 +47,11 @@ class FitResult:
     diagnostics: pd.DataFrame
 
 
-def posterior_predictive_avg_diff(model, idata, long: pd.DataFrame, comparison: str,
+def posterior_predictive_avg_diff(model: reparam.ReparamModel, idata, comparison: str,
                                   seed: int) -> np.ndarray:
     """Section 6.2: per posterior draw, the average of (Y_treat - Y_ctrl) / n over all
     (LM type, task, subsample). Returns an array of shape (chain, draw)."""
+    long = model.long
     control, treatment = COMPARISONS[comparison]
     key = ["lm_type", "dataset", "pair"]
     ctrl = long.index[long["method"] == control].to_numpy()
@@ -62,14 +60,11 @@ def posterior_predictive_avg_diff(model, idata, long: pd.DataFrame, comparison: 
             long.loc[treat, key].reset_index(drop=True)):
         raise ValueError("control and treatment rows are not aligned by (lm_type, dataset, pair)")
     n = long["num_test"].to_numpy(float)
-    response = model.response_component.term.name
     out = []
     # One chain at a time keeps memory at draws x rows (not chains x draws x rows).
     for chain in idata.posterior["chain"].to_numpy():
-        sub = idata.sel(chain=[chain])
-        pred = model.predict(sub, kind="response", inplace=False,
-                             random_seed=int(seed) + int(chain))
-        y = pred.posterior_predictive[response].to_numpy()[0]  # (draw, obs)
+        sub = idata.posterior.sel(chain=[chain])
+        y = model.predict_counts(sub, np.random.default_rng(int(seed) + int(chain)))[0]
         diff = (y[:, treat] - y[:, ctrl]) / n[treat]
         out.append(diff.mean(axis=1))
     return np.stack(out)
@@ -92,9 +87,9 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
     config = acc["config"].iloc[0]
     label = f"{config}/{comparison}/{variant}"
     long = hierarchical.long_format(acc, comparison, counts)
-    model = hierarchical.build(long, task_treatment=VARIANTS[variant],
-                               centered_terms=CENTERED_TERMS)
-    log.info("%s: %d rows; %s", label, len(long), model.formula)
+    model = reparam.ReparamModel(long, task_treatment=VARIANTS[variant])
+    log.info("%s: %d rows; %s (sampled as evalsci.studies.tapt.reparam)", label, len(long),
+             hierarchical.formula(long["lm_type"].nunique(), VARIANTS[variant]))
     beta = hierarchical.beta_name(comparison)
     checked = bayes.fit_checked(
         model, settings, thresholds, label, primary=(beta,), max_draws=max_draws,
@@ -127,7 +122,7 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
         "intercept_ess_bulk": float(intercept["ess_bulk"]), "diagnostics_ok": checked.ok,
     }
     if ppd:
-        avg = posterior_predictive_avg_diff(model, idata, long, comparison, settings.seed)
+        avg = posterior_predictive_avg_diff(model, idata, comparison, settings.seed)
         draws["avg_diff"] = avg.ravel()  # same (chain, draw) order as to_dataframe
         summary["ppd_mean"] = float(avg.mean())
         summary["ppd_hdi_5.5"], summary["ppd_hdi_94.5"] = hdi(avg)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.stats import bayes
-from evalsci.studies.tapt import hierarchical
+from evalsci.studies.tapt import hierarchical, reparam
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +63,11 @@ def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
              settings: bayes.SamplerSettings, thresholds: bayes.Thresholds,
              max_draws: int | None = None) -> pd.DataFrame:
     """Fit the model to data simulated under each scenario (name -> true beta)."""
-    from evalsci.studies.tapt.posteriors import CENTERED_TERMS
-
     rows = []
     for k, (name, beta) in enumerate(scenarios.items()):
         rng = np.random.default_rng(np.random.SeedSequence([seed, k]))
         sim = simulate_counts(d, beta=beta, rng=rng)
-        model = hierarchical.build(sim, task_treatment=True, centered_terms=CENTERED_TERMS)
+        model = reparam.ReparamModel(sim, task_treatment=True)
         label = "method[treatment]"
         # the same checks (and refits with more draws) as the fits to the released data
         idata = bayes.fit_checked(model, settings, thresholds, f"recovery/{name}",
