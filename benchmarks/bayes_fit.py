@@ -87,7 +87,9 @@ def main() -> None:
         def our_fit(comparison=comparison, settings=fast_settings, thresholds=thresholds):
             return posteriors.fit_one(acc, comparison, "authors", settings=settings,
                                       thresholds=thresholds, ppd=False, on_failure="warn",
-                                      max_draws=bayes_cfg["max_draws"]).summary
+                                      max_draws=bayes_cfg["max_draws"],
+                                      noncentred_contrast=steps.noncentred_contrast(
+                                          bayes_cfg, comparison)).summary
 
         results = {"pymc": timed(pymc_fit), "ours": timed(our_fit)}
         rate = {}

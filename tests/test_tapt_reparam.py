@@ -2,7 +2,7 @@
 
 `evalsci.studies.tapt.reparam` samples the model of `hierarchical.build` in other coordinates.
 These tests map random points of bambi's parameters into those coordinates and check that the
-two log densities differ only by a constant (the Jacobian of a linear map and log C(n, y)),
+two log densities differ only by the change of variables' Jacobian and a constant (log C(n, y)),
 that the draws map back to the same parameters, and that a short fit finds bambi's posterior.
 """
 
@@ -71,18 +71,22 @@ def _reparam_values(model: reparam.ReparamModel, point) -> dict[str, np.ndarray]
     vbar = v.mean(axis=1) if model.split_v else np.zeros(J)
     if model.split_v:
         out["_D"] = v - vbar[:, None]
-        if model.task_treatment:
-            out["_Vbar"] = vbar
+        out["_Vbar"] = vbar
     else:
         out["_V"] = v
     if model.task_treatment:
         w = np.array([[point[reparam.CELL][f"{task}:{m}"] for m in model.methods]
                       for task in model.tasks])
         out["_A"] = t[:, None] + w + beta * model.xs + vbar[:, None]
-        out[f"{reparam.CELL}_sigma"] = point[f"{reparam.CELL}_sigma"]
+        out[f"{reparam.CELL}_sigma"] = sigma_w = point[f"{reparam.CELL}_sigma"]
+        out["_delta"] = (out["_A"].mean(axis=1) - t - vbar) / sigma_w
+        if model.noncentred_contrast:
+            a = out.pop("_A")
+            out["_Abar"] = a.mean(axis=1)
+            out["_eps"] = (a[:, 1] - a[:, 0] - beta) / (np.sqrt(2) * sigma_w)
     else:
-        out["_S"] = t + vbar if model.split_v else None
-    return {k: v for k, v in out.items() if v is not None}
+        out["_S"] = t + vbar
+    return out
 
 
 def _reparam_logp(model: reparam.ReparamModel, values):
@@ -107,6 +111,8 @@ def _reparam_logp(model: reparam.ReparamModel, values):
     dict(n_lms=1, task_treatment=True),
     dict(n_lms=2, task_treatment=True, drop_one=True),
     dict(n_lms=1, task_treatment=False, drop_one=True),
+    dict(n_lms=2, task_treatment=True, noncentred=True),
+    dict(n_lms=1, task_treatment=True, noncentred=True, drop_one=True),
 ])
 def test_log_density_equals_bambis_up_to_a_constant(case):
     d = _data(n_lms=case["n_lms"], drop_one=case.get("drop_one", False))
@@ -115,22 +121,32 @@ def test_log_density_equals_bambis_up_to_a_constant(case):
     # bambi in its natural (centred) coordinates: the density of the parameters themselves
     ref = bayes.build_model(hierarchical.formula(n_lms, tt), d, hierarchical.priors(n_lms, tt),
                             family="binomial", noncentered=False)
-    ours = reparam.ReparamModel(d, task_treatment=tt)
+    nc = case.get("noncentred", False)
+    ours = reparam.ReparamModel(d, task_treatment=tt, noncentred_contrast=nc)
     assert ours.split_v == (not case.get("drop_one", False))
     rng = np.random.default_rng(1)
     diffs = []
     for _ in range(6):
         point = _natural_point(rng, ref)
-        diffs.append(_reparam_logp(ours, _reparam_values(ours, point)) - _bambi_logp(ref, point))
+        values = _reparam_values(ours, point)
+        # change of variables: the density of the new coordinates is bambi's times the
+        # Jacobian |dM/d delta| = sigma_W per task (delta_j = (mean A_j - M_j) / sigma_W);
+        # every other map is linear with a constant Jacobian
+        # (and sigma_W again for the non-centred contrast: eps_j = (A_j1 - A_j0 - beta) /
+        # (sqrt(2) sigma_W))
+        log_jac = ((1 + nc) * len(ours.tasks) * np.log(values[f"{reparam.CELL}_sigma"])
+                   if tt else 0.0)
+        diffs.append(_reparam_logp(ours, values) - log_jac - _bambi_logp(ref, point))
     # the same function of the parameters up to an additive constant; a wrong prior scale,
     # Jacobian or centring would move the difference between points by O(1)
     assert np.ptp(diffs) < 1e-6, diffs
 
 
-def test_draws_map_back_to_bambis_parameters():
+@pytest.mark.parametrize("noncentred", [False, True])
+def test_draws_map_back_to_bambis_parameters(noncentred):
     d = _data()
     ref = hierarchical.build(d)
-    ours = reparam.ReparamModel(d)
+    ours = reparam.ReparamModel(d, noncentred_contrast=noncentred)
     rng = np.random.default_rng(2)
     import xarray as xr
 

@@ -80,14 +80,18 @@ def hdi(x: np.ndarray, prob: float = 0.89) -> tuple[float, float]:
 def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
             settings: bayes.SamplerSettings, thresholds: bayes.Thresholds,
             counts: str = "round", ppd: bool = True, on_failure: str = "error",
-            max_draws: int | None = None) -> FitResult:
-    """Fit one configuration (acc has one `config`) and comparison with one model variant."""
+            max_draws: int | None = None, noncentred_contrast: bool = False) -> FitResult:
+    """Fit one configuration (acc has one `config`) and comparison with one model variant.
+
+    `noncentred_contrast`: sample the task x treatment contrast non-centred
+    (`reparam.ReparamModel`; config `tapt.bayes.noncentred_contrast`)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown model variant {variant!r}; choose one of {list(VARIANTS)}")
     config = acc["config"].iloc[0]
     label = f"{config}/{comparison}/{variant}"
     long = hierarchical.long_format(acc, comparison, counts)
-    model = reparam.ReparamModel(long, task_treatment=VARIANTS[variant])
+    model = reparam.ReparamModel(long, task_treatment=VARIANTS[variant],
+                                 noncentred_contrast=noncentred_contrast)
     log.info("%s: %d rows; %s (sampled as evalsci.studies.tapt.reparam)", label, len(long),
              hierarchical.formula(long["lm_type"].nunique(), VARIANTS[variant]))
     beta = hierarchical.beta_name(comparison)

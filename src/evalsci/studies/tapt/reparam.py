@@ -13,21 +13,24 @@ per draw on the boost fits of `m100_n500` (step size 0.016).
 
 Here the same joint density is sampled in coordinates that make the ridges axes:
 
-    T_j    = mu + U_j                         task log-odds         ~ N(mu, sigma_U)
     Vbar_j = mean_k V_jk                      ~ N(0, sigma_V / sqrt(K))
     D_jk   = V_jk - Vbar_j                    ~ ZeroSumNormal(sigma_V)   (independent of Vbar_j)
-    A_jl   = T_j + W_jl + beta (x_l - x_bar) + Vbar_j    cell log-odds (free; flat)
-             with the prior of W: A_jl - Vbar_j ~ N(T_j + beta (x_l - x_bar), sigma_W)
+    A_jl   = T_j + W_jl + beta (x_l - x_bar) + Vbar_j    cell log-odds, free (flat)
+    delta_j = (mean_l A_jl - T_j - Vbar_j) / sigma_W     = mean_l W_jl / sigma_W, free (flat)
 
     logit(lambda_ijkl) = A_jl + alpha (z_i - z_bar) + D_jk
 
-Every map is linear with a constant Jacobian (an iid normal vector splits exactly into its
-mean and its zero-sum deviations, and (mu, U, W) -> (T, A) is unit triangular), so the
-posterior is the authors' one; `tests/test_tapt_reparam.py` checks that the log density equals
-bambi's up to a constant at random points. The paper's eq. 2 (no W_jl): S_j = T_j + Vbar_j is
-the free task log-odds instead of A_jl. The mean/zero-sum split needs the same subsamples in
-every task (all released configurations have them); otherwise V_jk is sampled as it is
-(centred), which is the same model with slower mixing.
+with T_j = mu + U_j and the W_jl recovered from them; their priors (T_j ~ N(mu, sigma_U),
+W_jl ~ N(0, sigma_W)) enter as potentials. The data pin down A_jl and D_jk; delta_j is the
+non-centred task mean of W, which removes the funnel between sigma_W and the task level when
+sigma_W is small (the bias comparisons). Every map is linear given sigma_W (an iid normal
+vector splits exactly into its mean and its zero-sum deviations; (mu, U, W) -> (T, A) is unit
+triangular; delta adds log sigma_W per task to the density), so the posterior is the authors'
+one: `tests/test_tapt_reparam.py` checks that the log density equals bambi's up to a constant
+at random points. The paper's eq. 2 (no W_jl): S_j = T_j + Vbar_j is the free task log-odds
+instead of A_jl and delta_j. The mean/zero-sum split needs the same subsamples in every task
+(all released configurations have them); otherwise V_jk is sampled as it is, which is the
+same model with slower mixing.
 
 `fit` returns InferenceData named as bambi names it ("Intercept", "method", "lm_type",
 "1|dataset", "1|dataset:method", "1|dataset:pair" and their "_sigma"), so diagnostics, tables
@@ -60,7 +63,8 @@ class ReparamModel:
 
     `fit(...)` takes bambi's `Model.fit` arguments, so `evalsci.stats.bayes.fit` runs it."""
 
-    def __init__(self, long: pd.DataFrame, *, task_treatment: bool = True):
+    def __init__(self, long: pd.DataFrame, *, task_treatment: bool = True,
+                 noncentred_contrast: bool = False):
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -69,6 +73,7 @@ class ReparamModel:
             raise ValueError(f"long rows lack columns {missing}")
         self.long = long.reset_index(drop=True)
         self.task_treatment = task_treatment
+        self.noncentred_contrast = noncentred_contrast
         d = self.long
         self.tasks = sorted(d["dataset"].unique())
         self.methods = sorted(d["method"].unique())
@@ -105,33 +110,39 @@ class ReparamModel:
             alpha = pm.Normal("lm_type", **priors["lm_type"].args) if n_lms > 1 else 0.0
             s_u = pm.HalfNormal(f"{TASK}_sigma", sig_u)
             s_v = pm.HalfNormal(f"{PAIR}_sigma", sig_v)
-            t = pm.Normal("_T", mu, s_u, shape=J)
             if self.split_v:
                 dev = pm.ZeroSumNormal("_D", sigma=s_v, shape=(J, K))
                 pair_term = dev[self.j, self.k]
-                if task_treatment:
-                    vbar = pm.Normal("_Vbar", 0.0, s_v / np.sqrt(K), shape=J)
+                vbar = pm.Normal("_Vbar", 0.0, s_v / np.sqrt(K), shape=J)
             else:
-                vbar = pt.zeros(J)
                 v = pm.Normal("_V", 0.0, s_v, shape=(J, K))
                 pair_term = v[self.j, self.k]
+                vbar = pt.zeros(J)
             if task_treatment:
                 s_w = pm.HalfNormal(f"{CELL}_sigma", _zero_mean_normal_scale(priors[CELL], CELL))
-                a = pm.Flat("_A", shape=(J, 2))
-                # prior of W_jl = A_jl - Vbar_j - T_j - beta x_l (unit Jacobian)
-                cell = a - vbar[:, None]
-                pm.Potential("_W_prior", pm.logp(
-                    pm.Normal.dist(t[:, None] + beta * self.xs, s_w), cell).sum())
+                delta = pm.Flat("_delta", shape=J)
+                if noncentred_contrast:
+                    # A_j1 - A_j0 = beta + sqrt(2) sigma_W eps_j (Jacobian sigma_W per task)
+                    abar = pm.Flat("_Abar", shape=J)
+                    eps = pm.Flat("_eps", shape=J)
+                    half = (beta + np.sqrt(2.0) * s_w * eps) / 2
+                    a = pt.stack([abar - half, abar + half], axis=1)
+                    pm.Potential("_eps_jacobian", J * pt.log(s_w))
+                else:
+                    a = pm.Flat("_A", shape=(J, 2))
+                # M_j = T_j + Vbar_j = mean_l A_jl - sigma_W delta_j (Jacobian sigma_W per task)
+                m = a.mean(axis=1) - s_w * delta
+                t = m - vbar
+                w = a - m[:, None] - beta * self.xs
+                pm.Potential("_W_prior", pm.logp(pm.Normal.dist(0.0, s_w), w).sum()
+                             + J * pt.log(s_w))
                 cell_term = a[self.j, self.x_level]
-            elif self.split_v:
-                # eq. 2: the task log-odds S_j = T_j + Vbar_j is free and Vbar_j = S_j - T_j
-                # carries Vbar's prior (unit Jacobian)
-                s = pm.Flat("_S", shape=J)
-                pm.Potential("_Vbar_prior", pm.logp(
-                    pm.Normal.dist(0.0, s_v / np.sqrt(K)), s - t).sum())
-                cell_term = s[self.j] + beta * self.xs[self.x_level]
             else:
-                cell_term = t[self.j] + beta * self.xs[self.x_level]
+                # eq. 2: the task log-odds S_j = T_j + Vbar_j is free (unit Jacobian)
+                s = pm.Flat("_S", shape=J)
+                t = s - vbar
+                cell_term = s[self.j] + beta * self.xs[self.x_level]
+            pm.Potential("_T_prior", pm.logp(pm.Normal.dist(mu, s_u), t).sum())
             eta = cell_term + alpha * self.zc + pair_term
             # Binomial log-likelihood without log C(n, y), a constant: a third cheaper per
             # gradient than pm.Binomial, same posterior.
@@ -157,17 +168,24 @@ class ReparamModel:
 
         mu = post["Intercept"]
         beta = post["method"]
-        t = post["_T"].to_numpy()
         J, K = len(self.tasks), len(self.pairs)
-        if self.split_v:
-            dev = post["_D"].to_numpy()
-            if self.task_treatment:
-                vbar = post["_Vbar"].to_numpy()
+        shape = beta.shape[:2]
+        vbar = post["_Vbar"].to_numpy() if self.split_v else np.zeros((*shape, J))
+        v = (vbar[..., None] + post["_D"].to_numpy()) if self.split_v else post["_V"].to_numpy()
+        if self.task_treatment:
+            if self.noncentred_contrast:
+                half = (beta.to_numpy()[..., None] + np.sqrt(2.0) * post[f"{CELL}_sigma"].to_numpy()[
+                    ..., None] * post["_eps"].to_numpy()) / 2
+                abar = post["_Abar"].to_numpy()
+                a = np.stack([abar - half, abar + half], axis=-1)
             else:
-                vbar = post["_S"].to_numpy() - t
-            v = vbar[..., None] + dev
+                a = post["_A"].to_numpy()
+            m = a.mean(axis=-1) - post[f"{CELL}_sigma"].to_numpy()[..., None] * post[
+                "_delta"].to_numpy()
+            w = a - m[..., None] - beta.to_numpy()[..., None, None] * self.xs
         else:
-            v = post["_V"].to_numpy()
+            m = post["_S"].to_numpy()
+        t = m - vbar
         dims = ("chain", "draw")
         out = {
             "Intercept": mu,
@@ -187,9 +205,6 @@ class ReparamModel:
                                           dims=(*dims, "lm_type_dim"),
                                           coords={"lm_type_dim": [self.lms[-1]]})
         if self.task_treatment:
-            a = post["_A"].to_numpy()
-            w = (a - vbar[..., None] - t[..., None]
-                 - beta.to_numpy()[..., None, None] * self.xs)
             cell_levels = [f"{task}:{m}" for task in self.tasks for m in self.methods]
             out[CELL] = xr.DataArray(w.reshape(*w.shape[:2], 2 * J),
                                      dims=(*dims, "dataset:method__factor_dim"),

@@ -67,7 +67,8 @@ def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
     for k, (name, beta) in enumerate(scenarios.items()):
         rng = np.random.default_rng(np.random.SeedSequence([seed, k]))
         sim = simulate_counts(d, beta=beta, rng=rng)
-        model = reparam.ReparamModel(sim, task_treatment=True)
+        # sigma_W = 0.02 below (as in the bias comparisons): the contrast sampled non-centred
+        model = reparam.ReparamModel(sim, task_treatment=True, noncentred_contrast=True)
         label = "method[treatment]"
         # the same checks (and refits with more draws) as the fits to the released data
         idata = bayes.fit_checked(model, settings, thresholds, f"recovery/{name}",

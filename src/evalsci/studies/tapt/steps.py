@@ -102,6 +102,12 @@ def sampler_settings(cfg: dict, cores: int, comparison: str | None = None
     return settings, thresholds
 
 
+def noncentred_contrast(cfg: dict, comparison: str) -> bool:
+    """Whether `comparison`'s fits sample the task x treatment contrast non-centred
+    (config `tapt.bayes.noncentred_contrast`; evalsci.studies.tapt.reparam)."""
+    return comparison in cfg.get("noncentred_contrast", [])
+
+
 def make_fit(acc_path: str, config: str, comparison: str, variant: str, *, bayes_cfg: dict,
              count_rule: str, cores: int, summary_out: str, draws_out: str,
              diagnostics_out: str) -> None:
@@ -109,7 +115,8 @@ def make_fit(acc_path: str, config: str, comparison: str, variant: str, *, bayes
     result = posteriors.fit_one(load(acc_path, config), comparison, variant, settings=settings,
                                 thresholds=thresholds, counts=count_rule,
                                 on_failure=bayes_cfg["on_failure"],
-                                max_draws=bayes_cfg.get("max_draws"))
+                                max_draws=bayes_cfg.get("max_draws"),
+                                noncentred_contrast=noncentred_contrast(bayes_cfg, comparison))
     with atomic_path(summary_out) as tmp:
         tmp.write_text(json.dumps(result.summary, indent=1) + "\n")
     with atomic_path(draws_out) as tmp:
