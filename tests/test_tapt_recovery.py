@@ -27,9 +27,12 @@ def test_simulated_design_is_the_papers():
 def test_recovers_null_and_nonnull_beta():
     d = simulate.design(n_lms=2, n_tasks=6, n_pairs=8, n=200)
     # PyMC's sampler: its compiled C code is cached across runs, while nutpie compiles each
-    # model with numba (~30 s); on this small design PyMC's NUTS is fast enough.
+    # model with numba (~30 s); on this small design PyMC's NUTS is fast enough. With 6 tasks
+    # sigma_W's posterior spans two orders of magnitude (0.001-0.15), where no single
+    # parametrisation of W suits every region: smaller steps (target_accept 0.95) avoid the
+    # occasional divergence in its upper tail.
     settings = bayes.SamplerSettings(backend="pymc", chains=2, draws=300, tune=300, seed=3,
-                                     cores=2)
+                                     cores=2, target_accept=0.95)
     lenient = bayes.Thresholds(max_r_hat=1.05, max_r_hat_nuisance=1.1, min_ess_bulk=100)
     t = simulate.recovery(d, {"null": 0.0, "non-null": 0.3}, seed=11, settings=settings,
                           thresholds=lenient)

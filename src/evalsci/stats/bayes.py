@@ -69,6 +69,9 @@ class SamplerSettings:
     # latter costs more gradient evaluations per draw but mixes the slow ridges of the tapt
     # boost fits (beta against the task x treatment effects) several times better per draw.
     grad_mass_matrix: bool = True
+    # NUTS's target acceptance rate (0.8: PyMC's and nutpie's default); higher = smaller steps,
+    # the standard remedy for divergences on small, weakly identified designs.
+    target_accept: float = 0.8
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -184,6 +187,7 @@ def _fit(model, settings: SamplerSettings):
         cores=settings.cores,
         random_seed=settings.seed,
         inference_method=settings.backend,
+        target_accept=settings.target_accept,
         **_backend_kwargs(settings),
     )
 

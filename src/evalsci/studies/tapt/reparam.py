@@ -151,12 +151,13 @@ class ReparamModel:
 
     # -- bambi's Model.fit interface (evalsci.stats.bayes._fit calls it) ----------------------
     def fit(self, *, draws, tune, chains, cores, random_seed, inference_method,
-            progressbar=False, nuts_sampler_kwargs=None):
+            target_accept=0.8, progressbar=False, nuts_sampler_kwargs=None):
         import pymc as pm
 
         with self.model:
             idata = pm.sample(draws=draws, tune=tune, chains=chains, cores=cores,
                               random_seed=random_seed, nuts_sampler=inference_method,
+                              target_accept=target_accept,
                               progressbar=progressbar,
                               nuts_sampler_kwargs=nuts_sampler_kwargs or {})
         idata.posterior = self.natural(idata.posterior)
