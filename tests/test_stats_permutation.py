@@ -65,3 +65,35 @@ def test_benjamini_hochberg_known_values():
     p = np.array([0.01, 0.04, 0.03, 0.20])
     got = false_discovery_control(p, method="bh")
     assert got == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, 0.20])
+
+
+@pytest.mark.parametrize("n_pairs", [14, 20, 51, 100])
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_fast_null_distribution_gives_scipys_pvalues_bit_for_bit(n_pairs, alternative):
+    """The direct sign-flip draws reproduce scipy.stats.permutation_test exactly (same draws
+    from the same generator), on integer counts as the tapt tests use, with ties."""
+    from scipy import stats
+
+    for seed in range(5):
+        data = np.random.default_rng(100 + seed)
+        x = data.integers(0, 40, n_pairs).astype(float)
+        y = x - data.integers(-3, 4, n_pairs)  # small differences: many tied null values
+        ours = paired_mean_test(x, y, alternative=alternative, n_resamples=2_001,
+                                rng=np.random.default_rng([seed, 9]))
+        ref = stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis),
+                                     permutation_type="samples", vectorized=True,
+                                     alternative=alternative, n_resamples=2_001,
+                                     rng=np.random.default_rng([seed, 9]))
+        assert ours == (np.mean(x - y), ref.pvalue)
+
+
+def test_fast_path_leaves_the_generator_where_scipy_leaves_it():
+    from scipy import stats
+
+    x, y = np.arange(15.0), np.arange(15.0)[::-1]
+    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    paired_mean_test(x, y, n_resamples=1_001, rng=a)  # 15,015 draws: odd, a buffered half
+    stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis),
+                           permutation_type="samples", vectorized=True, n_resamples=1_001,
+                           rng=b)
+    assert a.integers(0, 2**32, 8).tolist() == b.integers(0, 2**32, 8).tolist()
