@@ -1,7 +1,7 @@
 # `assessors` study rules (Pacchiardi et al., paper 003); named targets are in the Snakefile.
 # Per collection (config assessors.collections): normalised data -> cached embeddings ->
-# instance splits -> one job per split (every assessor, selector and classifier) -> selection
-# on validation LLMs -> Figure 2 / Table 3; plus the n_ref sweep for Figures 8-9. AUC figures
+# instance splits -> one job per split (every assessor, selector and classifier, then the n_ref
+# sweep for Figures 8-9) -> selection on validation LLMs -> Figure 2 / Table 3. AUC figures
 # read the max random baseline from the shared `maxrandom` rule.
 
 include: "assessors_common.smk"
@@ -75,38 +75,15 @@ rule assessors_splits:
 
 
 rule assessors_run:
-    """Every generic-assessor combination and every baseline on one split."""
+    """Every generic-assessor combination and every baseline on one split, then the n_ref
+    sweep of Figures 8-9 on it (its point at the configured n_ref is the run's own). One job:
+    the sweep shares the run's Python start, imports and data (about 6 CPU-s per split)."""
     input:
         **a_data("{collection}"),
     output:
         results="results/assessors/{collection}/runs/{asplit}.csv.gz",
         references="results/assessors/{collection}/runs/{asplit}_references.json",
-    params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        cfg=A_CFG,
-        seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=4000,
-    log:
-        "logs/assessors/{collection}/run_{asplit}.log",
-    benchmark:
-        "logs/assessors/{collection}/run_{asplit}.benchmark.tsv"
-    conda:
-        ENV["assess"]
-    script:
-        "../scripts/assessors_run.py"
-
-
-rule assessors_nref:
-    """Generic assessor against the number of reference instances on one split (the point at
-    the configured n_ref is taken from the split's run, which fitted it already)."""
-    input:
-        **a_data("{collection}"),
-        run_results="results/assessors/{collection}/runs/{asplit}.csv.gz",
-        run_references="results/assessors/{collection}/runs/{asplit}_references.json",
-    output:
-        results="results/assessors/{collection}/nref/{asplit}.csv.gz",
+        nref="results/assessors/{collection}/nref/{asplit}.csv.gz",
     params:
         ccfg=lambda wc: A_COLLECTIONS[wc.collection],
         cfg=A_CFG,
@@ -115,13 +92,13 @@ rule assessors_nref:
     resources:
         mem_mb=6000,
     log:
-        "logs/assessors/{collection}/nref_{asplit}.log",
+        "logs/assessors/{collection}/run_{asplit}.log",
     benchmark:
-        "logs/assessors/{collection}/nref_{asplit}.benchmark.tsv"
+        "logs/assessors/{collection}/run_{asplit}.benchmark.tsv"
     conda:
         ENV["assess"]
     script:
-        "../scripts/assessors_nref.py"
+        "../scripts/assessors_run.py"
 
 
 rule assessors_maxrandom_requests:

@@ -2,7 +2,7 @@
 #
 # data          tapt_accuracies -> results/tapt/data/accuracies.csv: every accuracies.csv of
 #               the source (released bundle, or the recompute rules' files) as one long table
-# Section 5     tapt_make_table1, tapt_make_task_level, tapt_make_differences (per config)
+# Section 5     tapt_make_table1, tapt_make_task_level, tapt_make_differences (all configs)
 # App. D.1, 8   tapt_make_permutation_tests (per task, BH across tasks)
 # Section 6     tapt_fit (per config x comparison x model variant; NUTS, diagnostics checked)
 #               -> tapt_make_beta_table, tapt_make_posterior_figures (per experiment family)
@@ -104,18 +104,24 @@ rule tapt_make_task_level:
 
 
 rule tapt_make_differences:
-    """Figure 1 (m50_n200) and Figures 9-15: per-task distributions of the differences."""
+    """Figure 1 (m50_n200) and Figures 9-15: per-task distributions of the differences, every
+    configuration in one job (16 small figures: one Python start instead of 16)."""
     input:
         TAPT_ACCURACIES,
     output:
-        report(
-            figure("tapt", "differences_{config}"),
-            caption="../report/tapt_differences.rst",
-            category="tapt",
-            subcategory="difference distributions",
-        ),
+        [
+            report(
+                f,
+                caption="../report/tapt_differences.rst",
+                category="tapt",
+                subcategory="difference distributions",
+            )
+            for f in TAPT_TARGETS["differences"]()
+        ],
+    params:
+        configs=tapt_configs(),
     log:
-        "logs/tapt/differences_{config}.log",
+        "logs/tapt/differences.log",
     conda:
         ENV["core"]
     script:

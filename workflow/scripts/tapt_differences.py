@@ -1,8 +1,8 @@
-"""Rule tapt_make_differences: per-task difference distributions of one configuration."""
+"""Rule tapt_make_differences: per-task difference distributions of every configuration."""
 
 from evalsci.studies.tapt import steps
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
-    steps.make_differences_figure(snakemake.input[0], snakemake.wildcards.config,  # noqa: F821
-                                  snakemake.output)  # noqa: F821
+    steps.make_differences_figures(snakemake.input[0], snakemake.params.configs,  # noqa: F821
+                                   snakemake.output)  # noqa: F821

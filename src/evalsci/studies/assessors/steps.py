@@ -5,7 +5,7 @@ Files per collection under `results/assessors/<collection>/`:
   data/embeddings.npy                                             (assessors_embed)
   data/splits.csv                                                 (assessors_splits)
   runs/<split>.csv.gz, runs/<split>_references.json               (assessors_run)
-  nref/<split>.csv.gz                                             (assessors_nref)
+  nref/<split>.csv.gz                                             (assessors_run, after the run)
   tables/figure2.{csv,md,tex}, tables/table3.csv                  (assessors_make_selection)
   figures/figure2.{pdf,png}                                       (assessors_make_figure2)
   figures/figure{8,9}.{pdf,png}, tables/figure{8,9}.csv           (assessors_make_nref_figure)

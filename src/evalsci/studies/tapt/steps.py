@@ -70,8 +70,18 @@ def make_task_level(acc_path: str, outputs) -> None:
     write_table(t, outputs, floatfmt=".4f")
 
 
-def make_differences_figure(acc_path: str, config: str, outputs) -> None:
-    figures.plot_differences(load(acc_path, config), outputs)
+def make_differences_figures(acc_path: str, configs: list[str], outputs) -> None:
+    """One figure (PDF + PNG, in `outputs` in config order) per configuration."""
+    outputs = list(outputs)
+    per = len(outputs) // len(configs)
+    if per * len(configs) != len(outputs):
+        raise ValueError(f"{len(outputs)} outputs for {len(configs)} configurations")
+    acc = load(acc_path)
+    for i, config in enumerate(configs):
+        one = acc[acc["config"] == config]
+        if one.empty:
+            raise ValueError(f"{acc_path}: no accuracies for configuration {config!r}")
+        figures.plot_differences(one, outputs[i * per:(i + 1) * per])
 
 
 def make_permutation(acc_path: str, tests_out, summary_out, *, seed: int, n_resamples: int,
