@@ -10,9 +10,10 @@ One fit gives:
 
 Diagnostics are checked on the quantities the likelihood identifies: beta, lm_type, every
 group-level sigma, and the per-task log-odds mu + U_j. The global intercept mu on its own is
-only identified through mu + U_j (it slides along a ridge against the mean of the U_j); every
-NUTS variant we tried mixes it slowly (PyMC's own NUTS: bulk ESS ~250 of 4,000), so its
-diagnostics are recorded but not enforced. Nothing reported depends on mu alone.
+only identified through mu + U_j (it slides along a ridge against the mean of the U_j); NUTS
+in bambi's coordinates mixes it slowly (PyMC's own NUTS: bulk ESS ~250 of 4,000), so its
+diagnostics are recorded but not enforced (in `reparam`'s coordinates it mixes well). Nothing
+reported depends on mu alone.
 """
 
 from __future__ import annotations
