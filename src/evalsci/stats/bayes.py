@@ -66,8 +66,8 @@ class SamplerSettings:
     low_rank: bool = False
     # nutpie only: adapt the diagonal mass matrix from the gradients' and draws' variances
     # (nutpie's default) or, False, from the draws' variances alone (as PyMC and Stan do). The
-    # latter costs more gradient evaluations per draw but mixes the slow ridges of the tapt
-    # boost fits (beta against the task x treatment effects) several times better per draw.
+    # latter costs more gradient evaluations per draw; it mixed the ridges of bambi's tapt boost
+    # model better, which the reparametrised model (tapt.reparam) no longer has.
     grad_mass_matrix: bool = True
     # NUTS's target acceptance rate (0.8: PyMC's and nutpie's default); higher = smaller steps,
     # the standard remedy for divergences on small, weakly identified designs.

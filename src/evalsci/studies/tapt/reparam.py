@@ -61,7 +61,11 @@ def _zero_mean_normal_scale(spec, term: str):
 class ReparamModel:
     """The model of `hierarchical.build(long, task_treatment=...)`, sampled as described above.
 
-    `fit(...)` takes bambi's `Model.fit` arguments, so `evalsci.stats.bayes.fit` runs it."""
+    `noncentred_contrast` samples A_j1 - A_j0 = beta + sqrt(2) sigma_W eps_j through eps_j
+    (another log sigma_W per task in the density): for contrasts smaller than a cell's
+    precision (the bias comparisons). `fit(...)` takes bambi's `Model.fit` arguments, so
+    `evalsci.stats.bayes.fit` runs it. `natural` repeats the coordinate maps in numpy rather
+    than as PyMC deterministics, which the sampler would evaluate at every draw."""
 
     def __init__(self, long: pd.DataFrame, *, task_treatment: bool = True,
                  noncentred_contrast: bool = False):
