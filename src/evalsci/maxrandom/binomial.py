@@ -9,7 +9,6 @@ tails up to n = 1e6 (checked against mpmath in tests/test_baselines_exact.py); t
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 
 class BinomialCounts:
@@ -23,10 +22,14 @@ class BinomialCounts:
 
     def cdf_sf(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(P(X <= k), P(X > k)), each computed directly so both keep relative accuracy."""
+        from scipy import stats  # here, not at import: scipy.stats costs ~0.5 s per job
+
         k = np.asarray(k, dtype=float)
         return stats.binom.cdf(k, self.n, self.p), stats.binom.sf(k, self.n, self.p)
 
     def pmf(self, k: np.ndarray) -> np.ndarray:
+        from scipy import stats
+
         return stats.binom.pmf(np.asarray(k, dtype=float), self.n, self.p)
 
     def __repr__(self) -> str:

@@ -48,7 +48,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
 EPS = float(np.finfo(float).eps)
 #: relative error bound guaranteed for every pmf and cdf value returned (or ValueError)
@@ -110,6 +109,8 @@ class MannWhitneyTilted:
     relative error below REL_TOL (or is 0 below the double range); otherwise ValueError."""
 
     def __init__(self, n_pos: int, n_neg: int):
+        from scipy import special  # here, not at import: every job that imports maxrandom pays it
+
         self.n_pos, self.n_neg = int(n_pos), int(n_neg)
         self.m, self.nn = sorted((self.n_pos, self.n_neg))
         self.N = self.m + self.nn
@@ -224,6 +225,8 @@ class MannWhitneyTilted:
         (2/L) sum_{j >= j1} beta_j, j1). Beyond j1, |A| is bounded by Abel summation,
         |A(theta)| <= (v_0 + v_{N-1} + sum |v_{r+1} - v_r|) / (2 sin(theta / 2)), decreasing
         in theta; below j1 A is computed."""
+        from scipy import special
+
         r = np.arange(self.N, dtype=float)
         lo, hi = -60.0 - abs(s) * self.N, 60.0 + abs(s) * self.N
         a = float(np.clip(special.logit(self.m / self.N) - s * (self.N - 1) / 2.0, lo, hi))

@@ -9,8 +9,8 @@ import pandas as pd
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
-from . import figures, sources, tables
 from . import maxrandom_requests as reqs
+from . import sources, tables  # figures (matplotlib): imported by the steps that draw
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,8 @@ def make_tables(source: str, runs_path, baselines, outputs: list, detail_out, fi
             f"{r.task} ({r.runs} runs): {r.reason}" for r in sc.itertuples()) + "."
     write_table(df, outputs, markdown=tables.to_markdown(df, note))
     write_csv(judged, detail_out)
+    from . import figures
+
     figures.runs_figure(judged, figure_outputs, TITLES[source], FIGURE_T_KIND[source])
     tot = df.groupby("t_kind")[["runs", "above_standard", "above_max", "flipped"]].sum()
     log.info("%s totals:\n%s", source, tot.to_string())
@@ -97,5 +99,7 @@ def make_sweep(detail, baselines, outputs: list, figure_outputs, cfg: dict) -> N
     sw = tables.sweep(judged, read_baselines(baselines), ts, t_kind="models")
     write_table(sw, outputs, floatfmt=".3f")
     marks = {k: int(judged[judged.t_kind == k].t.mode().iloc[0]) for k in ("runs", "models")}
+    from . import figures
+
     figures.sweep_figure(sw, figure_outputs, TITLES["open_llm_leaderboard_v2"] +
                          ": one run per model", marks)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from evalsci import reference
 from evalsci.stats import bayes
-from evalsci.studies.tapt import data, figures, meta, permutation, posteriors, table1
+from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
 from evalsci.studies.tapt.tables import read_checked
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
@@ -72,6 +72,9 @@ def make_task_level(acc_path: str, outputs) -> None:
 
 def make_differences_figures(acc_path: str, configs: list[str], outputs) -> None:
     """One figure (PDF + PNG, in `outputs` in config order) per configuration."""
+    # imported here: matplotlib and scipy.stats cost ~1 s of every job that imports steps
+    from evalsci.studies.tapt import figures
+
     outputs = list(outputs)
     per = len(outputs) // len(configs)
     if per * len(configs) != len(outputs):
@@ -180,6 +183,8 @@ def family_title(family: str) -> str:
 def make_posterior_figure(draw_files: list[str], family: str, ppd_out, beta_out) -> None:
     """Posterior predictive average differences (Figs. 2-4) and posteriors of beta of one
     experiment family, authors' model variant."""
+    from evalsci.studies.tapt import figures
+
     d = _read_draws(draw_files)
     d = d[d["variant"] == "authors"]
     figures.plot_posterior_predictive(d, ppd_out, title=family_title(family))
@@ -203,6 +208,8 @@ def make_meta_slices(acc_path: str, config: str, *, n_slices: int, seed: int, wo
 
 
 def make_meta_table(slice_files: list[str], thresholds: dict, table_out, figure_out) -> None:
+    from evalsci.studies.tapt import figures
+
     slices = pd.concat([read_checked(p, meta.SLICE_COLUMNS) for p in slice_files],
                        ignore_index=True)
     t = meta.meta_table(slices, thresholds)
