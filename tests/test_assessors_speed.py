@@ -83,3 +83,21 @@ print('torch._inductor' in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("kind", ["embeddings", "similarity", "similarity_interaction"])
+def test_generic_matrix_of_kept_rows_is_those_rows_of_the_whole_matrix(kind):
+    from evalsci.studies.assessors.assessors import generic_matrix, instance_block
+    from evalsci.studies.assessors.experiment import tall_rows
+
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(40, 8))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    block = instance_block(kind, emb, emb[[1, 5, 7]])
+    z = rng.integers(0, 2, size=(6, 3))
+    keep = tall_rows(6, 40, 100, seed=1)  # 16 random instances per LLM
+    whole = generic_matrix(kind, block, z)
+    kept = generic_matrix(kind, block, z, rows=keep)
+    assert kept.dtype == whole.dtype == np.float32
+    np.testing.assert_array_equal(kept, whole[keep])
+    np.testing.assert_array_equal(generic_matrix(kind, block, z, rows=None), whole)

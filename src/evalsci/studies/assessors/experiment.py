@@ -237,8 +237,8 @@ def _generic_assessors(data: SplitData, cfg: Mapping, refs, tall: TallTraining, 
               for c in cfg["classifiers"]]
     for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
         ref = refs[sel]
-        x_tr = tall.rows(generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
-                                        data.z_ref(train_llms, ref)))
+        x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
+                              data.z_ref(train_llms, ref), rows=tall.keep)
         xs, order = [], []
         for role, llms in eval_llms.items():
             blk = instance_block(feat, data.emb[role], e_tr[ref])
@@ -351,9 +351,8 @@ def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], se
             rows += known
             continue
         for feat in tqdm(features, desc=f"{split}: n_ref={n_ref}", mininterval=5):
-            x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref))
-            if keep is not None:
-                x_tr = x_tr[keep]
+            x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
+                                  data.z_ref(train_llms, ref), rows=keep)
             xs, order = [], []
             for role, llms in eval_llms.items():
                 blk = instance_block(feat, data.emb[role], e_tr[ref])
