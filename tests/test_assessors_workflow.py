@@ -104,3 +104,38 @@ def test_conclusions_hold_under_another_cpus_kernels(tiny_run, tmp_path_factory,
     a, b = (f2[w].set_index(["split", "llm", "method"])["auc"] for w in (tiny_run, wd))
     assert ((a > 0.5) == (b.reindex(a.index) > 0.5)).all()
     assert (a - b.reindex(a.index)).abs().max() <= 0.02
+
+
+def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
+    """assessors_irt fits every split's IRT in one job; the split jobs read its features.
+    Each split's references (clustering_irt among them) must be those that fitting the IRT
+    inside the split's own process gives, and a features file of other training instances
+    must be refused."""
+    import json
+
+    import numpy as np
+
+    from evalsci.studies.assessors import steps
+    from evalsci.studies.assessors.experiment import select_references, split_seed
+
+    d = tiny_run / "results/assessors/tiny/data"
+    paths = {k: str(d / f) for k, f in [("instances", "instances.csv.gz"), ("success", "success.csv.gz"),
+                                         ("embeddings", "embeddings.npy"), ("splits", "splits.csv")]}
+    from pathlib import Path
+
+    seed = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["seed"]
+    cfg = steps.resolve(TINY["assessors"])
+    ccfg = TINY["assessors"]["collections"]["tiny"]
+    for split in ("random", "ood_neubaroco"):
+        data = steps._load_split(paths, split, ccfg)
+        inline = select_references(data, cfg["selectors"], cfg["n_ref"], split_seed(seed, split),
+                                   irt=cfg["irt"], fa_max_factors=30,
+                                   best_of_draws=cfg["random_best_of_draws"])
+        written = json.loads((tiny_run / f"results/assessors/tiny/runs/{split}_references.json").read_text())
+        assert {s: data.ids["train"][r].tolist() for s, r in inline.items()} == written, split
+    other = steps._load_split(paths, "ood_neubaroco", ccfg)
+    other.split = "random"  # the random split's features against ood_neubaroco's training set
+    with pytest.raises(ValueError, match="other training instances"):
+        steps._irt_features(str(d / "irt.npz"), other)
+    with np.load(d / "irt.npz") as z:
+        assert {"features/random", "features/ood_neubaroco"} <= set(z.files)

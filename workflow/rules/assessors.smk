@@ -74,6 +74,28 @@ rule assessors_splits:
         "../scripts/assessors_splits.py"
 
 
+rule assessors_irt:
+    """The IRT selectors' item features of every split: one torch start per collection."""
+    input:
+        instances="results/assessors/{collection}/data/instances.csv.gz",
+        success="results/assessors/{collection}/data/success.csv.gz",
+        splits="results/assessors/{collection}/data/splits.csv",
+    output:
+        irt="results/assessors/{collection}/data/irt.npz",
+    params:
+        splits=lambda wc: a_splits(wc.collection),
+        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
+        cfg=A_CFG,
+        seed=config["seed"],
+    threads: 1
+    log:
+        "logs/assessors/{collection}/irt.log",
+    conda:
+        ENV["assess"]
+    script:
+        "../scripts/assessors_irt.py"
+
+
 rule assessors_run:
     """Every generic-assessor combination and every baseline on one split, then the n_ref
     sweep of Figures 8-9 on it (its point at the configured n_ref is the run's own). One job:

@@ -16,6 +16,7 @@ def a_data(collection):
         "success": f"{d}/success.csv.gz",
         "embeddings": f"{d}/embeddings.npy",
         "splits": f"{d}/splits.csv",
+        "irt": f"{d}/irt.npz",
     }
 
 

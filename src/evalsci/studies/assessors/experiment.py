@@ -43,8 +43,8 @@ from .selectors import (
 )
 from .splits import LeakageError, check_llm_splits
 
-__all__ = ["RESULT_COLUMNS", "split_seed", "SplitData", "prepare_split", "select_references",
-           "run_split", "run_nref", "SplitRunRows"]
+__all__ = ["RESULT_COLUMNS", "split_seed", "SplitData", "prepare_split", "irt_item_features",
+           "select_references", "run_split", "run_nref", "SplitRunRows"]
 
 log = logging.getLogger(__name__)
 
@@ -105,17 +105,31 @@ def prepare_split(*args, **kwargs) -> SplitData:
     return SplitData(*args, **kwargs)
 
 
+def irt_item_features(data: SplitData, irt: Mapping | None, seed: int) -> np.ndarray:
+    """The IRT selectors' item features: the 2PL fitted on the training LLMs x training
+    instances only (notebook 2 of the authors), one row per training instance."""
+    irt = dict(irt or {})
+    fit = fit_mirt_2pl(data.z_train.T.astype(np.float64), dims=int(irt.get("dims", 10)),
+                       max_iter=int(irt.get("max_iter", 500)), seed=seed)
+    return item_features(fit)
+
+
 def select_references(data: SplitData, selectors: Sequence[str], n_ref: int, seed: int,
                       irt: Mapping | None = None, fa_max_factors: int = 30,
-                      best_of_draws: int = 20) -> dict[str, np.ndarray]:
-    """Reference sets (positions into the training instances) for each selector."""
-    irt = dict(irt or {})
+                      best_of_draws: int = 20,
+                      irt_features: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Reference sets (positions into the training instances) for each selector.
+
+    `irt_features`: `irt_item_features(data, irt, seed)` computed beforehand (the workflow's
+    assessors_irt job fits every split of a collection in one process); None fits it here."""
     feats: dict[str, np.ndarray] = {"embeddings": data.emb["train"], "success": data.z_train.astype(np.float64)}
     if any(SELECTORS[s][1] == "irt" for s in selectors):
-        # IRT on training LLMs x training instances only (notebook 2 of the authors).
-        fit = fit_mirt_2pl(data.z_train.T.astype(np.float64), dims=int(irt.get("dims", 10)),
-                           max_iter=int(irt.get("max_iter", 500)), seed=seed)
-        feats["irt"] = item_features(fit)
+        if irt_features is None:
+            irt_features = irt_item_features(data, irt, seed)
+        if len(irt_features) != len(data.pos["train"]):
+            raise ValueError(f"{data.split}: {len(irt_features)} IRT item features for "
+                             f"{len(data.pos['train'])} training instances")
+        feats["irt"] = irt_features
     out = {}
     n_train = len(data.pos["train"])
     for name in selectors:
@@ -167,18 +181,20 @@ def _phase(split: str, name: str, since: float) -> float:
 
 
 def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
-              return_predictions: bool = False):
+              return_predictions: bool = False, irt_features: np.ndarray | None = None):
     """All assessors of one split; returns (results DataFrame, references[, predictions]).
 
     Steps: reference selection, the generic assessors (every feature set x selector x
-    classifier), the reference-only and all-train-data baselines, the specific assessors."""
+    classifier), the reference-only and all-train-data baselines, the specific assessors.
+    `irt_features`: see `select_references`."""
     split = data.split
     classifiers = list(cfg["classifiers"])
     selectors = list(cfg["selectors"])
     clock = time.perf_counter()
     refs = select_references(data, selectors, int(cfg["n_ref"]), seed, irt=cfg.get("irt"),
                              fa_max_factors=int(cfg.get("fa_max_factors", 30)),
-                             best_of_draws=int(cfg.get("random_best_of_draws", 20)))
+                             best_of_draws=int(cfg.get("random_best_of_draws", 20)),
+                             irt_features=irt_features)
     tall = TallTraining.of(data, cfg.get("max_train_rows"), seed)
     clock = _phase(split, "reference selection", clock)
     predictions: dict[tuple, np.ndarray] = {}

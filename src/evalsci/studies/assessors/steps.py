@@ -4,6 +4,7 @@ Files per collection under `results/assessors/<collection>/`:
   data/instances.csv.gz, data/success.csv.gz, data/coverage.csv   (assessors_data)
   data/embeddings.npy                                             (assessors_embed)
   data/splits.csv                                                 (assessors_splits)
+  data/irt.npz                                                    (assessors_irt)
   runs/<split>.csv.gz, runs/<split>_references.json               (assessors_run)
   nref/<split>.csv.gz                                             (assessors_run, after the run)
   tables/figure2.{csv,md,tex}, tables/table3.csv                  (assessors_make_selection)
@@ -38,6 +39,7 @@ __all__ = [
     "build_data",
     "build_embeddings",
     "build_splits",
+    "build_irt",
     "split_names",
     "run_one_split",
     "run_one_nref",
@@ -142,12 +144,14 @@ def build_splits(instances_path: str, ccfg: Mapping, cfg: Mapping, seed: int, ou
         splits.reset_index().to_csv(tmp, index=False)
 
 
-def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping):
+def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embeddings: bool = True):
+    """The split's SplitData; embeddings=False gives zero-width embeddings (for the IRT job,
+    which runs before the embeddings exist and needs only the success matrix)."""
     from .experiment import SplitData
 
     inst = _read_instances(data_paths["instances"])
     succ = _read_success(data_paths["success"]).loc[inst["instance_id"]]
-    emb = np.load(data_paths["embeddings"])
+    emb = np.load(data_paths["embeddings"]) if embeddings else np.empty((len(inst), 0), np.float32)
     roles = pd.read_csv(data_paths["splits"], dtype={"instance_id": str}).set_index("instance_id")
     if split not in roles.columns:
         raise KeyError(f"{data_paths['splits']}: no split {split!r}; have {list(roles.columns)}")
@@ -157,13 +161,55 @@ def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping):
     return SplitData(split, emb, succ[configured_llms(ccfg)], roles, llms, texts=inst["text"].tolist())
 
 
+def uses_irt(cfg: Mapping) -> bool:
+    from .selectors import SELECTORS
+
+    return any(SELECTORS[s][1] == "irt" for s in cfg["selectors"] if s in SELECTORS)
+
+
+def build_irt(data_paths: Mapping[str, str], splits: Sequence[str], ccfg: Mapping, cfg: Mapping,
+              seed: int, out: str) -> None:
+    """The IRT selectors' item features of every split (irt.npz: `features/<split>` and the
+    training instance ids they belong to, `ids/<split>`). One job per collection: torch's
+    import (~2.5 s) is paid once, not by every split's job. Empty without IRT selectors."""
+    from .experiment import irt_item_features, split_seed
+
+    cfg = resolve(cfg)
+    arrays = {}
+    if uses_irt(cfg):
+        for split in splits:
+            data = _load_split(data_paths, split, ccfg, embeddings=False)
+            arrays[f"features/{split}"] = irt_item_features(data, cfg.get("irt"),
+                                                           split_seed(seed, split))
+            arrays[f"ids/{split}"] = np.asarray(data.ids["train"], dtype=str)
+            log.info("%s: IRT on %d training LLMs x %d training instances", split,
+                     len(data.llms["train"]), len(data.pos["train"]))
+    with atomic_path(out) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+def _irt_features(path: str, data) -> np.ndarray:
+    """The split's IRT item features from `build_irt`'s file, checked against its training set."""
+    with np.load(path) as z:
+        key = f"features/{data.split}"
+        if key not in z.files:
+            raise KeyError(f"{path}: no IRT features for split {data.split!r}; has "
+                           f"{sorted(k.split('/', 1)[1] for k in z.files if k.startswith('features/'))}")
+        ids, feats = z[f"ids/{data.split}"], z[key]
+    if not np.array_equal(ids, np.asarray(data.ids["train"], dtype=str)):
+        raise ValueError(f"{path}: the IRT features of {data.split!r} belong to other training "
+                         "instances than the split's (rerun assessors_irt)")
+    return feats
+
+
 def run_one_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: Mapping, seed: int,
                   out: Mapping[str, str], threads: int = 1) -> None:
     from .experiment import run_split, split_seed
 
     cfg = resolve(cfg)
     data = _load_split(data_paths, split, ccfg)
-    res, refs = run_split(data, cfg, split_seed(seed, split), threads=threads)
+    irt = _irt_features(data_paths["irt"], data) if uses_irt(cfg) and "irt" in data_paths else None
+    res, refs = run_split(data, cfg, split_seed(seed, split), threads=threads, irt_features=irt)
     with atomic_path(out["results"]) as tmp:
         res.to_csv(tmp, index=False, compression="gzip")
     with atomic_path(out["references"]) as tmp:
