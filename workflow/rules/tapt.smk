@@ -4,7 +4,7 @@
 #               the source (released bundle, or the recompute rules' files) as one long table
 # Section 5     tapt_make_table1, tapt_make_task_level, tapt_make_differences (all configs)
 # App. D.1, 8   tapt_make_permutation_tests (per task, BH across tasks)
-# Section 6     tapt_fit (per config x comparison x model variant; NUTS, diagnostics checked)
+# Section 6     tapt_fit (per config x model variant, both comparisons; NUTS, diagnostics checked)
 #               -> tapt_make_beta_table, tapt_make_posterior_figures (per experiment family)
 # Section 10    tapt_meta_slices (per config) -> tapt_make_meta_analysis
 # App. E.1, G   tapt_make_prior_predictive, tapt_make_recovery, tapt_make_pca
@@ -158,23 +158,26 @@ rule tapt_make_permutation_tests:
 
 
 rule tapt_fit:
-    """The Section 6 model for one configuration, comparison and model variant."""
+    """The Section 6 model for one configuration and model variant, both comparisons. One job
+    for the two fits: they share the Python start, the imports and numba's warm-up (~9 CPU-s)."""
     input:
         TAPT_ACCURACIES,
     output:
-        summary=f"{TAPT_FIT}.json",
-        draws=f"{TAPT_FIT}.draws.csv.gz",
-        diagnostics=f"{TAPT_FIT}.diagnostics.csv",
+        summary=expand(f"{TAPT_FIT}.json", comparison=_tapt.COMPARISONS, allow_missing=True),
+        draws=expand(f"{TAPT_FIT}.draws.csv.gz", comparison=_tapt.COMPARISONS, allow_missing=True),
+        diagnostics=expand(f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt.COMPARISONS,
+                           allow_missing=True),
     params:
+        comparisons=_tapt.COMPARISONS,
         bayes=TAPT["bayes"],
         count_rule=TAPT["count_rule"],
     threads: TAPT["bayes"]["threads"]
     resources:
         mem_mb=4000,
     log:
-        "logs/tapt/fits/{config}_{comparison}_{variant}.log",
+        "logs/tapt/fits/{config}_{variant}.log",
     benchmark:
-        "logs/tapt/fits/{config}_{comparison}_{variant}.benchmark.tsv"
+        "logs/tapt/fits/{config}_{variant}.benchmark.tsv"
     conda:
         ENV["bayes"]
     script:
