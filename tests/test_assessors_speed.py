@@ -101,3 +101,33 @@ def test_generic_matrix_of_kept_rows_is_those_rows_of_the_whole_matrix(kind):
     assert kept.dtype == whole.dtype == np.float32
     np.testing.assert_array_equal(kept, whole[keep])
     np.testing.assert_array_equal(generic_matrix(kind, block, z, rows=None), whole)
+
+
+@pytest.mark.parametrize("name", ["xgboost_bins64", "xgboost"])
+def test_unsplittable_sparse_columns_are_dropped_without_changing_predictions(name):
+    """Unigram TF-IDF of Zipf-distributed words: most columns are present in a few documents
+    only. The columns with fewer than 4 present entries are left out, and the predictions are
+    bit for bit those of XGBoost on the whole matrix."""
+    pytest.importorskip("xgboost")
+    from evalsci.studies.assessors.assessors import make_classifier, splittable_columns
+    from evalsci.studies.assessors.features import ngram_features
+
+    rng = np.random.default_rng(5)
+    vocab = np.array([f"w{i}" for i in range(3000)])
+    zipf = 1.0 / np.arange(1, 3001)
+    docs = [" ".join(rng.choice(vocab, size=int(rng.integers(5, 60)), p=zipf / zipf.sum()))
+            for _ in range(420)]
+    x_tr, x_va, x_te = ngram_features(docs[:300], docs[300:360], docs[360:])
+    cols = splittable_columns(x_tr, None)
+    assert cols is not None and 0 < len(cols) < x_tr.shape[1] // 2
+    assert splittable_columns(x_tr.toarray(), None) is None  # dense: every column is kept
+    assert splittable_columns(x_tr, 0.0) is None              # min_child_weight 0: all kept
+    # labels that depend on frequent and on rare words
+    w = rng.normal(size=x_tr.shape[1])
+    ys = [(np.asarray(x @ w).ravel() + rng.normal(scale=s, size=300) > 0).astype(int)
+          for x, s in ((x_tr, 0.1), (x_tr, 1.0))]
+    shared = fit_predict_shared(name, x_tr, [(y, [x_va, x_te]) for y in ys], seed=2)
+    for y, got in zip(ys, shared, strict=True):
+        clf = make_classifier(name, seed=2).fit(x_tr, y)  # all columns
+        for g, x in zip(got, (x_va, x_te), strict=True):
+            np.testing.assert_array_equal(g, clf.predict_proba(x)[:, 1])

@@ -31,6 +31,7 @@ __all__ = [
     "make_classifier",
     "fit_predict",
     "fit_predict_shared",
+    "splittable_columns",
     "auc",
     "instance_block",
     "generic_matrix",
@@ -88,13 +89,17 @@ def fit_predict_shared(name: str, x_train, jobs: list[tuple[np.ndarray, list]], 
     The same predictions, bit for bit, as separate `fit_predict` calls
     (tests/test_assessors_speed.py); for XGBoost the histogram-binned training matrix (its
     QuantileDMatrix, which depends on the features only, not the labels) is built once and
-    relabelled instead of once per model: about a tenth of a fit.
+    relabelled instead of once per model: about a tenth of a fit. A sparse matrix's columns
+    that no tree can split on are left out (`splittable_columns`).
     """
     if not _XGBOOST.match(name):
         return [fit_predict(name, x_train, y, x_eval, seed=seed, threads=threads)
                 for y, x_eval in jobs]
     clf = make_classifier(name, seed=seed, threads=threads)
     shared = _SharedTrainMatrix(type(clf))(**clf.get_params())
+    cols = splittable_columns(x_train, clf.get_params().get("min_child_weight"))
+    if cols is not None:
+        x_train = x_train[:, cols]
     out = []
     for y, x_eval in jobs:
         y = np.asarray(y).astype(int)
@@ -102,8 +107,31 @@ def fit_predict_shared(name: str, x_train, jobs: list[tuple[np.ndarray, list]], 
             out.append([np.full(x.shape[0], float(y[0])) for x in x_eval])
             continue
         shared.fit(x_train, y)
-        out.append([shared.predict_proba(x)[:, 1] for x in x_eval])
+        out.append([shared.predict_proba(x if cols is None else x[:, cols])[:, 1] for x in x_eval])
     return out
+
+
+def splittable_columns(x, min_child_weight: float | None) -> np.ndarray | None:
+    """For a sparse training matrix: the columns XGBoost's logistic trees can split on, or None
+    when that is every column (or x is dense).
+
+    XGBoost reads the absent entries of a sparse matrix as missing, and a split sends the
+    missing rows one way, so one child holds present entries only. A child needs a hessian sum
+    of at least min_child_weight (default 1), and a logistic hessian p(1 - p) is at most 1/4:
+    a column with fewer than 4 present entries can never be split on, in any node of any tree.
+    Dropping those columns gives the same trees and predictions, bit for bit
+    (tests/test_assessors_speed.py), and fewer features to scan: the specific assessors' unigram
+    TF-IDF keeps ~4,300 of ~7,700 columns, and its XGBoost fits take a fifth less time.
+    """
+    from scipy import sparse
+
+    if not sparse.issparse(x):
+        return None
+    mcw = 1.0 if min_child_weight is None else float(min_child_weight)
+    need = int(np.ceil(mcw / 0.25)) if mcw > 0 else 0
+    present = np.diff(sparse.csc_matrix(x).indptr)
+    cols = np.flatnonzero(present >= need)
+    return None if len(cols) == x.shape[1] else cols
 
 
 def _SharedTrainMatrix(base):
