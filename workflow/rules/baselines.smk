@@ -29,6 +29,7 @@ BL_PER_EXAMPLE = (
 )
 # Inputs per figure: held-out ROC/PR figures read predictions; analytic ones (2, 6, 7) only
 # the maxrandom answers; the rest also per-prompt accuracies (Figure 1 the distributions).
+# One job draws them all (baselines_make_figures).
 BL_FIGURE_INPUTS = {
     name: (
         {"predictions": BL_PREDICTIONS}
@@ -182,23 +183,24 @@ rule baselines_make_per_example_check:
         "../scripts/baselines_per_example_check.py"
 
 
-for _bl_fig in BL_FIGURES:
-
-    rule:
-        name:
-            f"baselines_make_{_bl_fig}"
-        input:
-            **BL_FIGURE_INPUTS[_bl_fig],
-        output:
-            report(figure("baselines", _bl_fig), caption=f"../report/baselines_{_bl_fig}.rst",
-                   category="baselines", subcategory="figures"),
-        params:
-            figure=_bl_fig,
-            cfg=BL,
-            recompute=BL_RECOMPUTE,
-        log:
-            f"logs/baselines/{_bl_fig}.log",
-        conda:
-            ENV["core"] if _bl_fig in ("figure5", "figure8") else ENV["core"]
-        script:
-            "../scripts/baselines_figure.py"
+rule baselines_make_figures:
+    """Figures 1-11 (PDF + PNG). One job: the 11 figures share one Python start, the imports
+    and one reading of their inputs."""
+    input:
+        **{k: v for name in BL_FIGURES for k, v in BL_FIGURE_INPUTS[name].items()},
+    output:
+        **{
+            name: report(figure("baselines", name), caption=f"../report/baselines_{name}.rst",
+                         category="baselines", subcategory="figures")
+            for name in BL_FIGURES
+        },
+    params:
+        figures=BL_FIGURES,
+        cfg=BL,
+        recompute=BL_RECOMPUTE,
+    log:
+        "logs/baselines/figures.log",
+    conda:
+        ENV["core"]
+    script:
+        "../scripts/baselines_figures.py"

@@ -129,11 +129,13 @@ def per_example_check(per_example, aggregated_path, subsampled, bigbench, out_ch
                     ", ".join(bad.config))
 
 
-def make_figure(name, outputs, inputs: dict, cfg, recompute):
+def make_figures(outputs: dict, inputs: dict, cfg, recompute):
+    """The paper's figures {name: [pdf, png]}, each input read once for all of them."""
     from evalsci.studies.baselines import figures
 
     data = aggregated(inputs["aggregated"], cfg, recompute) if "aggregated" in inputs else None
     base = Baselines.from_files(inputs["baselines"], inputs.get("distributions")) \
         if "baselines" in inputs else None
     pred = pd.read_csv(inputs["predictions"]) if "predictions" in inputs else None
-    figures.make(name, outputs, aggregated=data, baselines=base, predictions=pred)
+    for name, files in outputs.items():
+        figures.make(name, files, aggregated=data, baselines=base, predictions=pred)
