@@ -23,6 +23,7 @@ rule assessors_data:
     params:
         ccfg=lambda wc: A_COLLECTIONS[wc.collection],
         seed=config["seed"],
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/data.log",
     benchmark:
@@ -46,6 +47,7 @@ rule assessors_embed:
     threads: 1
     resources:
         mem_mb=3000,
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/embed.log",
     benchmark:
@@ -66,6 +68,7 @@ rule assessors_splits:
         ccfg=lambda wc: A_COLLECTIONS[wc.collection],
         cfg=A_CFG,
         seed=config["seed"],
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/splits.log",
     conda:
@@ -88,6 +91,7 @@ rule assessors_irt:
         cfg=A_CFG,
         seed=config["seed"],
     threads: 1
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/irt.log",
     conda:
@@ -113,6 +117,7 @@ rule assessors_run:
     threads: 1
     resources:
         mem_mb=6000,
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/run_{asplit}.log",
     benchmark:

@@ -198,6 +198,7 @@ rule baselines_make_figures:
         figures=BL_FIGURES,
         cfg=BL,
         recompute=BL_RECOMPUTE,
+    priority: 5  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/baselines/figures.log",
     conda:

@@ -174,6 +174,7 @@ rule tapt_fit:
     threads: TAPT["bayes"]["threads"]
     resources:
         mem_mb=4000,
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/tapt/fits/{config}_{variant}.log",
     benchmark:
@@ -235,6 +236,7 @@ rule tapt_meta_slices:
         bayes=TAPT["bayes"],
         count_rule=TAPT["count_rule"],
     threads: TAPT["bayes"]["threads"]
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/tapt/meta_{config}.log",
     benchmark:
@@ -292,6 +294,7 @@ rule tapt_make_recovery:
         seed=config["seed"],
         bayes=TAPT["bayes"],
     threads: TAPT["bayes"]["threads"]
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/tapt/recovery.log",
     benchmark:
@@ -309,6 +312,7 @@ rule tapt_make_pca:
         figure=report(figure("tapt", "pca"), caption="../report/tapt_pca.rst", category="tapt"),
     params:
         n_trials=2000 if TAPT_FULL else TAPT["pca"]["n_trials"],
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/tapt/pca.log",
     benchmark:
