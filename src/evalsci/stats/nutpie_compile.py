@@ -31,18 +31,20 @@ _LOGP_ARGS = ["n_dim", "logp_fn", "user_data", "shared_logp", "shared_data"]
 _EXPAND_ARGS = ["n_dim", "n_expanded", "expand_fn", "user_data", "shared_vars", "shared_data"]
 
 
+def _c_signature(second):
+    """nutpie's callback signature: int64 (uint64, second, double*, double*, void*)."""
+    import numba
+
+    double_p = numba.types.CPointer(numba.types.double)
+    return numba.types.int64(numba.types.uint64, second, double_p, double_p, numba.types.voidptr)
+
+
 def _make_c_logp_func(n_dim, logp_fn, user_data, shared_logp, shared_data):
     import numba
     from nutpie.compile_pymc import make_extraction_fn
 
     extract = make_extraction_fn(logp_fn, shared_data, shared_logp, user_data.dtype)
-    c_sig = numba.types.int64(
-        numba.types.uint64,
-        numba.types.CPointer(numba.types.double),
-        numba.types.CPointer(numba.types.double),
-        numba.types.CPointer(numba.types.double),
-        numba.types.voidptr,
-    )
+    c_sig = _c_signature(numba.types.CPointer(numba.types.double))  # (dim, x, grad, logp, data)
 
     def logp_numba(dim, x_, out_, logp_, user_data_):
         if dim != n_dim:
@@ -75,13 +77,7 @@ def _make_c_expand_func(n_dim, n_expanded, expand_fn, user_data, shared_vars, sh
     from nutpie.compile_pymc import make_extraction_fn
 
     extract = make_extraction_fn(expand_fn, shared_data, shared_vars, user_data.dtype)
-    c_sig = numba.types.int64(
-        numba.types.uint64,
-        numba.types.uint64,
-        numba.types.CPointer(numba.types.double),
-        numba.types.CPointer(numba.types.double),
-        numba.types.voidptr,
-    )
+    c_sig = _c_signature(numba.types.uint64)  # (dim, n_expanded, x, values, data)
 
     def expand_numba(dim, expanded, x_, out_, user_data_):
         if dim != n_dim:
