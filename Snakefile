@@ -38,9 +38,9 @@ include: "workflow/rules/docs.smk"
 
 # Every artefact of the enabled studies (config `studies`) that their source allows.
 rule all:
+    default_target: True
     input:
         all_targets,
-    default_target: True
 
 
 # ---------------------------------------------------------------------------------------
@@ -148,7 +148,6 @@ rule baselines_per_example_check:
     localrule: True
 
 
-
 # ---------------------------------------------------------------------------------------
 # tapt: Dubey, task-adaptive pretraining on unlabeled test text (002)
 # ---------------------------------------------------------------------------------------
@@ -244,7 +243,6 @@ rule assessors_figure9:
     input:
         [a_figure(c, "figure9") for c in a_nref_collections("figure9")],
     localrule: True
-
 
 
 # ---------------------------------------------------------------------------------------

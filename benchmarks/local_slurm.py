@@ -33,8 +33,9 @@ CLUSTER = ROOT / "tests" / "slurm" / "local_cluster.sh"
 
 def run(cmd, env, cwd=None):
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, text=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT)
+    proc = subprocess.run(
+        cmd, env=env, cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{proc.stdout[-5000:]}")
@@ -48,8 +49,11 @@ def sha256(path: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--target", default="baselines_table1")
-    ap.add_argument("--outputs", nargs="+", default=[
-        f"results/baselines/tables/table1.{ext}" for ext in ("csv", "md", "tex")])
+    ap.add_argument(
+        "--outputs",
+        nargs="+",
+        default=[f"results/baselines/tables/table1.{ext}" for ext in ("csv", "md", "tex")],
+    )
     args = ap.parse_args()
 
     base = Path(tempfile.mkdtemp(prefix="evalsci-slurm-bench-"))
@@ -58,8 +62,12 @@ def main() -> None:
     env["PATH"] = os.pathsep.join([env.get("PATH", ""), "/usr/sbin", "/sbin"])
     snakemake = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")]
     try:
-        subprocess.run(["bash", str(CLUSTER), "start", str(cluster_dir)], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["bash", str(CLUSTER), "start", str(cluster_dir)],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         env["SLURM_CONF"] = str(cluster_dir / "etc" / "slurm.conf")
         env["PATH"] = os.pathsep.join([str(cluster_dir / "bin"), env["PATH"]])
 
@@ -68,19 +76,35 @@ def main() -> None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         local_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
-        out, slurm_wall = run([*snakemake, "-d", str(slurm_wd), "--profile",
-                               str(ROOT / "workflow" / "profiles" / "slurm"),
-                               "--slurm-init-seconds-before-status-checks", "2", args.target],
-                              env)
+        out, slurm_wall = run(
+            [
+                *snakemake,
+                "-d",
+                str(slurm_wd),
+                "--profile",
+                str(ROOT / "workflow" / "profiles" / "slurm"),
+                "--slurm-init-seconds-before-status-checks",
+                "2",
+                args.target,
+            ],
+            env,
+        )
         ids = re.findall(r"submitted with SLURM jobid (\d+)", out)
         print(f"local:   {local_wall:.1f} s wall, {local_cpu:.1f} CPU-s (user+sys)")
         print(f"cluster: {slurm_wall:.1f} s wall, {len(ids)} Slurm jobs")
         for jid in ids:
-            text = subprocess.run(["scontrol", "-o", "show", "job", jid], env=env, text=True,
-                                  capture_output=True, check=True).stdout
+            text = subprocess.run(
+                ["scontrol", "-o", "show", "job", jid],
+                env=env,
+                text=True,
+                capture_output=True,
+                check=True,
+            ).stdout
             f = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
-            print(f"  job {jid}: {f['Comment']} partition={f['Partition']} "
-                  f"state={f['JobState']} run time={f['RunTime']}")
+            print(
+                f"  job {jid}: {f['Comment']} partition={f['Partition']} "
+                f"state={f['JobState']} run time={f['RunTime']}"
+            )
         same = True
         for name in args.outputs:
             a, b = sha256(local_wd / name), sha256(slurm_wd / name)

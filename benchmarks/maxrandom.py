@@ -57,13 +57,15 @@ def main() -> int:
         agree = abs(ours_v - ref_v) <= RTOL * abs(ref_v)
         ok &= agree
         t_ours = best_of(functools.partial(ours_cold, n, p, t), min_time=0.5)
-        t_ref = best_of(functools.partial(reference.max_random_baseline, n, ref_p, t),
-                        min_time=1.0)
+        t_ref = best_of(functools.partial(reference.max_random_baseline, n, ref_p, t), min_time=1.0)
         ratio = t_ref / t_ours
         label = "dict" if isinstance(p, dict) else f"p={p}"
-        print(f"n={n:>6} {label:<22} t={t}: ours {t_ours * 1e3:9.3f} ms  reference "
-              f"{t_ref * 1e3:10.1f} ms  ratio {ratio:9.0f}x  values {ours_v:.12f} "
-              f"{ref_v:.12f} {'agree' if agree else 'DISAGREE'}", flush=True)
+        print(
+            f"n={n:>6} {label:<22} t={t}: ours {t_ours * 1e3:9.3f} ms  reference "
+            f"{t_ref * 1e3:10.1f} ms  ratio {ratio:9.0f}x  values {ours_v:.12f} "
+            f"{ref_v:.12f} {'agree' if agree else 'DISAGREE'}",
+            flush=True,
+        )
     print(f"speedup: {ratio:.0f}x")
     return 0 if ok else 1
 

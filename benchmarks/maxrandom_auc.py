@@ -47,30 +47,42 @@ print(json.dumps(out))
 
 
 def run(m: int, n: int, mode: str) -> dict:
-    res = subprocess.run([sys.executable, "-c", CHILD, str(m), str(n), mode, json.dumps(T)],
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", CHILD, str(m), str(n), mode, json.dumps(T)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
     print(f"t = {T}")
-    print("| n_pos x n_neg | expected max AUC (t = 10, 1e12) | P(max of 10 >= AUC 0.6) "
-          "| wall s (expected / total) | CPU s (expected / total) | peak RSS MB |")
+    print(
+        "| n_pos x n_neg | expected max AUC (t = 10, 1e12) | P(max of 10 >= AUC 0.6) "
+        "| wall s (expected / total) | CPU s (expected / total) | peak RSS MB |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     fast = {}
     for m, n in SIZES:
         r = run(m, n, "tilted")
         fast[(m, n)] = r
         e = r["expected_max"]
-        print(f"| {m:,} x {n:,} | {e[2]:.8f}, {e[5]:.8f} | {r['tail_0.6_t10']:.6g} "
-              f"| {r['wall_expected_s']:.2f} / {r['wall_s']:.2f} "
-              f"| {r['cpu_expected_s']:.2f} / {r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} |")
+        print(
+            f"| {m:,} x {n:,} | {e[2]:.8f}, {e[5]:.8f} | {r['tail_0.6_t10']:.6g} "
+            f"| {r['wall_expected_s']:.2f} / {r['wall_s']:.2f} "
+            f"| {r['cpu_expected_s']:.2f} / {r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} |"
+        )
     m, n = SIZES[0]
     ex = run(m, n, "exact")
-    rel = max(abs(a / b - 1) for a, b in zip(fast[(m, n)]["expected_max"], ex["expected_max"],
-                                             strict=True))
-    print(f"exact small-size path at {m} x {n}: {ex['cpu_s']:.2f} CPU s, "
-          f"{ex['peak_rss_mb']:.0f} MB; max relative difference {rel:.2g}")
+    rel = max(
+        abs(a / b - 1)
+        for a, b in zip(fast[(m, n)]["expected_max"], ex["expected_max"], strict=True)
+    )
+    print(
+        f"exact small-size path at {m} x {n}: {ex['cpu_s']:.2f} CPU s, "
+        f"{ex['peak_rss_mb']:.0f} MB; max relative difference {rel:.2g}"
+    )
     if rel > 2e-9:
         print("DISAGREE", file=sys.stderr)
         return 1

@@ -56,8 +56,10 @@ def compare(model, tok, args, K: int, n: int) -> dict:
     for p in range(plan.P):
         for k in range(plan.K + 1):
             demos = tuple(int(i) for i in plan.permutations[p, :k])
-            items = [Query(tmpl.context([train[i] for i in demos], q), tmpl.continuations(q))
-                     for q in queries]
+            items = [
+                Query(tmpl.context([train[i] for i in demos], q), tmpl.continuations(q))
+                for q in queries
+            ]
             naive_ll[demos] = np.array([s.sums for s in naive.score_uncached(items, "")])
     t_naive, c_naive = time.perf_counter() - t0, time.process_time() - c0
 
@@ -68,27 +70,47 @@ def compare(model, tok, args, K: int, n: int) -> dict:
 
     diff = max(float(np.abs(inc_ll[d] - naive_ll[d]).max()) for d in naive_ll)
     same = [(inc_ll[d].argmax(1) == naive_ll[d].argmax(1)) for d in naive_ll]
-    return dict(K=K, P=plan.P, n=len(queries), prompts=plan.P * (plan.K + 1),
-                distinct=len(prefix_tree(plan)), naive_tokens=naive.stats.forward_tokens,
-                inc_tokens=inc.stats.forward_tokens, t_naive=t_naive, c_naive=c_naive,
-                t_inc=t_inc, c_inc=c_inc, diff=diff, agree=float(np.mean(np.concatenate(same))),
-                pairs=int(sum(len(s) for s in same)), cached=inc.stats.cached,
-                fallbacks=inc.stats.fallback_boundary)
+    return dict(
+        K=K,
+        P=plan.P,
+        n=len(queries),
+        prompts=plan.P * (plan.K + 1),
+        distinct=len(prefix_tree(plan)),
+        naive_tokens=naive.stats.forward_tokens,
+        inc_tokens=inc.stats.forward_tokens,
+        t_naive=t_naive,
+        c_naive=c_naive,
+        t_inc=t_inc,
+        c_inc=c_inc,
+        diff=diff,
+        agree=float(np.mean(np.concatenate(same))),
+        pairs=int(sum(len(s) for s in same)),
+        cached=inc.stats.cached,
+        fallbacks=inc.stats.fallback_boundary,
+    )
 
 
 def report(r: dict) -> None:
     print(f"K={r['K']} P={r['P']} n={r['n']}")
-    print(f"  naive: {r['prompts']} prompts x {r['n']} queries, {r['naive_tokens']} tokens, "
-          f"CPU {r['c_naive']:.1f} s (wall {r['t_naive']:.1f} s), "
-          f"{r['naive_tokens'] / r['c_naive']:.1f} tokens per CPU s")
-    print(f"  incremental: {r['distinct']} distinct prompts, {r['inc_tokens']} tokens, "
-          f"CPU {r['c_inc']:.1f} s (wall {r['t_inc']:.1f} s), "
-          f"{r['inc_tokens'] / r['c_inc']:.1f} tokens per CPU s "
-          f"(cached {r['cached']}, boundary fallbacks {r['fallbacks']})")
-    print(f"  max |log-likelihood difference| {r['diff']:.2e}; same prediction for "
-          f"{r['agree']:.2%} of {r['pairs']} (prompt, query) pairs")
-    print(f"  ratio: token {r['naive_tokens'] / r['inc_tokens']:.2f}x, CPU time "
-          f"{r['c_naive'] / r['c_inc']:.2f}x, wall time {r['t_naive'] / r['t_inc']:.2f}x")
+    print(
+        f"  naive: {r['prompts']} prompts x {r['n']} queries, {r['naive_tokens']} tokens, "
+        f"CPU {r['c_naive']:.1f} s (wall {r['t_naive']:.1f} s), "
+        f"{r['naive_tokens'] / r['c_naive']:.1f} tokens per CPU s"
+    )
+    print(
+        f"  incremental: {r['distinct']} distinct prompts, {r['inc_tokens']} tokens, "
+        f"CPU {r['c_inc']:.1f} s (wall {r['t_inc']:.1f} s), "
+        f"{r['inc_tokens'] / r['c_inc']:.1f} tokens per CPU s "
+        f"(cached {r['cached']}, boundary fallbacks {r['fallbacks']})"
+    )
+    print(
+        f"  max |log-likelihood difference| {r['diff']:.2e}; same prediction for "
+        f"{r['agree']:.2%} of {r['pairs']} (prompt, query) pairs"
+    )
+    print(
+        f"  ratio: token {r['naive_tokens'] / r['inc_tokens']:.2f}x, CPU time "
+        f"{r['c_naive'] / r['c_inc']:.2f}x, wall time {r['t_naive'] / r['t_inc']:.2f}x"
+    )
 
 
 def main() -> None:
@@ -132,8 +154,10 @@ def main() -> None:
     if len(results) > 1:
         print("K  n  token ratio  CPU-time ratio")
         for r in results:
-            print(f"{r['K']:<3d}{r['n']:<3d}{r['naive_tokens'] / r['inc_tokens']:10.2f}x"
-                  f"{r['c_naive'] / r['c_inc']:13.2f}x")
+            print(
+                f"{r['K']:<3d}{r['n']:<3d}{r['naive_tokens'] / r['inc_tokens']:10.2f}x"
+                f"{r['c_naive'] / r['c_inc']:13.2f}x"
+            )
     print(f"speedup: {results[0]['c_naive'] / results[0]['c_inc']:.2f}x")
 
 

@@ -60,7 +60,11 @@ def main(argv=None) -> None:
     ap.add_argument("raw", help="py-spy record -f raw output")
     ap.add_argument("--rate", type=float, default=20.0, help="py-spy's sampling rate (-r)")
     a = ap.parse_args(argv)
-    by_rule, imports, by_activity = collections.Counter(), collections.Counter(), collections.Counter()
+    by_rule, imports, by_activity = (
+        collections.Counter(),
+        collections.Counter(),
+        collections.Counter(),
+    )
     for rule, stack, n in read(a.raw):
         by_rule[rule] += n
         if rule == "snakemake (scheduler)":

@@ -26,16 +26,32 @@ def mirror() -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool = True,
-              cores: int = 2, env: dict[str, str] | None = None):
+def snakemake(
+    workdir: Path,
+    *args: str,
+    mirror: Path | None = None,
+    check: bool = True,
+    cores: int = 2,
+    env: dict[str, str] | None = None,
+):
     """Run the repo's workflow with `workdir` as working directory (results land there);
     `env` adds environment variables (e.g. evalsci.determinism.OTHER_CPU_ENV)."""
     full_env = dict(os.environ)
     if mirror is not None:
         full_env["EVALSCI_MIRROR"] = str(mirror)
     full_env.update(env or {})
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
-           "-d", str(workdir), "--cores", str(cores), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--cores",
+        str(cores),
+        *args,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
@@ -46,9 +62,11 @@ def table_hashes(workdir: Path, study: str) -> dict[str, str]:
     """sha256 of every table a study wrote: each file under a `tables/` directory of
     results/<study>/ (csv, md, tex), keyed by its path below results/<study>/."""
     root = Path(workdir) / "results" / study
-    out = {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-           for p in sorted(root.rglob("*"))
-           if p.is_file() and "tables" in p.relative_to(root).parts[:-1]}
+    out = {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "tables" in p.relative_to(root).parts[:-1]
+    }
     assert out, f"no tables under {root}"
     return out
 

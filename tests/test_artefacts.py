@@ -28,8 +28,9 @@ def test_every_snakefile_target_is_in_the_registry_and_back():
     assert registered - snakefile_targets() == set(), "registry names targets the Snakefile lacks"
 
 
-@pytest.mark.parametrize("a", [a for a in artefacts.artefacts() if a.build != "not_reproducible"],
-                         ids=lambda a: a.id)
+@pytest.mark.parametrize(
+    "a", [a for a in artefacts.artefacts() if a.build != "not_reproducible"], ids=lambda a: a.id
+)
 def test_script_and_function_exist(a):
     script = ROOT / a.script
     assert script.is_file(), a.script
@@ -44,16 +45,19 @@ def test_script_and_function_exist(a):
 def test_readme_index_is_generated_from_the_registry():
     text = (ROOT / "README.md").read_text()
     assert artefacts.replace_block(text, artefacts.index_markdown()) == text, (
-        "README's artefact index is stale: run python -m evalsci.artefacts --readme README.md")
+        "README's artefact index is stale: run python -m evalsci.artefacts --readme README.md"
+    )
 
 
 def test_registry_rejects_a_bad_entry():
     with pytest.raises(ValueError, match="build must be one of"):
-        artefacts._check({"id": "x.y", "paper": {"000": "Table 9"}, "title": "t",
-                          "build": "sometimes"}, 1)
+        artefacts._check(
+            {"id": "x.y", "paper": {"000": "Table 9"}, "title": "t", "build": "sometimes"}, 1
+        )
     with pytest.raises(ValueError, match="'why' and no target"):
-        artefacts._check({"id": "x.y", "paper": {"000": "Table 9"}, "title": "t",
-                          "build": "not_reproducible"}, 1)
+        artefacts._check(
+            {"id": "x.y", "paper": {"000": "Table 9"}, "title": "t", "build": "not_reproducible"}, 1
+        )
 
 
 @pytest.mark.workflow
@@ -61,9 +65,23 @@ def test_rule_all_builds_every_default_artefact(tmp_path):
     """Dry run of the default DAG: every output of every `default` entry is planned, by the
     rule the registry names."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--summary", "-s",
-                          str(ROOT / "Snakefile"), "-d", str(tmp_path)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "--summary",
+            "-s",
+            str(ROOT / "Snakefile"),
+            "-d",
+            str(tmp_path),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     planned = {}
     for line in out.splitlines():
         cols = line.split("\t")
@@ -89,13 +107,15 @@ def test_report_captions_carry_the_registry_titles():
         name = Path(rel).name
         loop_made = re.sub(r"figure\d+\.rst$", "{name}.rst", name)  # baselines_make_figures
         assert f"report/{name}" in rules or f"report/{loop_made}" in rules, (
-            f"{rel}: no rule uses this caption")
+            f"{rel}: no rule uses this caption"
+        )
     assert artefacts.write_captions(ROOT, check=True) == []
 
 
 def test_captions_title_replaces_an_old_title_and_keeps_the_text():
     old = "**Figure 1 (000): old**\n\nThe text.\n"
     assert artefacts.titled_caption(old, "**Figure 1 (000): new**") == (
-        "**Figure 1 (000): new**\n\nThe text.\n")
+        "**Figure 1 (000): new**\n\nThe text.\n"
+    )
     plain = "**Table 1** (Yauney & Mimno). Agreement\nbetween.\n"
     assert artefacts.titled_caption(plain, "**T**") == "**T**\n\n" + plain

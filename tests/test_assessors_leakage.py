@@ -19,10 +19,15 @@ from evalsci.studies.assessors.splits import (
 )
 
 LLMS = {"train": ["t1", "t2", "t3", "t4"], "validation": ["v1", "v2"], "test": ["x1", "x2"]}
-CFG = {"n_ref": 20, "classifiers": ["logreg_l2_C1"],
-       "selectors": ["random", "clustering_embeddings", "factor_analysis_success", "clustering_irt"],
-       "generic_features": ["embeddings", "similarity_interaction"], "specific_features": ["embeddings"],
-       "irt": {"dims": 2, "max_iter": 50}, "random_best_of_draws": 3}
+CFG = {
+    "n_ref": 20,
+    "classifiers": ["logreg_l2_C1"],
+    "selectors": ["random", "clustering_embeddings", "factor_analysis_success", "clustering_irt"],
+    "generic_features": ["embeddings", "similarity_interaction"],
+    "specific_features": ["embeddings"],
+    "irt": {"dims": 2, "max_iter": 50},
+    "random_best_of_draws": 3,
+}
 
 
 def _collection(n=240, seed=0):
@@ -70,7 +75,10 @@ def test_instance_splits_are_disjoint_and_ood_holds_out_whole_datasets():
         assert (splits.loc[in_ds.to_numpy(), split] == "test").all()
         assert (splits.loc[~in_ds.to_numpy(), split] != "test").all()
     # Prefix matching for nested datasets ("math" holds out "math/algebra").
-    assert define_splits(["math/a", "math/b", "gsm"], {"OOD_1": ["math"]})["OOD_1"] == ["math/a", "math/b"]
+    assert define_splits(["math/a", "math/b", "gsm"], {"OOD_1": ["math"]})["OOD_1"] == [
+        "math/a",
+        "math/b",
+    ]
     with pytest.raises(ValueError, match="match no dataset"):
         define_splits(["gsm"], {"OOD_1": ["math"]})
 
@@ -83,7 +91,13 @@ def test_overlapping_llm_splits_are_rejected():
     inst, succ, emb = _collection()
     roles = make_instance_splits(inst, {"random": []}, seed=1)["random"]
     with pytest.raises(LeakageError):
-        SplitData("random", emb, succ, roles, {"train": ["t1", "x1"], "validation": ["v1"], "test": ["x1"]})
+        SplitData(
+            "random",
+            emb,
+            succ,
+            roles,
+            {"train": ["t1", "x1"], "validation": ["v1"], "test": ["x1"]},
+        )
 
 
 def test_references_are_training_instances(setup):
@@ -122,7 +136,10 @@ def test_results_record_every_combination_and_baseline(setup):
     n_comb = len(CFG["generic_features"]) * len(CFG["selectors"]) * len(CFG["classifiers"])
     assert gen.groupby(["features", "selector", "classifier"]).ngroups == n_comb
     # Validation LLMs are scored on validation instances, test LLMs on test instances only.
-    assert set(zip(gen["llm_role"], gen["eval_set"], strict=True)) == {("validation", "validation"), ("test", "test")}
+    assert set(zip(gen["llm_role"], gen["eval_set"], strict=True)) == {
+        ("validation", "validation"),
+        ("test", "test"),
+    }
     spec = res[res["method"] == "specific"]
     assert set(spec["llm"]) == set(LLMS["test"]) and set(spec["eval_set"]) == {"validation", "test"}
     assert set(res["method"]) == {"generic", "reference_only", "all_train", "specific"}

@@ -87,8 +87,10 @@ def test_registry_samples_and_kinds_of_reasoning_ood_splits():
     s = evals_logs.read_registry_samples(FIX / "kinds_of_reasoning/crass_ai_samples.jsonl")
     assert len(s) == 3 and s["system_prompt"].str.startswith("I will provide you a question").all()
     assert evals_logs.ood_test_datasets("OOD_1") == [
-        f"arithmetic_{d}_digit_{op}" for d in range(1, 6)
-        for op in ("addition", "subtraction", "multiplication", "division")]
+        f"arithmetic_{d}_digit_{op}"
+        for d in range(1, 6)
+        for op in ("addition", "subtraction", "multiplication", "division")
+    ]
     # An eval goes to test if ANY of its tags is held out: copa is causal and world knowledge.
     assert "copa" in evals_logs.ood_test_datasets("OOD_2")
     assert "copa" in evals_logs.ood_test_datasets("OOD_4")
@@ -110,14 +112,21 @@ def test_leaderboard_pairs_files_keeps_last_run_and_complete_models():
     # DreadPoor__... has BBH results only: reported in coverage, left out of the success table.
     assert "DreadPoor__WIP_Damascus-8B-TIES" in set(cov["model"])
     assert "DreadPoor__WIP_Damascus-8B-TIES" not in succ.columns
-    assert set(succ.columns) == {"instance_id", "migtissera__Tess-3-7B-SFT", "lmsys__vicuna-7b-v1.5",
-                                 "Qwen__Qwen2.5-32B"}
+    assert set(succ.columns) == {
+        "instance_id",
+        "migtissera__Tess-3-7B-SFT",
+        "lmsys__vicuna-7b-v1.5",
+        "Qwen__Qwen2.5-32B",
+    }
     # One row per model although each model has two runs in the files.
     res = leaderboard.read_results(pairs[0]["results"])
     assert res.index.is_unique and len(res) == 4
     with pytest.raises(ValueError, match="lacking"):
-        leaderboard.load_leaderboard(root, lambda p: local_name("predictaboard", p),
-                                     models=["DreadPoor__WIP_Damascus-8B-TIES"])
+        leaderboard.load_leaderboard(
+            root,
+            lambda p: local_name("predictaboard", p),
+            models=["DreadPoor__WIP_Damascus-8B-TIES"],
+        )
 
 
 def test_helm_loader_cleans_chat_wrapper_keeps_test_split_and_rejects_non_binary():
@@ -128,10 +137,16 @@ def test_helm_loader_cleans_chat_wrapper_keeps_test_split_and_rejects_non_binary
     df = helm.read_helm_run(run)
     assert (df["metric"] == "exact_match").all()
     assert not df["prompt"].str.contains("Here are some input-output examples").any()
-    inst, succ, cov = helm.load_helm_lite(FIX / "helm/runs", rl, ["01-ai/yi-6b", "anthropic/claude-2.1"])
+    inst, succ, cov = helm.load_helm_lite(
+        FIX / "helm/runs", rl, ["01-ai/yi-6b", "anthropic/claude-2.1"]
+    )
     assert len(inst) == 3  # the train-split instance is dropped
     by_q = succ.set_index(inst["question"].to_numpy())
-    order = ["Find the order of the group Z_4.", "Is Z_2 x Z_2 cyclic?", "How many elements has S_3?"]
+    order = [
+        "Find the order of the group Z_4.",
+        "Is Z_2 x Z_2 cyclic?",
+        "How many elements has S_3?",
+    ]
     assert by_q.loc[order, "01-ai/yi-6b"].tolist() == [1, 0, 1]
     assert by_q.loc[order, "anthropic/claude-2.1"].tolist() == [1, 1, 0]
     assert (cov["n_missing"] == 0).all()
@@ -140,12 +155,18 @@ def test_helm_loader_cleans_chat_wrapper_keeps_test_split_and_rejects_non_binary
 
 
 def test_helm_kept_scenarios_match_the_paper_run_list(mirror):
-    rl = helm.read_run_list(mirror / "lorypack-referenceinstancespredictability/experiments/download_helm/helm_lite.csv")
+    rl = helm.read_run_list(
+        mirror / "lorypack-referenceinstancespredictability/experiments/download_helm/helm_lite.csv"
+    )
     kept = helm.select_runs(rl)
     # Appendix A.1: 16 (sub)scenarios, 30 LLMs each.
     assert kept["dataset"].nunique() == 16
     assert kept.groupby("dataset").size().eq(30).all()
-    assert not kept["Run"].str.contains("corporate_lobbying|math:subject=algebra|geometry|narrative_qa|wmt").any()
+    assert (
+        not kept["Run"]
+        .str.contains("corporate_lobbying|math:subject=algebra|geometry|narrative_qa|wmt")
+        .any()
+    )
 
 
 def test_cfi_ground_truth_coverage_on_the_mirror(mirror):

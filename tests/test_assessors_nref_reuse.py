@@ -12,10 +12,14 @@ from evalsci.studies.assessors.experiment import SplitData, SplitRunRows, run_nr
 from evalsci.studies.assessors.splits import define_splits, make_instance_splits
 
 LLMS = {"train": ["t1", "t2", "t3", "t4"], "validation": ["v1", "v2"], "test": ["x1", "x2"]}
-CFG = {"n_ref": 10, "classifiers": ["logreg_l2_C1", "xgboost_bins16"],
-       "selectors": ["random", "clustering_embeddings"], "max_train_rows": 300,
-       "generic_features": ["embeddings", "similarity", "similarity_interaction"],
-       "specific_features": ["embeddings"]}
+CFG = {
+    "n_ref": 10,
+    "classifiers": ["logreg_l2_C1", "xgboost_bins16"],
+    "selectors": ["random", "clustering_embeddings"],
+    "max_train_rows": 300,
+    "generic_features": ["embeddings", "similarity", "similarity_interaction"],
+    "specific_features": ["embeddings"],
+}
 SWEEP = [3, 10]
 
 
@@ -34,8 +38,15 @@ def _data(n=200, seed=0):
 
 
 def _nref(data, reuse):
-    return run_nref(data, SWEEP, CFG["generic_features"], seed=3, classifier="xgboost_bins16",
-                    max_train_rows=CFG["max_train_rows"], reuse=reuse)
+    return run_nref(
+        data,
+        SWEEP,
+        CFG["generic_features"],
+        seed=3,
+        classifier="xgboost_bins16",
+        max_train_rows=CFG["max_train_rows"],
+        reuse=reuse,
+    )
 
 
 def test_reused_sweep_point_is_byte_identical_and_not_refitted(tmp_path, monkeypatch):
@@ -52,11 +63,13 @@ def test_reused_sweep_point_is_byte_identical_and_not_refitted(tmp_path, monkeyp
         return real(*a, **k)
 
     import evalsci.studies.assessors.experiment as experiment
+
     monkeypatch.setattr(experiment, "fit_predict", counting)
     fresh = _nref(data, None)
     n_fresh = len(fits)
-    reuse = SplitRunRows.read(tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"],
-                              CFG["max_train_rows"])
+    reuse = SplitRunRows.read(
+        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], CFG["max_train_rows"]
+    )
     reused = _nref(data, reuse)
     # one fit per feature set at n_ref = 10 is not repeated
     assert n_fresh == len(SWEEP) * 3 and len(fits) - n_fresh == 3
@@ -69,11 +82,16 @@ def test_reused_sweep_point_is_byte_identical_and_not_refitted(tmp_path, monkeyp
     # Other references (or another row cap) than the run's: nothing is reused.
     refs["clustering_embeddings"] = refs["clustering_embeddings"][::-1]
     (tmp_path / "refs.json").write_text(json.dumps(refs))
-    other = SplitRunRows.read(tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"],
-                              CFG["max_train_rows"])
+    other = SplitRunRows.read(
+        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], CFG["max_train_rows"]
+    )
     fits.clear()
     _nref(data, other)
     assert len(fits) == len(SWEEP) * 3
     capped = SplitRunRows.read(tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], 0)
-    assert capped.generic(10, "clustering_embeddings", "xgboost_bins16", ["embeddings"],
-                          [], CFG["max_train_rows"]) is None
+    assert (
+        capped.generic(
+            10, "clustering_embeddings", "xgboost_bins16", ["embeddings"], [], CFG["max_train_rows"]
+        )
+        is None
+    )

@@ -10,19 +10,28 @@ from evalsci.studies.assessors.selection import choose, figure2_table, table3, w
 
 
 def _row(method, feat, sel, clf, llm, role, eval_set, auc):
-    return dict(zip(RESULT_COLUMNS, ["random", method, feat, sel, clf, 100, llm, role, eval_set, auc, 10, 10],
-                    strict=True))
+    return dict(
+        zip(
+            RESULT_COLUMNS,
+            ["random", method, feat, sel, clf, 100, llm, role, eval_set, auc, 10, 10],
+            strict=True,
+        )
+    )
 
 
 def test_win_rate_is_not_a_mean_of_aucs():
     # Combination A wins on both validation LLMs by a hair; B has the higher mean AUC because
     # it is much better on the easy LLM only. The paper picks by win rate: A.
-    val = pd.DataFrame([
-        {"combo": "A", "llm": "easy", "auc": 0.80}, {"combo": "B", "llm": "easy", "auc": 0.79},
-        {"combo": "C", "llm": "easy", "auc": 0.70},
-        {"combo": "A", "llm": "hard", "auc": 0.56}, {"combo": "B", "llm": "hard", "auc": 0.50},
-        {"combo": "C", "llm": "hard", "auc": 0.55},
-    ])
+    val = pd.DataFrame(
+        [
+            {"combo": "A", "llm": "easy", "auc": 0.80},
+            {"combo": "B", "llm": "easy", "auc": 0.79},
+            {"combo": "C", "llm": "easy", "auc": 0.70},
+            {"combo": "A", "llm": "hard", "auc": 0.56},
+            {"combo": "B", "llm": "hard", "auc": 0.50},
+            {"combo": "C", "llm": "hard", "auc": 0.55},
+        ]
+    )
     val.loc[(val.combo == "B") & (val.llm == "easy"), "auc"] = 0.95
     wr = win_rates(val, ["combo"])
     assert wr["A"] == pytest.approx((0.5 + 1.0) / 2)  # easy: beats C only; hard: beats both
@@ -32,31 +41,60 @@ def test_win_rate_is_not_a_mean_of_aucs():
 
 
 def test_ties_count_half_and_single_label_llms_do_not_vote():
-    val = pd.DataFrame([
-        {"combo": "A", "llm": "v1", "auc": 0.6}, {"combo": "B", "llm": "v1", "auc": 0.6},
-        {"combo": "A", "llm": "v2", "auc": float("nan")}, {"combo": "B", "llm": "v2", "auc": float("nan")},
-    ])
+    val = pd.DataFrame(
+        [
+            {"combo": "A", "llm": "v1", "auc": 0.6},
+            {"combo": "B", "llm": "v1", "auc": 0.6},
+            {"combo": "A", "llm": "v2", "auc": float("nan")},
+            {"combo": "B", "llm": "v2", "auc": float("nan")},
+        ]
+    )
     wr = win_rates(val, ["combo"])
     assert wr.tolist() == [0.5, 0.5]
 
 
 def _results():
     rows = []
-    for sel, (v1, v2, t) in {"random": (0.60, 0.62, 0.70), "clustering_embeddings": (0.65, 0.66, 0.61)}.items():
-        rows += [_row("generic", "similarity", sel, "xgboost", "v1", "validation", "validation", v1),
-                 _row("generic", "similarity", sel, "xgboost", "v2", "validation", "validation", v2),
-                 _row("generic", "similarity", sel, "xgboost", "x1", "test", "test", t)]
-    rows += [_row("reference_only", "embeddings", "random", "xgboost", "v1", "validation", "validation", 0.55),
-             _row("reference_only", "embeddings", "random", "xgboost", "v2", "validation", "validation", 0.56),
-             _row("reference_only", "embeddings", "random", "xgboost", "x1", "test", "test", 0.52),
-             _row("all_train", "embeddings", "", "xgboost", "v1", "validation", "validation", 0.58),
-             _row("all_train", "embeddings", "", "xgboost", "v2", "validation", "validation", 0.57),
-             _row("all_train", "embeddings", "", "xgboost", "x1", "test", "test", 0.59),
-             # specific: chosen by the test LLM's own validation AUC
-             _row("specific", "embeddings", "", "xgboost", "x1", "test", "validation", 0.70),
-             _row("specific", "embeddings", "", "xgboost", "x1", "test", "test", 0.66),
-             _row("specific", "ngram1", "", "xgboost", "x1", "test", "validation", 0.75),
-             _row("specific", "ngram1", "", "xgboost", "x1", "test", "test", 0.64)]
+    for sel, (v1, v2, t) in {
+        "random": (0.60, 0.62, 0.70),
+        "clustering_embeddings": (0.65, 0.66, 0.61),
+    }.items():
+        rows += [
+            _row("generic", "similarity", sel, "xgboost", "v1", "validation", "validation", v1),
+            _row("generic", "similarity", sel, "xgboost", "v2", "validation", "validation", v2),
+            _row("generic", "similarity", sel, "xgboost", "x1", "test", "test", t),
+        ]
+    rows += [
+        _row(
+            "reference_only",
+            "embeddings",
+            "random",
+            "xgboost",
+            "v1",
+            "validation",
+            "validation",
+            0.55,
+        ),
+        _row(
+            "reference_only",
+            "embeddings",
+            "random",
+            "xgboost",
+            "v2",
+            "validation",
+            "validation",
+            0.56,
+        ),
+        _row("reference_only", "embeddings", "random", "xgboost", "x1", "test", "test", 0.52),
+        _row("all_train", "embeddings", "", "xgboost", "v1", "validation", "validation", 0.58),
+        _row("all_train", "embeddings", "", "xgboost", "v2", "validation", "validation", 0.57),
+        _row("all_train", "embeddings", "", "xgboost", "x1", "test", "test", 0.59),
+        # specific: chosen by the test LLM's own validation AUC
+        _row("specific", "embeddings", "", "xgboost", "x1", "test", "validation", 0.70),
+        _row("specific", "embeddings", "", "xgboost", "x1", "test", "test", 0.66),
+        _row("specific", "ngram1", "", "xgboost", "x1", "test", "validation", 0.75),
+        _row("specific", "ngram1", "", "xgboost", "x1", "test", "test", 0.64),
+    ]
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 

@@ -24,7 +24,7 @@ def _planted_factors(n=600, n_llm=24, seed=0):
     h = rng.normal(0, 2, size=(n, 2))
     w = np.zeros((2, n_llm))
     w[0, : n_llm // 2] = 1.5
-    w[1, n_llm // 2:] = 1.5
+    w[1, n_llm // 2 :] = 1.5
     z = (rng.random((n, n_llm)) < 1 / (1 + np.exp(-(h @ w)))).astype(float)
     return z, h
 
@@ -51,7 +51,9 @@ def test_factor_analysis_recovers_the_planted_factors(seed):
     assert per_factor.min() >= 16
     # ... taken among the instances extreme on their factor (solved by all or none of the LLMs
     # that load on it), which a random pick would be only about a third of the time.
-    extreme = np.column_stack([np.isin(z[:, :12].mean(1), [0, 1]), np.isin(z[:, 12:].mean(1), [0, 1])])
+    extreme = np.column_stack(
+        [np.isin(z[:, :12].mean(1), [0, 1]), np.isin(z[:, 12:].mean(1), [0, 1])]
+    )
     k = np.abs(h[ref]).argmax(axis=1)
     assert extreme[ref, k].mean() > 0.75
     assert extreme.mean() < 0.45
@@ -59,7 +61,9 @@ def test_factor_analysis_recovers_the_planted_factors(seed):
 
 def test_factor_analysis_ignores_constant_llms_and_spreads_remainders():
     z, _ = _planted_factors(seed=1)
-    z = np.column_stack([z, np.zeros(len(z))])  # an LLM failing everything (like babbage on neubaroco)
+    z = np.column_stack(
+        [z, np.zeros(len(z))]
+    )  # an LLM failing everything (like babbage on neubaroco)
     ref = select_factor_analysis(z, n_ref=41, seed=0)
     assert len(set(ref)) == 41
 
@@ -102,7 +106,9 @@ def test_random_best_of_returns_a_subset_where_every_llm_has_both_labels():
     """The best of 8 draws from the 70 % part: distinct instances, both labels per LLM."""
     rng = np.random.default_rng(0)
     x = rng.normal(size=(300, 4))
-    z = np.column_stack([(x[:, 0] + 0.3 * rng.normal(size=300) > t).astype(float) for t in (-0.5, 0, 0.5)])
+    z = np.column_stack(
+        [(x[:, 0] + 0.3 * rng.normal(size=300) > t).astype(float) for t in (-0.5, 0, 0.5)]
+    )
     ref = select_random_best_of(x, z, n_ref=30, rng=np.random.default_rng(0), n_draws=8)
     assert len(set(ref)) == 30
     for j in range(3):
@@ -131,8 +137,12 @@ def test_classifier_names_map_to_the_papers_models():
     p = fit_predict("xgboost_bins64", x, y, [x], seed=1)[0]
     assert np.corrcoef(p, x[:, 0])[0, 1] > 0.8
     # the paper's grid keeps XGBoost's defaults; the CPU default grid bins coarser
-    assert "xgboost" in resolve({"grid": "paper", "classifiers": None, "n_ref_sweep": None,
-                                 "max_train_rows": None})["classifiers"]
+    assert (
+        "xgboost"
+        in resolve(
+            {"grid": "paper", "classifiers": None, "n_ref_sweep": None, "max_train_rows": None}
+        )["classifiers"]
+    )
 
 
 def test_duplicate_instances_tie_by_position_whatever_the_float_noise():

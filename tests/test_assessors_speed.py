@@ -27,13 +27,13 @@ def test_auc_is_bit_identical_to_roc_auc_score():
             continue
         kind = trial % 4
         if kind == 0:
-            p = rng.random(n)                                   # distinct probabilities
+            p = rng.random(n)  # distinct probabilities
         elif kind == 1:
-            p = rng.integers(0, 2, n)                           # hard predictions
+            p = rng.integers(0, 2, n)  # hard predictions
         elif kind == 2:
-            p = np.round(rng.random(n), 1)                      # many ties
+            p = np.round(rng.random(n), 1)  # many ties
         else:
-            p = rng.random(n).astype(np.float32)                # XGBoost's float32
+            p = rng.random(n).astype(np.float32)  # XGBoost's float32
         assert auc(y, p) == roc_auc_score(y, p), (trial, n)
 
 
@@ -50,8 +50,8 @@ def test_shared_training_matrix_gives_the_same_predictions(name, kind):
         x_eval = [x[:40], sparse.csr_matrix(np.abs(x_eval[1]))]
     w = rng.normal(size=12)
     ys = [((x @ w) + rng.normal(scale=s, size=150) > 0).astype(int) for s in (0.3, 1.0, 3.0)]
-    ys.append(np.ones(150, dtype=int))            # one label only: the constant prediction
-    ys.append(ys[0])                              # a repeat after the constant one
+    ys.append(np.ones(150, dtype=int))  # one label only: the constant prediction
+    ys.append(ys[0])  # a repeat after the constant one
     shared = fit_predict_shared(name, x, [(y, x_eval) for y in ys], seed=3)
     for y, got in zip(ys, shared, strict=True):
         want = fit_predict(name, x, y, x_eval, seed=3)
@@ -115,17 +115,21 @@ def test_unsplittable_sparse_columns_are_dropped_without_changing_predictions(na
     rng = np.random.default_rng(5)
     vocab = np.array([f"w{i}" for i in range(3000)])
     zipf = 1.0 / np.arange(1, 3001)
-    docs = [" ".join(rng.choice(vocab, size=int(rng.integers(5, 60)), p=zipf / zipf.sum()))
-            for _ in range(420)]
+    docs = [
+        " ".join(rng.choice(vocab, size=int(rng.integers(5, 60)), p=zipf / zipf.sum()))
+        for _ in range(420)
+    ]
     x_tr, x_va, x_te = ngram_features(docs[:300], docs[300:360], docs[360:])
     cols = splittable_columns(x_tr, None)
     assert cols is not None and 0 < len(cols) < x_tr.shape[1] // 2
     assert splittable_columns(x_tr.toarray(), None) is None  # dense: every column is kept
-    assert splittable_columns(x_tr, 0.0) is None              # min_child_weight 0: all kept
+    assert splittable_columns(x_tr, 0.0) is None  # min_child_weight 0: all kept
     # labels that depend on frequent and on rare words
     w = rng.normal(size=x_tr.shape[1])
-    ys = [(np.asarray(x @ w).ravel() + rng.normal(scale=s, size=300) > 0).astype(int)
-          for x, s in ((x_tr, 0.1), (x_tr, 1.0))]
+    ys = [
+        (np.asarray(x @ w).ravel() + rng.normal(scale=s, size=300) > 0).astype(int)
+        for x, s in ((x_tr, 0.1), (x_tr, 1.0))
+    ]
     shared = fit_predict_shared(name, x_tr, [(y, [x_va, x_te]) for y in ys], seed=2)
     for y, got in zip(ys, shared, strict=True):
         clf = make_classifier(name, seed=2).fit(x_tr, y)  # all columns

@@ -17,7 +17,12 @@ TINY = {
         "n_ref": 10,
         "n_ref_sweep": [3, 10],
         "max_train_rows": 0,
-        "selectors": ["random", "clustering_embeddings", "factor_analysis_success", "clustering_irt"],
+        "selectors": [
+            "random",
+            "clustering_embeddings",
+            "factor_analysis_success",
+            "clustering_irt",
+        ],
         "generic_features": ["similarity", "similarity_interaction"],
         "specific_features": ["embeddings"],
         "random_best_of_draws": 3,
@@ -33,9 +38,16 @@ TINY = {
                 "loader": "evals_logs",
                 "max_instances": 200,
                 "nref_figure": "figure8",
-                "llms": {"train": ["text-ada-001", "text-curie-001", "text-davinci-002", "gpt-3.5-turbo-0613"],
-                         "validation": ["text-davinci-003", "gpt-3.5-turbo-0125"],
-                         "test": ["gpt-4-0613", "gpt-4-1106-preview"]},
+                "llms": {
+                    "train": [
+                        "text-ada-001",
+                        "text-curie-001",
+                        "text-davinci-002",
+                        "gpt-3.5-turbo-0613",
+                    ],
+                    "validation": ["text-davinci-003", "gpt-3.5-turbo-0125"],
+                    "test": ["gpt-4-0613", "gpt-4-1106-preview"],
+                },
                 "ood_splits": {"ood_neubaroco": ["neubaroco"]},
             },
         },
@@ -70,7 +82,12 @@ def test_assessors_targets_on_a_tiny_config(tiny_run):
     assert set(fig2["split"]) == {"random", "ood_neubaroco"}
     assert set(fig2["llm"]) == {"gpt-4-0613", "gpt-4-1106-preview"}
     assert fig2["auc"].between(0, 1).all()
-    for f in ("figures/figure2.pdf", "figures/figure2.png", "figures/figure8.png", "tables/figure8.csv"):
+    for f in (
+        "figures/figure2.pdf",
+        "figures/figure2.png",
+        "figures/figure8.png",
+        "tables/figure8.csv",
+    ):
         assert (base / f).stat().st_size > 0, f
     t3 = pd.read_csv(wd / "results/assessors/tables/table3.csv")
     assert set(t3["split"]) == {"random", "ood_neubaroco"}
@@ -86,7 +103,9 @@ def test_assessors_targets_on_a_tiny_config(tiny_run):
     assert (cov["n_missing"] == 0).all()
 
 
-def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(tiny_run, tmp_path_factory, mirror):
+def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(
+    tiny_run, tmp_path_factory, mirror
+):
     """Issue 17: the same tables, bit for bit, from a second fresh workdir on 1 core."""
     wd = _run(tmp_path_factory, mirror, "assessors_b", cores=1)
     assert_same_tables(wd, tiny_run, "assessors")
@@ -119,8 +138,15 @@ def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
     from evalsci.studies.assessors.experiment import select_references, split_seed
 
     d = tiny_run / "results/assessors/tiny/data"
-    paths = {k: str(d / f) for k, f in [("instances", "instances.csv.gz"), ("success", "success.csv.gz"),
-                                         ("embeddings", "embeddings.npy"), ("splits", "splits.csv")]}
+    paths = {
+        k: str(d / f)
+        for k, f in [
+            ("instances", "instances.csv.gz"),
+            ("success", "success.csv.gz"),
+            ("embeddings", "embeddings.npy"),
+            ("splits", "splits.csv"),
+        ]
+    }
     from pathlib import Path
 
     seed = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["seed"]
@@ -128,10 +154,18 @@ def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
     ccfg = TINY["assessors"]["collections"]["tiny"]
     for split in ("random", "ood_neubaroco"):
         data = steps._load_split(paths, split, ccfg)
-        inline = select_references(data, cfg["selectors"], cfg["n_ref"], split_seed(seed, split),
-                                   irt=cfg["irt"], fa_max_factors=30,
-                                   best_of_draws=cfg["random_best_of_draws"])
-        written = json.loads((tiny_run / f"results/assessors/tiny/runs/{split}_references.json").read_text())
+        inline = select_references(
+            data,
+            cfg["selectors"],
+            cfg["n_ref"],
+            split_seed(seed, split),
+            irt=cfg["irt"],
+            fa_max_factors=30,
+            best_of_draws=cfg["random_best_of_draws"],
+        )
+        written = json.loads(
+            (tiny_run / f"results/assessors/tiny/runs/{split}_references.json").read_text()
+        )
         assert {s: data.ids["train"][r].tolist() for s, r in inline.items()} == written, split
     other = steps._load_split(paths, "ood_neubaroco", ccfg)
     other.split = "random"  # the random split's features against ood_neubaroco's training set

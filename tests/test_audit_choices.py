@@ -16,7 +16,7 @@ PROMPTS = "kinds-of-intelligence-cfi-PredictaBoard/train_and_evaluate_assessors/
 
 def test_option_parsers():
     assert bbh_options("Q?\nOptions:\n(A) x\n(B) y\n(C) z") == 3
-    assert bbh_options("Find a movie: Options: (A) a (B) b (C) c (D) d") == 4   # inline
+    assert bbh_options("Find a movie: Options: (A) a (B) b (C) c (D) d") == 4  # inline
     assert bbh_options("Is it? Answer Yes or No.") == 0
     assert musr_options("story\n\nq?\n\n1 - piano\n2 - desk\n3 - booth\nAnswer:") == 3
 

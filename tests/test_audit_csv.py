@@ -19,21 +19,25 @@ def run(capsys, *argv):
 
 def test_tidy_csv_values(tmp_path, capsys):
     f = tmp_path / "res.csv"
-    f.write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\nm2,boolq,100,53,2\n"
-                 "m3,boolq,100,45,2\n")
+    f.write_text(
+        "model,task,n,correct,choices\nm1,boolq,100,62,2\nm2,boolq,100,53,2\nm3,boolq,100,45,2\n"
+    )
     rc, out, err = run(capsys, f, "--format", "json")
     assert rc == 0, err
     rows = json.loads(out)
     k = np.arange(1, 101)
-    emax3 = np.sum(1 - binom.cdf(k - 1, 100, 0.5) ** 3) / 100   # t = 3 rows of the task
+    emax3 = np.sum(1 - binom.cdf(k - 1, 100, 0.5) ** 3) / 100  # t = 3 rows of the task
     for r, c in zip(rows, (62, 53, 45), strict=True):
         assert (r["n"], r["choices"], r["t"]) == (100, 2, 3)
         assert r["accuracy"] == c / 100
         assert r["max_baseline"] == pytest.approx(emax3, rel=1e-9)
         assert r["p_standard"] == pytest.approx(binom.sf(c - 1, 100, 0.5), rel=1e-9)
         assert r["p_max"] == pytest.approx(1 - binom.cdf(c - 1, 100, 0.5) ** 3, rel=1e-9)
-    assert [r["verdict"] for r in rows] == ["above_max", "above_standard_only",
-                                            "not_above_standard"]
+    assert [r["verdict"] for r in rows] == [
+        "above_max",
+        "above_standard_only",
+        "not_above_standard",
+    ]
 
 
 def test_tidy_csv_labels_and_t_column(tmp_path, capsys):
@@ -42,16 +46,19 @@ def test_tidy_csv_labels_and_t_column(tmp_path, capsys):
     rc, out, err = run(capsys, f, "--format", "csv")
     assert rc == 0, err
     line = out.splitlines()[1]
-    assert '"{""2"": 2, ""4"": 2}",10,0.375' in line   # standard = (1/2 + 1/2 + 1/4 + 1/4) / 4
+    assert '"{""2"": 2, ""4"": 2}",10,0.375' in line  # standard = (1/2 + 1/2 + 1/4 + 1/4) / 4
 
 
-@pytest.mark.parametrize("text, field", [
-    ("model,task,n,accuracy\nm,x,10,0.5\n", "choices or labels"),
-    ("model,task,n,accuracy,choices\nm,x,0,0.5,2\n", "'n'"),
-    ("model,task,n,accuracy,choices\nm,x,10,1.5,2\n", "'accuracy'"),
-    ("model,task,n,correct,choices\nm,x,10,11,2\n", "'correct'"),
-    ('model,task,n,correct,labels\nm,x,10,5,"{""2"": 3}"\n', "'labels'"),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("model,task,n,accuracy\nm,x,10,0.5\n", "choices or labels"),
+        ("model,task,n,accuracy,choices\nm,x,0,0.5,2\n", "'n'"),
+        ("model,task,n,accuracy,choices\nm,x,10,1.5,2\n", "'accuracy'"),
+        ("model,task,n,correct,choices\nm,x,10,11,2\n", "'correct'"),
+        ('model,task,n,correct,labels\nm,x,10,5,"{""2"": 3}"\n', "'labels'"),
+    ],
+)
 def test_bad_csv_one_line_exit_2(tmp_path, capsys, text, field):
     f = tmp_path / "bad.csv"
     f.write_text(text)

@@ -27,8 +27,10 @@ pytest.importorskip("gguf")
 pytestmark = [pytest.mark.lm, pytest.mark.slow]
 
 ROWS = 20
-PROMPTS = {"a": "{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
-           "b": "Review: {{sentence}}\nSentiment:"}
+PROMPTS = {
+    "a": "{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
+    "b": "Review: {{sentence}}\nSentiment:",
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,8 @@ def _task_yaml(path: Path, data: Path, prompt: str) -> None:
         f"doc_to_text: {json.dumps(prompt)}\n"
         "doc_to_target: label\n"
         'doc_to_choice: ["negative", "positive"]\n'
-        "metric_list:\n  - metric: acc\n    aggregation: mean\n    higher_is_better: true\n")
+        "metric_list:\n  - metric: acc\n    aggregation: mean\n    higher_is_better: true\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,18 +66,44 @@ def lm_eval_runs(checkpoint, mirror, tmp_path_factory) -> Path:
     with open(mirror / "glue" / "SST-2" / "dev.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))[:ROWS]
     data = root / "sst2_validation_20.jsonl"
-    data.write_text("".join(json.dumps({"sentence": r["sentence"], "label": int(r["label"])}) + "\n"
-                            for r in rows))
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HOME=str(root / "hf"),
-               HF_DATASETS_CACHE=str(root / "hf" / "datasets"), TOKENIZERS_PARALLELISM="false")
+    data.write_text(
+        "".join(
+            json.dumps({"sentence": r["sentence"], "label": int(r["label"])}) + "\n" for r in rows
+        )
+    )
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        HF_HOME=str(root / "hf"),
+        HF_DATASETS_CACHE=str(root / "hf" / "datasets"),
+        TOKENIZERS_PARALLELISM="false",
+    )
     for name, prompt in PROMPTS.items():
         _task_yaml(root / "tasks" / name / "sst2_local.yaml", data, prompt)
-        cmd = [sys.executable, "-m", "lm_eval", "--model", "hf",
-               "--model_args", f"pretrained={checkpoint},dtype=float32",
-               "--tasks", "sst2_local", "--include_path", str(root / "tasks" / name),
-               "--device", "cpu", "--batch_size", "8",
-               "--output_path", str(root / "out" / name), "--log_samples"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={checkpoint},dtype=float32",
+            "--tasks",
+            "sst2_local",
+            "--include_path",
+            str(root / "tasks" / name),
+            "--device",
+            "cpu",
+            "--batch_size",
+            "8",
+            "--output_path",
+            str(root / "out" / name),
+            "--log_samples",
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
     return root / "out"
@@ -101,19 +130,22 @@ def test_audit_reads_real_lm_eval_output(lm_eval_runs, capsys):
     assert len(rows) == 2 and {r["task"] for r in rows} == {"sst2_local"}
     for name in PROMPTS:
         n, correct, choices = _counts(lm_eval_runs / name)
-        assert n == ROWS and set(choices) == {2}   # one loglikelihood request per choice
+        assert n == ROWS and set(choices) == {2}  # one loglikelihood request per choice
         (row,) = [r for r in rows if f"/{name}/" in r["source"]]
         results = json.loads(Path(row["source"]).read_text())
         assert row["accuracy"] == results["results"]["sst2_local"]["acc,none"] == correct / n
-        assert (row["n"], row["choices"], row["t"]) == (ROWS, 2, 2)   # two runs: t = 2
+        assert (row["n"], row["choices"], row["t"]) == (ROWS, 2, 2)  # two runs: t = 2
         assert row["standard"] == pytest.approx(0.5, abs=1e-12)
         assert row["max_baseline"] == pytest.approx(_expected_max(n, 0.5, 2), rel=1e-9)
         assert row["p_standard"] == pytest.approx(binom.sf(correct - 1, n, 0.5), rel=1e-9)
         p_max = 1.0 - binom.cdf(correct - 1, n, 0.5) ** 2
         assert row["p_max"] == pytest.approx(p_max, rel=1e-9)
         acc = correct / n
-        want = ("above_max" if acc > _expected_max(n, 0.5, 2) else "above_standard_only") \
-            if acc > 0.5 else "not_above_standard"
+        want = (
+            ("above_max" if acc > _expected_max(n, 0.5, 2) else "above_standard_only")
+            if acc > 0.5
+            else "not_above_standard"
+        )
         assert row["verdict"] == want
 
 

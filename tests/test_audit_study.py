@@ -16,11 +16,23 @@ from conftest import snakemake
 pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 
 # BBH tasks whose every item has two answers (the prompt lists none, or (A) and (B))
-BINARY_BBH = ["boolean_expressions", "causal_judgement", "formal_fallacies", "hyperbaton",
-              "navigate", "snarks", "sports_understanding", "web_of_lies"]
+BINARY_BBH = [
+    "boolean_expressions",
+    "causal_judgement",
+    "formal_fallacies",
+    "hyperbaton",
+    "navigate",
+    "snarks",
+    "sports_understanding",
+    "web_of_lies",
+]
 RESULTS = "kinds-of-intelligence-cfi-PredictaBoard/llm_data/llm_performance_data"
-TARGETS = ["audit_open_llm_leaderboard", "audit_mizrahi_paraphrases", "audit_baselines_prompts",
-           "audit_openai_evals"]
+TARGETS = [
+    "audit_open_llm_leaderboard",
+    "audit_mizrahi_paraphrases",
+    "audit_baselines_prompts",
+    "audit_openai_evals",
+]
 
 
 def expected_max_accuracy(n: int, p: float, t: int) -> float:
@@ -38,8 +50,14 @@ def independent_counts(csv: Path) -> dict[str, tuple]:
         acc = items.sum(axis=1) / n
         emax = expected_max_accuracy(n, 0.5, t)
         above_s, above_m = acc > 0.5, acc > emax
-        out[kind] = (n, t, len(d), int(above_s.sum()), int(above_m.sum()),
-                     int((above_s & ~above_m).sum()))
+        out[kind] = (
+            n,
+            t,
+            len(d),
+            int(above_s.sum()),
+            int(above_m.sum()),
+            int((above_s & ~above_m).sum()),
+        )
     return out
 
 
@@ -50,8 +68,12 @@ def built(shared_workdir, mirror) -> Path:
 
 
 def test_targets_build_every_artefact(built):
-    for name in ("open_llm_leaderboard_v2", "mizrahi_paraphrases", "baselines_prompts",
-                 "openai_evals"):
+    for name in (
+        "open_llm_leaderboard_v2",
+        "mizrahi_paraphrases",
+        "baselines_prompts",
+        "openai_evals",
+    ):
         for ext in (".csv", ".md", ".tex"):
             assert (built / "tables" / f"{name}{ext}").stat().st_size > 0
         for ext in (".pdf", ".png"):
@@ -61,13 +83,22 @@ def test_targets_build_every_artefact(built):
         assert detail.p_standard.between(0, 1).all() and (detail.p_max >= detail.p_standard).all()
     sweep = pd.read_csv(built / "tables" / "open_llm_leaderboard_v2_sweep.csv")
     assert sweep.t.min() == 1 and sweep.t.max() == 10_000
-    assert (sweep[sweep.t == 1].flipped == 0).all()   # t = 1: the max baseline is the standard
+    assert (sweep[sweep.t == 1].flipped == 0).all()  # t = 1: the max baseline is the standard
 
 
 def test_leaderboard_columns_and_binary_bbh_counts(built, mirror):
     table = pd.read_csv(built / "tables" / "open_llm_leaderboard_v2.csv")
-    assert list(table.columns) == ["task", "n", "choices", "t_kind", "t", "runs",
-                                   "above_standard", "above_max", "flipped"]
+    assert list(table.columns) == [
+        "task",
+        "n",
+        "choices",
+        "t_kind",
+        "t",
+        "runs",
+        "above_standard",
+        "above_max",
+        "flipped",
+    ]
     for task in BINARY_BBH:
         want = independent_counts(mirror / RESULTS / f"Big-Bench-Hard__{task}_results.csv")
         for kind, (n, t, runs, above_s, above_m, flipped) in want.items():
@@ -75,8 +106,11 @@ def test_leaderboard_columns_and_binary_bbh_counts(built, mirror):
             assert len(row) == 1, (task, kind)
             got = row.iloc[0]
             assert (got.n, str(got.choices), got.t, got.runs) == (n, "2", t, runs), (task, kind)
-            assert (got.above_standard, got.above_max, got.flipped) == (above_s, above_m, flipped), \
-                (task, kind)
+            assert (got.above_standard, got.above_max, got.flipped) == (
+                above_s,
+                above_m,
+                flipped,
+            ), (task, kind)
     # the quick count: web_of_lies, 105 of 159 runs above p = 1/2, 55 above E[max]
     wol = table[(table.task == "BBH/web_of_lies") & (table.t_kind == "runs")].iloc[0]
     assert (wol.runs, wol.above_standard, wol.above_max) == (159, 105, 55)
@@ -86,16 +120,27 @@ def test_leaderboard_tail_p_values_binary(built):
     detail = pd.read_csv(built / "tables" / "open_llm_leaderboard_v2_runs.csv")
     d = detail[detail.task == "BBH/web_of_lies"]
     for r in d.itertuples():
-        assert r.p_standard == pytest.approx(binom.sf(r.correct - 1, r.n, 0.5), rel=1e-9, abs=1e-300)
+        assert r.p_standard == pytest.approx(
+            binom.sf(r.correct - 1, r.n, 0.5), rel=1e-9, abs=1e-300
+        )
         want = 1.0 - binom.cdf(r.correct - 1, r.n, 0.5) ** r.t
         assert r.p_max == pytest.approx(want, rel=1e-6, abs=1e-12)
 
 
 def test_out_of_scope_lists_free_text_tasks(built):
     scope = pd.read_csv(built / "data" / "open_llm_leaderboard_v2_out_of_scope.csv")
-    assert set(scope.task) == {"IFEval"} | {f"MATH-LvL-5/{s}" for s in (
-        "algebra_hard", "counting_and_prob_hard", "geometry_hard", "intermediate_algebra_hard",
-        "num_theory_hard", "prealgebra_hard", "precalculus_hard")}
+    assert set(scope.task) == {"IFEval"} | {
+        f"MATH-LvL-5/{s}"
+        for s in (
+            "algebra_hard",
+            "counting_and_prob_hard",
+            "geometry_hard",
+            "intermediate_algebra_hard",
+            "num_theory_hard",
+            "prealgebra_hard",
+            "precalculus_hard",
+        )
+    }
     assert scope.reason.str.len().min() > 10
 
 
@@ -103,6 +148,7 @@ def test_docs_findings_match_the_results(built):
     from evalsci import doctables
 
     b = doctables.blocks()["audit_findings"]
-    root = built.parents[1]   # the workdir
+    root = built.parents[1]  # the workdir
     assert doctables.current(b, Path(__file__).resolve().parents[1]) == doctables.render(b, root), (
-        "docs/audit.md findings are stale: snakemake --cores 2 docs_tables")
+        "docs/audit.md findings are stale: snakemake --cores 2 docs_tables"
+    )

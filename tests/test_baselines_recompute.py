@@ -35,21 +35,37 @@ def tiny_ckpt(tmp_path_factory):
 
 
 def _recompute(**kw):
-    return {"scale": "default", "default": {"models": ["tiny"], "tasks": [TASK],
-                                            "shots": [SHOTS], "prompts": PROMPTS},
-            "demonstrations": "released", "prompts_of": "OLMo-7B", "prompts_per_shard": 3,
-            "option_tokens": "authors", "max_length": 512, **kw}
+    return {
+        "scale": "default",
+        "default": {"models": ["tiny"], "tasks": [TASK], "shots": [SHOTS], "prompts": PROMPTS},
+        "demonstrations": "released",
+        "prompts_of": "OLMo-7B",
+        "prompts_per_shard": 3,
+        "option_tokens": "authors",
+        "max_length": 512,
+        **kw,
+    }
 
 
 def _run(tmp, mirror, ckpt, name, **kw):
     srb = mirror / "gyauney-stronger-random-baselines"
     out = tmp / f"{name}.csv.gz"
     bigbench_icl.run_shard(
-        model="tiny", spec={"checkpoint": str(ckpt)}, task=TASK, shots=SHOTS, start=0,
-        stop=PROMPTS, bigbench_dir=mirror / "bigbench",
-        idxs_dir=srb / "few-shot-eval" / "subsampled-idxs", per_example_dir=srb,
-        recompute=_recompute(**kw), lm={"device": "cpu", "cpu_dtype": "float32"}, seed=1,
-        out=out, work_dir=tmp / f"{name}-partial")
+        model="tiny",
+        spec={"checkpoint": str(ckpt)},
+        task=TASK,
+        shots=SHOTS,
+        start=0,
+        stop=PROMPTS,
+        bigbench_dir=mirror / "bigbench",
+        idxs_dir=srb / "few-shot-eval" / "subsampled-idxs",
+        per_example_dir=srb,
+        recompute=_recompute(**kw),
+        lm={"device": "cpu", "cpu_dtype": "float32"},
+        seed=1,
+        out=out,
+        work_dir=tmp / f"{name}-partial",
+    )
     return out
 
 
@@ -84,14 +100,19 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
     assert list(pd.read_csv(tmp_path / "cell.csv.gz").columns) == list(PER_EXAMPLE_COLUMNS)
 
     # the released prompts of OLMo-7B were rebuilt: same demonstrations, same examples
-    rel = pd.read_csv(mirror / "gyauney-stronger-random-baselines" / "results" /
-                      f"OLMo-7B_{TASK}_{SHOTS}-shot.csv.gz")
+    rel = pd.read_csv(
+        mirror
+        / "gyauney-stronger-random-baselines"
+        / "results"
+        / f"OLMo-7B_{TASK}_{SHOTS}-shot.csv.gz"
+    )
     rel = rel[rel["Prompt ID"] < PROMPTS]
     key = ["Prompt ID", "Example ID"]
     merged = per_ex.merge(rel, on=key, suffixes=("", "_paper"), how="outer", indicator=True)
     assert (merged["_merge"] == "both").all()
-    assert (merged["Demonstration IDs in prompt"] ==
-            merged["Demonstration IDs in prompt_paper"]).all()
+    assert (
+        merged["Demonstration IDs in prompt"] == merged["Demonstration IDs in prompt_paper"]
+    ).all()
     assert set(per_ex["Correct prediction"]) <= {0, 1}
     assert (per_ex["Loss of correct answer"] > 0).all()
 
@@ -100,7 +121,9 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
     for (pid, eid), g in o.groupby(key):
         row = per_ex[(per_ex["Prompt ID"] == pid) & (per_ex["Example ID"] == eid)].iloc[0]
         assert row["Correct prediction"] == int(g.loc[g["loss"].idxmin(), "Score"] == 1)
-        assert row["Loss of correct answer"] == pytest.approx(g.loc[g["Score"] == 1, "loss"].iloc[0])
+        assert row["Loss of correct answer"] == pytest.approx(
+            g.loc[g["Score"] == 1, "loss"].iloc[0]
+        )
 
     agg = bigbench_icl.write_aggregated({"tiny_k": tmp_path / "cell.csv.gz"}, tmp_path / "agg.json")
     saved = json.loads((tmp_path / "agg.json").read_text())

@@ -73,7 +73,8 @@ def test_reference_package_binomial(n):
     for p in (0.5, 0.25, 0.1):
         for t in (1, 10, 200):
             assert max_random_baseline(n, p, t) == pytest.approx(
-                ref.max_random_baseline(n, p, t), rel=1e-9, abs=1e-12)
+                ref.max_random_baseline(n, p, t), rel=1e-9, abs=1e-12
+            )
 
 
 def test_reference_package_poisson_binomial_and_tail():
@@ -90,7 +91,8 @@ def test_reference_package_poisson_binomial_and_tail():
         acc = c / 100  # 0.3, 0.4, 0.5: n*acc is exact in floating point for these
         assert 100 * acc == c
         assert max_random_tail(c, 100, d, 10) == pytest.approx(
-            ref.max_random_p_value(acc, 100, d, 10), rel=1e-8)
+            ref.max_random_p_value(acc, 100, d, 10), rel=1e-8
+        )
 
 
 def test_reference_package_floors_and_we_round():
@@ -163,8 +165,12 @@ def test_poisson_binomial_brute_force_enumeration():
     for t in (1, 3, 40):
         exact = (k * (F**t - np.concatenate([[0], F[:-1]]) ** t)).sum() / n
         assert max_random_baseline(n, ps, t) == pytest.approx(exact, rel=1e-12)
-        np.testing.assert_allclose(max_random_tail(k, n, ps, t),
-                                   1 - np.concatenate([[0], F[:-1]]) ** t, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(
+            max_random_tail(k, n, ps, t),
+            1 - np.concatenate([[0], F[:-1]]) ** t,
+            rtol=1e-10,
+            atol=1e-14,
+        )
 
 
 def test_dict_form_equals_per_example_form():
@@ -177,8 +183,9 @@ def test_dict_form_equals_per_example_form():
     a = max_random_baseline(n, d, t)
     np.testing.assert_allclose(max_random_baseline(n, list(per_example), t), a, rtol=1e-14)
     np.testing.assert_allclose(max_random_baseline(n, shuffled, t), a, rtol=1e-14)
-    np.testing.assert_allclose(max_random_baseline(n, {str(k): v for k, v in d.items()}, t), a,
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        max_random_baseline(n, {str(k): v for k, v in d.items()}, t), a, rtol=1e-14
+    )
     assert standard_baseline(n, d) == pytest.approx(per_example.mean(), rel=1e-14)
     # a single label count reduces to the binomial
     assert max_random_baseline(100, {4: 100}, 10) == max_random_baseline(100, 0.25, 10)

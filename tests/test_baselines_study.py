@@ -26,16 +26,24 @@ def srb(mirror) -> Path:
 
 
 # ------------------------------------------------------------------ Appendix B n/t rules
-@pytest.mark.parametrize(("task", "shots", "n", "t"), [
-    # tasks under 200 examples: demonstrations come out of the examples -> n = N - shots;
-    # 1-shot has only N distinct prompts -> t = N
-    ("emoji_movie", 1, 99, 100), ("emoji_movie", 2, 98, 200), ("emoji_movie", 4, 96, 200),
-    ("novel_concepts", 1, 31, 32), ("known_unknowns", 4, 42, 200),
-    ("hindu_knowledge", 1, 174, 175), ("strange_stories", 2, 172, 200),
-    # tasks over 200 examples: a fixed subsample of 200, demonstrations from the rest
-    ("bbq_lite_json", 1, 200, 200), ("winowhy", 4, 200, 200),
-    ("vitaminc_fact_verification", 2, 200, 200),
-])
+@pytest.mark.parametrize(
+    ("task", "shots", "n", "t"),
+    [
+        # tasks under 200 examples: demonstrations come out of the examples -> n = N - shots;
+        # 1-shot has only N distinct prompts -> t = N
+        ("emoji_movie", 1, 99, 100),
+        ("emoji_movie", 2, 98, 200),
+        ("emoji_movie", 4, 96, 200),
+        ("novel_concepts", 1, 31, 32),
+        ("known_unknowns", 4, 42, 200),
+        ("hindu_knowledge", 1, 174, 175),
+        ("strange_stories", 2, 172, 200),
+        # tasks over 200 examples: a fixed subsample of 200, demonstrations from the rest
+        ("bbq_lite_json", 1, 200, 200),
+        ("winowhy", 4, 200, 200),
+        ("vitaminc_fact_verification", 2, 200, 200),
+    ],
+)
 def test_exact_n_and_t_of_appendix_b(task, shots, n, t):
     assert eval_size(task, shots) == n
     assert num_prompts(task, shots) == t
@@ -46,8 +54,9 @@ def test_keys_of_other_models_parse():
     from evalsci.studies.baselines.settings import parse_key
 
     assert parse_key("smollm2_emoji_movie_4-shot") == Cell("smollm2", "emoji_movie", 4)
-    assert parse_key("OLMo-7B-Instruct_play_dialog_same_or_different_1-shot") == \
-        Cell("OLMo-7B-Instruct", "play_dialog_same_or_different", 1)
+    assert parse_key("OLMo-7B-Instruct_play_dialog_same_or_different_1-shot") == Cell(
+        "OLMo-7B-Instruct", "play_dialog_same_or_different", 1
+    )
     with pytest.raises(ValueError, match="BIG-bench Lite"):
         parse_key("OLMo-7B_emoji_film_4-shot")
 
@@ -61,8 +70,9 @@ def test_fewer_prompts_cap_t():
 def test_n_rule_matches_the_released_rows(srb):
     """The per-example files evaluate exactly N - shots examples per prompt (small tasks)."""
     for cell in (Cell("OLMo-7B", "emoji_movie", 4), Cell("Alpaca-7b", "known_unknowns", 2)):
-        df = load.read_per_example(srb / "results" / f"{cell.key}.csv.gz",
-                                   ["Prompt ID", "Example ID"])
+        df = load.read_per_example(
+            srb / "results" / f"{cell.key}.csv.gz", ["Prompt ID", "Example ID"]
+        )
         assert set(df.groupby("Prompt ID").size()) == {eval_size(cell.task, cell.shots)}
 
 
@@ -151,7 +161,9 @@ def test_split_procedure_on_released_per_example(srb):
 
 # ------------------------------------------------------------------ Section 5.3
 def test_section53_experiments(mirror):
-    exps = section53.experiments(load.load_multi_prompt(mirror / "slab-nlp-multi-prompt-llm-evaluation"))
+    exps = section53.experiments(
+        load.load_multi_prompt(mirror / "slab-nlp-multi-prompt-llm-evaluation")
+    )
     bbh, bbl = exps[exps.suite == "BBH"], exps[exps.suite == "BBL"]
     assert len(bbh) == 165 and bbh.task.nunique() == 15 and bbh.model.nunique() == 11
     # the paper's 13 BBL datasets (logic_grid_puzzle has varying labels and is left out);
@@ -165,8 +177,13 @@ def test_per_example_check_on_two_configs(srb, mirror):
     cells = [Cell("Llama-2-7b", "winowhy", 1), Cell("OLMo-7B", "symbol_interpretation", 2)]
     data = load.load_aggregated(srb, cells)
     files = {c: srb / "results" / f"{c.key}.csv.gz" for c in cells}
-    subs = {"symbol_interpretation": json.loads(
-        (srb / "few-shot-eval/subsampled-idxs/symbol_interpretation_200-examples_idxs.json").read_text())}
+    subs = {
+        "symbol_interpretation": json.loads(
+            (
+                srb / "few-shot-eval/subsampled-idxs/symbol_interpretation_200-examples_idxs.json"
+            ).read_text()
+        )
+    }
     checks, _ = consistency.check_all(files, data, mirror / "bigbench", subs)
     checks = checks.set_index("config")
     assert (checks.match == "yes").all()
@@ -185,6 +202,7 @@ def test_per_example_check_reports_a_mismatch(srb, tmp_path):
     data = load.load_aggregated(srb, [cell])
     data[cell] = data[cell].copy()
     data[cell][0] = min(1.0, data[cell][0] + 0.01)  # corrupt one aggregated accuracy
-    checks, _ = consistency.check_all({cell: srb / "results" / f"{cell.key}.csv.gz"}, data,
-                                      None, {})
+    checks, _ = consistency.check_all(
+        {cell: srb / "results" / f"{cell.key}.csv.gz"}, data, None, {}
+    )
     assert checks.match.tolist() == ["no"] and "MISMATCH" in checks.notes[0]

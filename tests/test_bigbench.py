@@ -30,8 +30,26 @@ def test_counts_match_the_authors_constants(root):
 
 def test_subtask_sizes_and_idx(root):
     want = {
-        "bbq_lite_json": [672, 672, 578, 578, 1672, 1672, 940, 940, 588, 588, 2000, 2000,
-                          340, 340, 992, 992, 256, 256],
+        "bbq_lite_json": [
+            672,
+            672,
+            578,
+            578,
+            1672,
+            1672,
+            940,
+            940,
+            588,
+            588,
+            2000,
+            2000,
+            340,
+            340,
+            992,
+            992,
+            256,
+            256,
+        ],
         "conceptual_combinations": [16, 40, 12, 9, 14, 12],
         "logical_deduction": [500, 700, 300],  # five, seven, three objects (alphabetical)
         "strange_stories": [53, 121],
@@ -50,16 +68,26 @@ def test_subtask_sizes_and_idx(root):
 def test_subsample_merges_example_ids_as_the_authors_files_show(root, srb):
     """Example ID = idx within the subtask, so the fixed subsample has fewer distinct IDs."""
     idxs = srb / "few-shot-eval" / "subsampled-idxs"
-    for task, distinct in {"bbq_lite_json": 183, "logical_deduction": 179,
-                           "symbol_interpretation": 136, "winowhy": 200}.items():
+    for task, distinct in {
+        "bbq_lite_json": 183,
+        "logical_deduction": 179,
+        "symbol_interpretation": 136,
+        "winowhy": 200,
+    }.items():
         ex = load_task(task, root)
         sub = subsample_positions(task, idxs)
         assert len({ex[p].idx for p in sub}) == distinct, task
     assert subsample_positions("emoji_movie", idxs) is None
 
 
-@pytest.mark.parametrize("cell", ["OLMo-7B_bbq_lite_json_4-shot", "Llama-2-7b_emoji_movie_2-shot",
-                                  "falcon-7b_strange_stories_1-shot"])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "OLMo-7B_bbq_lite_json_4-shot",
+        "Llama-2-7b_emoji_movie_2-shot",
+        "falcon-7b_strange_stories_1-shot",
+    ],
+)
 def test_released_prompts_rebuild_onto_our_split(root, srb, cell):
     """The authors' demonstration IDs are positions in our split: they never overlap the
     evaluated examples, and the Example IDs they evaluated are exactly our eval set's idx."""
@@ -95,8 +123,9 @@ def test_inputs_format_and_choice_permutation(root):
         assert e.choices == tuple(r["target_scores"])
         assert e.correct_choice == max(r["target_scores"], key=r["target_scores"].get)
     lang = load_task("language_identification", root)[0]
-    assert lang.inputs.startswith("Given a sentence, select the correct language among the "
-                                  "choices\nSentence: ") and lang.inputs.endswith("\nLanguage:")
+    assert lang.inputs.startswith(
+        "Given a sentence, select the correct language among the choices\nSentence: "
+    ) and lang.inputs.endswith("\nLanguage:")
     ff = load_task("formal_fallacies_syllogisms_negation", root)[0]  # choices not appended
     assert "choice:" not in ff.inputs and ff.inputs.endswith("A:")
 

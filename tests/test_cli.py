@@ -78,8 +78,10 @@ def test_manifest(tmp_path, capsys):
     text = out.read_text()
     manifest = json.loads(text)
     files = manifest["gyauney-stronger-random-baselines"]["files"]
-    assert files == {"results/a.json": hashlib.sha256(b'{"x": 1}').hexdigest(),
-                     "results/b.csv": hashlib.sha256(b"h\n1\n").hexdigest()}
+    assert files == {
+        "results/a.json": hashlib.sha256(b'{"x": 1}').hexdigest(),
+        "results/b.csv": hashlib.sha256(b"h\n1\n").hexdigest(),
+    }
     assert manifest["gyauney-stronger-random-baselines"]["upstream"]["commit"].startswith("836a551")
     assert text == json.dumps(manifest, indent=0, sort_keys=True) + "\n"
     rc, _, err = run(capsys, "manifest", str(tmp_path / "nope"), "--output", str(out))
@@ -89,8 +91,9 @@ def test_manifest(tmp_path, capsys):
 def test_console_script_entry_point():
     exe = Path(sys.executable).with_name("evalsci")
     cmd = [str(exe)] if exe.exists() else [shutil.which("evalsci") or "evalsci"]
-    proc = subprocess.run([*cmd, "baseline", "--n", "100", "--p", "0.5", "--t", "10"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [*cmd, "baseline", "--n", "100", "--p", "0.5", "--t", "10"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     assert "t=10: 0.576780" in proc.stdout
 
@@ -106,8 +109,9 @@ def test_tail_correct_above_n_is_an_error(capsys):
         max_random_tail(-1, 100, 0.5, 10)
 
 
-@pytest.mark.parametrize("labels", ['{"2": true, "4": 99}', '{"2": 1, "4": "99"}',
-                                    '{"2": 1.5, "4": 98.5}'])
+@pytest.mark.parametrize(
+    "labels", ['{"2": true, "4": 99}', '{"2": 1, "4": "99"}', '{"2": 1.5, "4": 98.5}']
+)
 def test_labels_reject_non_integer_counts(capsys, labels):
     rc, out, err = run(capsys, "baseline", "--n", "100", "--labels", labels, "--t", "10")
     assert rc == 2 and "must be an integer >= 0" in err
@@ -126,9 +130,11 @@ def test_invalid_t_fails_before_printing_anything(capsys, bad_t):
 
 @pytest.mark.parametrize("bad_t", [True, "10", [10, True], ["10"], np.array([True])])
 def test_library_rejects_bool_and_string_t(bad_t):
-    for call in (lambda: max_random_baseline(100, 0.5, bad_t),
-                 lambda: max_random_tail(60, 100, 0.5, bad_t),
-                 lambda: max_random_auc(20, 30, bad_t)):
+    for call in (
+        lambda: max_random_baseline(100, 0.5, bad_t),
+        lambda: max_random_tail(60, 100, 0.5, bad_t),
+        lambda: max_random_auc(20, 30, bad_t),
+    ):
         with pytest.raises(ValueError, match="t must be"):
             call()
 

@@ -37,8 +37,9 @@ def test_bad_config_fails_naming_it(tmp_path, override, needle):
 def test_cli_boolean_spellings_are_accepted(tmp_path, mirror, value):
     # The README and the issues say `--config recompute=true`; snakemake itself only
     # turns "True" into a boolean.
-    proc = snakemake(tmp_path, "-n", "baselines_table1", "--config", f"recompute={value}",
-                     mirror=mirror)
+    proc = snakemake(
+        tmp_path, "-n", "baselines_table1", "--config", f"recompute={value}", mirror=mirror
+    )
     assert proc.returncode == 0
 
 
@@ -46,8 +47,7 @@ def test_coerce_cli_booleans_is_recursive_and_leaves_other_strings():
     from evalsci.workflow import coerce_cli_booleans
 
     cfg = {"a": "false", "b": {"c": "TRUE", "d": "maybe"}, "e": ["true", 1]}
-    assert coerce_cli_booleans(cfg) == {"a": False, "b": {"c": True, "d": "maybe"},
-                                        "e": [True, 1]}
+    assert coerce_cli_booleans(cfg) == {"a": False, "b": {"c": True, "d": "maybe"}, "e": [True, 1]}
 
 
 # --- issue 13 item 2 ---------------------------------------------------------------------------
@@ -65,7 +65,8 @@ def _no_duplicates(loader, node, deep=False):
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
         seen.add(key)
     return loader.construct_mapping(node, deep)
 
@@ -78,9 +79,15 @@ def test_strict_loader_rejects_duplicates():
         yaml.load("a: 1\nb: 2\na: 3\n", Loader=_StrictLoader)
 
 
-@pytest.mark.parametrize("path", [*SCHEMAS, REPO / "config.yaml",
-                                  *sorted((REPO / "workflow" / "profiles").glob("*/config.yaml"))],
-                         ids=lambda p: p.name if p.name != "config.yaml" else str(p.parent.name))
+@pytest.mark.parametrize(
+    "path",
+    [
+        *SCHEMAS,
+        REPO / "config.yaml",
+        *sorted((REPO / "workflow" / "profiles").glob("*/config.yaml")),
+    ],
+    ids=lambda p: p.name if p.name != "config.yaml" else str(p.parent.name),
+)
 def test_yaml_has_no_duplicate_keys(path):
     yaml.load(path.read_text(), Loader=_StrictLoader)
 
@@ -95,8 +102,9 @@ def test_every_schema_object_declares_its_keys():
             if node.get("type") == "object" and "properties" in node:
                 for key, sub in node["properties"].items():
                     assert isinstance(sub, dict), f"{where}.{key} is not a schema"
-                    assert key not in ("type", "properties", "additionalProperties"), \
+                    assert key not in ("type", "properties", "additionalProperties"), (
                         f"{where}: '{key}' listed as a property (mis-indented schema?)"
+                    )
             for k, v in node.items():
                 walk(v, f"{where}.{k}")
 
@@ -140,19 +148,33 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     ("override", "needles"),
     [
         # a name with '_' used to come back as model 'no', task 'such_model_emoji_movie'
-        ("baselines: {recompute: {default: {models: [no_such_model]}}}",
-         ["config baselines.recompute.default.models", "'no_such_model'", "cannot contain '_'"]),
-        ("baselines: {recompute: {default: {models: [nosuchmodel]}}}",
-         ["config baselines.recompute.default.models: unknown model 'nosuchmodel'", "'smollm2'"]),
-        ("mc_icl: {default: {models: [nosuchmodel]}}",
-         ["config mc_icl.default.models: unknown model 'nosuchmodel'", "'pythia-160m'"]),
-        ("mc_icl: {default: {datasets: [nosuchdata]}}",
-         ["'nosuchdata' is not one of", "'sst2'"]),  # the schema's enum lists them
-        ("tapt: {training: {datasets: [no_dataset]}}",
-         ["config tapt.training.datasets: unknown classification dataset 'no_dataset'",
-          "'sst2'"]),
-        ("tapt: {training: {lms: [nolm]}}",
-         ["config tapt.training.lm_types: no LM type 'nolm'", "'bert'"]),
+        (
+            "baselines: {recompute: {default: {models: [no_such_model]}}}",
+            ["config baselines.recompute.default.models", "'no_such_model'", "cannot contain '_'"],
+        ),
+        (
+            "baselines: {recompute: {default: {models: [nosuchmodel]}}}",
+            ["config baselines.recompute.default.models: unknown model 'nosuchmodel'", "'smollm2'"],
+        ),
+        (
+            "mc_icl: {default: {models: [nosuchmodel]}}",
+            ["config mc_icl.default.models: unknown model 'nosuchmodel'", "'pythia-160m'"],
+        ),
+        (
+            "mc_icl: {default: {datasets: [nosuchdata]}}",
+            ["'nosuchdata' is not one of", "'sst2'"],
+        ),  # the schema's enum lists them
+        (
+            "tapt: {training: {datasets: [no_dataset]}}",
+            [
+                "config tapt.training.datasets: unknown classification dataset 'no_dataset'",
+                "'sst2'",
+            ],
+        ),
+        (
+            "tapt: {training: {lms: [nolm]}}",
+            ["config tapt.training.lm_types: no LM type 'nolm'", "'bert'"],
+        ),
     ],
 )
 def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
@@ -166,10 +188,18 @@ def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
 def test_nested_cli_numbers_are_numbers(tmp_path, mirror):
     """Snakemake reads nested --config values as strings; the schema must still accept the
     documented `--config 'baselines={recompute: {default: {prompts: 1, shots: [1]}}}'`."""
-    cfg = ("baselines={source: recompute, recompute: {scale: default, default: {models: "
-           "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}")
-    proc = snakemake(tmp_path, "-n", "results/baselines/recompute/results/aggregated-results.json",
-                     "--config", cfg, mirror=mirror)
+    cfg = (
+        "baselines={source: recompute, recompute: {scale: default, default: {models: "
+        "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}"
+    )
+    proc = snakemake(
+        tmp_path,
+        "-n",
+        "results/baselines/recompute/results/aggregated-results.json",
+        "--config",
+        cfg,
+        mirror=mirror,
+    )
     assert "baselines_icl_shard" in proc.stdout
 
 
@@ -177,8 +207,6 @@ def test_coerce_cli_numbers_touches_only_command_line_paths():
     from evalsci.workflow import coerce_cli_numbers
 
     cli = {"b": {"prompts": "2", "shots": ["1", "4"], "name": "x1"}, "c": "7"}
-    cfg = {"a": "4", "b": {"prompts": "2", "shots": ["1", "4"], "name": "x1", "k": "3"},
-           "c": "7"}
+    cfg = {"a": "4", "b": {"prompts": "2", "shots": ["1", "4"], "name": "x1", "k": "3"}, "c": "7"}
     coerce_cli_numbers(cfg, cli)
-    assert cfg == {"a": "4", "b": {"prompts": 2, "shots": [1, 4], "name": "x1", "k": "3"},
-                   "c": 7}
+    assert cfg == {"a": "4", "b": {"prompts": 2, "shots": [1, 4], "name": "x1", "k": "3"}, "c": 7}

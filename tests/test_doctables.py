@@ -31,7 +31,8 @@ def test_doc_block_is_what_the_results_give(name):
     if missing:
         pytest.skip(f"results not built in this checkout: {missing[0]}")
     assert doctables.current(b, REPO) == doctables.render(b, REPO), (
-        f"{b.doc} is stale: run snakemake docs_tables")
+        f"{b.doc} is stale: run snakemake docs_tables"
+    )
 
 
 def test_write_replaces_only_the_block_and_names_missing_markers(tmp_path):
@@ -40,8 +41,9 @@ def test_write_replaces_only_the_block_and_names_missing_markers(tmp_path):
     doc.write_text("intro\n<!-- generated:t:start -->\nold\n<!-- generated:t:end -->\nrest\n")
     b = doctables.Block("t", "docs/x.md", (), lambda paths: "")
     assert doctables.write(b, "| a |\n", tmp_path)
-    assert doc.read_text() == ("intro\n<!-- generated:t:start -->\n| a |\n"
-                               "<!-- generated:t:end -->\nrest\n")
+    assert doc.read_text() == (
+        "intro\n<!-- generated:t:start -->\n| a |\n<!-- generated:t:end -->\nrest\n"
+    )
     assert not doctables.write(b, "| a |\n", tmp_path)  # unchanged: not rewritten
     other = doctables.Block("u", "docs/x.md", (), lambda paths: "")
     with pytest.raises(ValueError, match="markers of doc block 'u'"):
@@ -55,8 +57,9 @@ def test_render_names_a_missing_result_file(tmp_path):
 
 
 def test_rule_renders_only_blocks_of_enabled_studies_and_collections():
-    every = doctables.buildable(["baselines", "tapt", "assessors"],
-                                ["cfi_ground_truth", "predictaboard"])
+    every = doctables.buildable(
+        ["baselines", "tapt", "assessors"], ["cfi_ground_truth", "predictaboard"]
+    )
     assert {"baselines_table1", "tapt_beta_posteriors", "assessors_table3"} <= set(every)
     fewer = doctables.buildable(["baselines", "assessors"], ["cfi_ground_truth"])
     assert "tapt_beta_posteriors" not in fewer
@@ -76,16 +79,31 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
     import pandas as pd
 
     rows = []
-    for config, lm in [("m50_n50", "bert"), ("gpt2_epochs_2_m50_n50", "gpt2-epochs-2"),
-                       ("gpt2_epochs_2_m100_n50", "gpt2-epochs-2"),
-                       ("gpt2_epochs_2_m100_n200", "gpt2-epochs-2"),
-                       ("zero_shot_n100", "mistral")]:
+    for config, lm in [
+        ("m50_n50", "bert"),
+        ("gpt2_epochs_2_m50_n50", "gpt2-epochs-2"),
+        ("gpt2_epochs_2_m100_n50", "gpt2-epochs-2"),
+        ("gpt2_epochs_2_m100_n200", "gpt2-epochs-2"),
+        ("zero_shot_n100", "mistral"),
+    ]:
         for i, task in enumerate(["a", "b", "c"]):
-            for comparison, alt, p in [("bias", "greater", 0.9), ("boost", "greater", 0.001),
-                                       ("boost", "less", 0.9)]:
-                rows.append(dict(config=config, lm=lm, dataset=task, comparison=comparison,
-                                 alternative=alt, mean_diff=[0.01, -0.01, 0.0][i],
-                                 p_value=p, p_adjusted=p))
+            for comparison, alt, p in [
+                ("bias", "greater", 0.9),
+                ("boost", "greater", 0.001),
+                ("boost", "less", 0.9),
+            ]:
+                rows.append(
+                    dict(
+                        config=config,
+                        lm=lm,
+                        dataset=task,
+                        comparison=comparison,
+                        alternative=alt,
+                        mean_diff=[0.01, -0.01, 0.0][i],
+                        p_value=p,
+                        p_adjusted=p,
+                    )
+                )
     t = pd.DataFrame(rows)
     over = (t["config"] == "gpt2_epochs_2_m50_n50") & (t["comparison"] == "bias")
     t.loc[over & (t["dataset"] == "a"), ["p_value", "p_adjusted"]] = [0.01, 0.3]
@@ -94,23 +112,42 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
     fn4 = (t["config"] == "gpt2_epochs_2_m50_n50") & (t["alternative"] == "less")
     t.loc[fn4 & t["dataset"].isin(["a", "b"]), "p_value"] = 0.01
     _write(tmp_path, "results/tapt/tables/permutation_tests.csv", t)
-    _write(tmp_path, "results/tapt/tables/meta_analysis.csv", pd.DataFrame(
-        dict(config=["m100_n500"], threshold=[0.04], p_outside=[0.25], n_slices=[100])))
-    _write(tmp_path, "results/tapt/tables/recovery.csv", pd.DataFrame(
-        {"beta_true": [0.0], "mean": [0.01], "hdi_5.5": [-0.02], "hdi_94.5": [0.03]}))
-    _write(tmp_path, "results/tapt/tables/pca.csv", pd.DataFrame(
-        dict(effective_rank=[5, 20, 5, 20], n=[25, 25, 500, 500],
-             bias_mean=[0.001, 0.2, 0.0, 0.01])))
+    _write(
+        tmp_path,
+        "results/tapt/tables/meta_analysis.csv",
+        pd.DataFrame(
+            dict(config=["m100_n500"], threshold=[0.04], p_outside=[0.25], n_slices=[100])
+        ),
+    )
+    _write(
+        tmp_path,
+        "results/tapt/tables/recovery.csv",
+        pd.DataFrame({"beta_true": [0.0], "mean": [0.01], "hdi_5.5": [-0.02], "hdi_94.5": [0.03]}),
+    )
+    _write(
+        tmp_path,
+        "results/tapt/tables/pca.csv",
+        pd.DataFrame(
+            dict(
+                effective_rank=[5, 20, 5, 20],
+                n=[25, 25, 500, 500],
+                bias_mean=[0.001, 0.2, 0.0, 0.01],
+            )
+        ),
+    )
     text = doctables.render(BLOCKS["tapt_comparisons"], tmp_path)
     rows = {r.split(" | ")[0].lstrip("| "): r.split(" | ")[1] for r in text.splitlines()[2:]}
-    assert rows["App. D.1: main permutation tests (1 (m, n, LM) x 3 tasks, H1 bias > 0, BH)"] \
+    assert (
+        rows["App. D.1: main permutation tests (1 (m, n, LM) x 3 tasks, H1 bias > 0, BH)"]
         == "0 significant at 0.05"
+    )
     over_row = next(v for k, v in rows.items() if k.startswith("Sec. 8: overtraining"))
     assert over_row == "0.30; 0.90; 1 raw p < 0.05, 0 significant"
-    assert "gpt2_epochs_2_m100_n200 b (adjusted p 0.01)" in rows[
-        "Sec. 8: the other overtraining configurations, BH-significant tasks"]
-    assert rows["Sec. 8 footnote 4: gpt2_epochs_2_m50_n50, H1 boost < 0"] == \
-        "2 of 3 raw p < 0.05"
+    assert (
+        "gpt2_epochs_2_m100_n200 b (adjusted p 0.01)"
+        in rows["Sec. 8: the other overtraining configurations, BH-significant tasks"]
+    )
+    assert rows["Sec. 8 footnote 4: gpt2_epochs_2_m50_n50, H1 boost < 0"] == "2 of 3 raw p < 0.05"
     assert next(v for k, v in rows.items() if k.startswith("Sec. 9")) == "1 / 1 / 1; 0.90"
     assert "0.25 (100 slices)" in text and "0.47 (500 slices)" in text
     assert "n = 25: 0.001, 0.200; n = 500: 0.000, 0.010" in text
@@ -119,39 +156,85 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
 def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_path):
     import pandas as pd
 
-    methods = {"random": dict(specific=0.70, generic=0.68, all_train=0.69, reference_only=0.60,
-                              random_selector=0.67),
-               "ood_x": dict(specific=0.45, generic=0.52, all_train=0.50, reference_only=0.51,
-                             random_selector=0.53)}
+    methods = {
+        "random": dict(
+            specific=0.70, generic=0.68, all_train=0.69, reference_only=0.60, random_selector=0.67
+        ),
+        "ood_x": dict(
+            specific=0.45, generic=0.52, all_train=0.50, reference_only=0.51, random_selector=0.53
+        ),
+    }
     answers = []
     for c in doctables.ASSESSOR_COLLECTIONS:
-        fig = [dict(split=s, llm=llm, method=m, auc=a + d)
-               for s, ms in methods.items() for m, a in ms.items()
-               for llm, d in (("l1", -0.01), ("l2", 0.01))]
+        fig = [
+            dict(split=s, llm=llm, method=m, auc=a + d)
+            for s, ms in methods.items()
+            for m, a in ms.items()
+            for llm, d in (("l1", -0.01), ("l2", 0.01))
+        ]
         _write(tmp_path, f"results/assessors/{c}/tables/figure2.csv", pd.DataFrame(fig))
         for s, line in (("random", 0.55), ("ood_x", 0.60)):
             for llm in ("l1", "l2"):
-                answers.append(dict(key=f"{c}|{s}|test|{llm}|generic", metric="auc", n=100,
-                                    p="", labels="", n_pos=50, n_neg=50, t=48, correct="",
-                                    distribution=False, standard=0.5, expected_max=line,
-                                    tail_standard="", tail_max=""))
+                answers.append(
+                    dict(
+                        key=f"{c}|{s}|test|{llm}|generic",
+                        metric="auc",
+                        n=100,
+                        p="",
+                        labels="",
+                        n_pos=50,
+                        n_neg=50,
+                        t=48,
+                        correct="",
+                        distribution=False,
+                        standard=0.5,
+                        expected_max=line,
+                        tail_standard="",
+                        tail_max="",
+                    )
+                )
     _write(tmp_path, "results/assessors/maxrandom/baselines.csv", pd.DataFrame(answers))
-    t3 = [dict(collection=c, split=s, features=f, selector=sel, classifier="xgboost",
-               val_auc_mean=v, max_random_val_auc=0.56)
-          for c in doctables.ASSESSOR_COLLECTIONS
-          for s, f, sel, v in (("random", "similarity", "random", 0.60),
-                               ("ood_x", "embeddings", "clustering_irt", 0.58))]
+    t3 = [
+        dict(
+            collection=c,
+            split=s,
+            features=f,
+            selector=sel,
+            classifier="xgboost",
+            val_auc_mean=v,
+            max_random_val_auc=0.56,
+        )
+        for c in doctables.ASSESSOR_COLLECTIONS
+        for s, f, sel, v in (
+            ("random", "similarity", "random", 0.60),
+            ("ood_x", "embeddings", "clustering_irt", 0.58),
+        )
+    ]
     _write(tmp_path, "results/assessors/tables/table3.csv", pd.DataFrame(t3))
     text = doctables.render(BLOCKS["assessors_findings"], tmp_path)
-    row = {r.split(" | ")[0].lstrip("| "): r.split(" | ")[1] for r in text.splitlines()[2:]
-           if r.startswith("| ")}
-    assert row["in distribution: generic / specific / all train / reference only / random "
-               "selector"] == "0.680 / 0.700 / 0.690 / 0.600 / 0.670"
-    assert row["in distribution: max random line (test); chosen combination's validation AUC "
-               "vs max random validation AUC"] == "0.550; 0.600 vs 0.560"
+    row = {
+        r.split(" | ")[0].lstrip("| "): r.split(" | ")[1]
+        for r in text.splitlines()[2:]
+        if r.startswith("| ")
+    }
+    assert (
+        row["in distribution: generic / specific / all train / reference only / random selector"]
+        == "0.680 / 0.700 / 0.690 / 0.600 / 0.670"
+    )
+    assert (
+        row[
+            "in distribution: max random line (test); chosen combination's validation AUC "
+            "vs max random validation AUC"
+        ]
+        == "0.550; 0.600 vs 0.560"
+    )
     assert row["random selector >= generic (splits)"] == "1 of 2"
-    assert row["out of distribution: splits whose best method is below the max random line"] \
+    assert (
+        row["out of distribution: splits whose best method is below the max random line"]
         == "1 of 1"
+    )
     assert row["out of distribution: splits where the specific assessor is below 0.5"] == "1 of 1"
-    assert row["out of distribution: range of the methods' mean test AUC"] == \
-        "0.450-0.530 (in distribution 0.600-0.700)"
+    assert (
+        row["out of distribution: range of the methods' mean test AUC"]
+        == "0.450-0.530 (in distribution 0.600-0.700)"
+    )

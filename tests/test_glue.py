@@ -32,7 +32,11 @@ def test_label_counts_match_hf(mirror, task, split):
 def test_sst2_keeps_raw_text(mirror):
     first = load_glue("sst2", "validation", root=mirror / "glue")[0]
     # QUOTE_NONE and no stripping: the trailing space of the raw file survives, as in HF.
-    assert first == {"sentence": "it 's a charming and often affecting journey . ", "label": 1, "idx": 0}
+    assert first == {
+        "sentence": "it 's a charming and often affecting journey . ",
+        "label": 1,
+        "idx": 0,
+    }
 
 
 def test_rte_string_labels_map_to_class_ids(mirror):

@@ -21,11 +21,27 @@ pytestmark = pytest.mark.lm
 
 def test_gpu_benchmark_tiny_on_cpu(tmp_path, mirror):
     out = tmp_path / "gpu.json"
-    env = {**os.environ, "EVALSCI_MIRROR": str(mirror), "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "gpu.py"), "--device", "cpu",
-                           "--tiny", "--out", str(out)], capture_output=True, text=True, env=env,
-                          cwd=tmp_path)
+    env = {
+        **os.environ,
+        "EVALSCI_MIRROR": str(mirror),
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": str(REPO / "src"),
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "gpu.py"),
+            "--device",
+            "cpu",
+            "--tiny",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.strip().splitlines()[-1].startswith("speedup: ")
     res = json.loads(out.read_text())

@@ -24,7 +24,9 @@ CASES = {
 
 @pytest.mark.parametrize("module", sorted(CASES))
 def test_module_does_not_import_heavy_dependencies(module):
-    code = (f"import sys, json; import {module}; "
-            f"print(json.dumps([m for m in {list(CASES[module])!r} if m in sys.modules]))")
+    code = (
+        f"import sys, json; import {module}; "
+        f"print(json.dumps([m for m in {list(CASES[module])!r} if m in sys.modules]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -94,7 +94,9 @@ def test_native_bf16_is_read_from_the_cpu_flags():
     flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     if not flags:
         pytest.skip("no /proc/cpuinfo on this system")
-    assert cpu_has_native_bf16() == any(f in flags.split() for f in ("avx512_bf16", "amx_bf16", "bf16"))
+    assert cpu_has_native_bf16() == any(
+        f in flags.split() for f in ("avx512_bf16", "amx_bf16", "bf16")
+    )
 
 
 def test_cpu_dtype_defaults_to_float32():

@@ -13,13 +13,17 @@ from evalsci.lm.scoring import Query, Scorer, common_prefix_len  # noqa: E402
 
 pytestmark = pytest.mark.lm
 
-PREFIX = ("Q: What is the capital of France?\n  choice: Paris\n  choice: London\nA: Paris\n"
-          "Q: Is the following argument valid?\n  choice: valid\n  choice: invalid\nA: invalid\n")
+PREFIX = (
+    "Q: What is the capital of France?\n  choice: Paris\n  choice: London\nA: Paris\n"
+    "Q: Is the following argument valid?\n  choice: valid\n  choice: invalid\nA: invalid\n"
+)
 QUERIES = [
     Query("Q: Does the story make sense?\n  choice: yes\n  choice: no\nA:", [" yes", " no"]),
     Query("Q: The capital of England is\nA:", [" London", " Paris is nice", " France"]),
-    Query("Identify the language. choice: English choice: French\nA:",
-          [" English", " French", " German language"]),
+    Query(
+        "Identify the language. choice: English choice: French\nA:",
+        [" English", " French", " German language"],
+    ),
     Query("Q: x\nA:", [" True", " False"]),
 ]
 

@@ -40,19 +40,32 @@ def test_interrupted_run_resumes_and_matches(tmp_path):
     assert calls == KEYS[3:]  # only the unfinished ones
     run_shards(KEYS, _compute, tmp_path / "b", progress=False)
     for k in KEYS:
-        assert shard_path(tmp_path / "a", k).read_bytes() == shard_path(tmp_path / "b", k).read_bytes()
-    pd.testing.assert_frame_equal(read_shards(tmp_path / "a", KEYS),
-                                  pd.concat([_compute(k) for k in KEYS], ignore_index=True))
+        assert (
+            shard_path(tmp_path / "a", k).read_bytes() == shard_path(tmp_path / "b", k).read_bytes()
+        )
+    pd.testing.assert_frame_equal(
+        read_shards(tmp_path / "a", KEYS), pd.concat([_compute(k) for k in KEYS], ignore_index=True)
+    )
 
 
 def test_changed_plan_discards_stale_shards(tmp_path):
     run_shards(KEYS, _compute, tmp_path, plan={"model": "a"}, progress=False)
     calls = []
-    run_shards(KEYS, lambda k: calls.append(k) or _compute(k), tmp_path, plan={"model": "a"},
-               progress=False)
+    run_shards(
+        KEYS,
+        lambda k: calls.append(k) or _compute(k),
+        tmp_path,
+        plan={"model": "a"},
+        progress=False,
+    )
     assert calls == []
-    run_shards(KEYS, lambda k: calls.append(k) or _compute(k), tmp_path, plan={"model": "b"},
-               progress=False)
+    run_shards(
+        KEYS,
+        lambda k: calls.append(k) or _compute(k),
+        tmp_path,
+        plan={"model": "b"},
+        progress=False,
+    )
     assert calls == KEYS
 
 

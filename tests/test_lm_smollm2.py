@@ -59,19 +59,23 @@ def test_real_model_cached_equals_uncached(smollm2, mirror):
 def test_recompute_target_end_to_end(shared_workdir, mirror):
     """One experiment (SmolLM2, known_unknowns, 1-shot, 1 prompt) through the rules:
     GGUF conversion -> shard -> authors' per-example CSV -> aggregated-results.json."""
-    cfg = ("baselines={source: recompute, recompute: {scale: default, default: {models: "
-           "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}")
+    cfg = (
+        "baselines={source: recompute, recompute: {scale: default, default: {models: "
+        "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}"
+    )
     rel_out = "results/baselines/recompute/results"
     out = shared_workdir / rel_out
-    snakemake(shared_workdir, f"{rel_out}/aggregated-results.json", "--config", cfg,
-              mirror=mirror)
+    snakemake(shared_workdir, f"{rel_out}/aggregated-results.json", "--config", cfg, mirror=mirror)
     per_ex = pd.read_csv(out / "smollm2_known_unknowns_1-shot.csv.gz")
-    rel = pd.read_csv(mirror / "gyauney-stronger-random-baselines/results/"
-                      "OLMo-7B_known_unknowns_1-shot.csv.gz")
+    rel = pd.read_csv(
+        mirror / "gyauney-stronger-random-baselines/results/OLMo-7B_known_unknowns_1-shot.csv.gz"
+    )
     rel = rel[rel["Prompt ID"] == 0]
     assert list(per_ex.columns) == list(rel.columns)
     assert per_ex["Example ID"].tolist() == sorted(rel["Example ID"]) and len(per_ex) == 45
-    assert (per_ex["Demonstration IDs in prompt"] == rel["Demonstration IDs in prompt"].iloc[0]).all()
+    assert (
+        per_ex["Demonstration IDs in prompt"] == rel["Demonstration IDs in prompt"].iloc[0]
+    ).all()
     agg = json.loads((out / "aggregated-results.json").read_text())
     assert agg == {"smollm2_known_unknowns_1-shot": [per_ex["Correct prediction"].mean()]}
     opts = pd.read_csv(out / "smollm2_known_unknowns_1-shot.options.csv.gz")

@@ -85,7 +85,8 @@ def test_expected_max_auc_simulation():
     assert abs(max_random_auc(n_pos, n_neg, t) - m.mean()) < 4 * se
     emp = (u.max(axis=1) >= 100).mean()  # counts, not m * n_pos * n_neg (float rounding)
     assert max_random_auc_tail(100, n_pos, n_neg, t) == pytest.approx(
-        emp, abs=4 * np.sqrt(emp * (1 - emp) / reps))
+        emp, abs=4 * np.sqrt(emp * (1 - emp) / reps)
+    )
 
 
 def exact_lower_counts(m: int, n: int, K: int) -> list[int]:
@@ -125,12 +126,20 @@ def test_tilted_pmf_cdf_every_value_vs_exact_integers(m, n):
     assert err_p.max() < 1e-11 and err_F.max() < 1e-11
 
 
-@pytest.mark.parametrize("m,n,xs,path", [
-    (600, 600, [3050, 3150, 3300], "default"),  # P(U <= x) ~ 1e-301 .. 1e-298
-    (600, 600, [3300], "fourier"),  # the same tail by the tilted blocks alone
-    (150, 4000, [0, 40, 1000, 3999, 4500, 5200], "default"),  # unbalanced; 1/C(4150,150) ~ 1e-279
-    (150, 4000, [4500, 8000], "fourier"),
-])
+@pytest.mark.parametrize(
+    "m,n,xs,path",
+    [
+        (600, 600, [3050, 3150, 3300], "default"),  # P(U <= x) ~ 1e-301 .. 1e-298
+        (600, 600, [3300], "fourier"),  # the same tail by the tilted blocks alone
+        (
+            150,
+            4000,
+            [0, 40, 1000, 3999, 4500, 5200],
+            "default",
+        ),  # unbalanced; 1/C(4150,150) ~ 1e-279
+        (150, 4000, [4500, 8000], "fourier"),
+    ],
+)
 def test_far_lower_tails_vs_exact_integers(m, n, xs, path, monkeypatch):
     from evalsci.maxrandom import mann_whitney_tilted
 
@@ -210,8 +219,9 @@ def test_numpy_complex_expm1_is_the_bounded_formula():
     """The error bound of mann_whitney_tilted._expm1_rows assumes numpy's complex expm1 is
     expm1(x) cos y - 2 sin(y/2)^2 + i e^x sin y; a numpy that changes it must fail here."""
     rng = np.random.default_rng(0)
-    z = rng.normal(size=2000) * 10.0 ** rng.uniform(-12, 1, 2000) \
-        + 1j * rng.normal(size=2000) * 10.0 ** rng.uniform(-12, 1, 2000)
+    z = rng.normal(size=2000) * 10.0 ** rng.uniform(-12, 1, 2000) + 1j * rng.normal(
+        size=2000
+    ) * 10.0 ** rng.uniform(-12, 1, 2000)
     x, y = z.real, z.imag
     h = np.sin(0.5 * y)
     ref = (np.expm1(x) * np.cos(y) - 2 * h * h) + 1j * (np.exp(x) * np.sin(y))
@@ -242,8 +252,10 @@ def test_distribution_of_the_max_large_size():
     assert (k * pmf).sum() / (m * n) == pytest.approx(max_random_auc(m, n, t), rel=1e-9)
 
 
-@pytest.mark.parametrize("m,n,x,informative", [
-    (30, 40, 600, True), (30, 40, 100, False), (20, 200, 300, True), (80, 90, 3000, True)])
+@pytest.mark.parametrize(
+    "m,n,x,informative",
+    [(30, 40, 600, True), (30, 40, 100, False), (20, 200, 300, True), (80, 90, 3000, True)],
+)
 def test_frequency_bound_holds_against_the_exact_characteristic_function(m, n, x, informative):
     """|phi_s(theta_j)| <= beta_j (the Bernoulli-conditioning bound that decides which
     frequencies may be left out), with phi_s from the exact integer pmf, wherever |phi_s| is

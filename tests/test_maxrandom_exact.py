@@ -196,8 +196,10 @@ def test_poisson_binomial_distinct_per_example_matches_mpmath():
         pmf = [mpmath.mpf(1)]
         for q in ps:
             q = mpmath.mpf(float(q))
-            pmf = [(pmf[k] if k < len(pmf) else 0) * (1 - q) + (pmf[k - 1] * q if k else 0)
-                   for k in range(len(pmf) + 1)]
+            pmf = [
+                (pmf[k] if k < len(pmf) else 0) * (1 - q) + (pmf[k - 1] * q if k else 0)
+                for k in range(len(pmf) + 1)
+            ]
         pmf = dict(enumerate(pmf))
         lo, hi, S = mp_tails(pmf)
         for t in (1, 30, 1e12):

@@ -28,15 +28,29 @@ from evalsci.maxrandom.requests import (
 
 
 def _requests() -> pd.DataFrame:
-    return pd.DataFrame([
-        {"key": "bin", "n": 100, "p": 0.5, "t": 10, "correct": 62, "distribution": True},
-        {"key": "bin_t1e12", "n": 100, "p": 0.5, "t": 10**12},
-        {"key": "bin_again", "n": 100, "p": 0.5, "t": 200, "correct": 70},  # same distribution
-        {"key": "labels", "n": 100, "labels": json.dumps({"2": 50, "5": 50}), "t": 10,
-         "correct": 45},
-        {"key": "auc", "metric": "auc", "n_pos": 12, "n_neg": 9, "t": 7, "correct": 80,
-         "distribution": True},
-    ])
+    return pd.DataFrame(
+        [
+            {"key": "bin", "n": 100, "p": 0.5, "t": 10, "correct": 62, "distribution": True},
+            {"key": "bin_t1e12", "n": 100, "p": 0.5, "t": 10**12},
+            {"key": "bin_again", "n": 100, "p": 0.5, "t": 200, "correct": 70},  # same distribution
+            {
+                "key": "labels",
+                "n": 100,
+                "labels": json.dumps({"2": 50, "5": 50}),
+                "t": 10,
+                "correct": 45,
+            },
+            {
+                "key": "auc",
+                "metric": "auc",
+                "n_pos": 12,
+                "n_neg": 9,
+                "t": 7,
+                "correct": 80,
+                "distribution": True,
+            },
+        ]
+    )
 
 
 def test_roundtrip_and_answers(tmp_path):
@@ -58,16 +72,20 @@ def test_roundtrip_and_answers(tmp_path):
     assert base.loc["bin_t1e12", "expected_max"] == max_random_baseline(100, 0.5, 1e12)
     assert np.isnan(base.loc["bin_t1e12", "tail_max"])
     assert base.loc["bin_again", "tail_max"] == pytest.approx(
-        max_random_tail(70, 100, 0.5, 200), rel=1e-15)
+        max_random_tail(70, 100, 0.5, 200), rel=1e-15
+    )
     lab = {2: 50, 5: 50}
     assert base.loc["labels", "standard"] == pytest.approx(0.35, rel=1e-15)
     assert base.loc["labels", "expected_max"] == pytest.approx(
-        max_random_baseline(100, lab, 10), rel=1e-15)
-    assert base.loc["labels", "tail_max"] == pytest.approx(max_random_tail(45, 100, lab, 10),
-                                                           rel=1e-15)
+        max_random_baseline(100, lab, 10), rel=1e-15
+    )
+    assert base.loc["labels", "tail_max"] == pytest.approx(
+        max_random_tail(45, 100, lab, 10), rel=1e-15
+    )
     assert base.loc["auc", "expected_max"] == pytest.approx(max_random_auc(12, 9, 7), rel=1e-15)
-    assert base.loc["auc", "tail_max"] == pytest.approx(max_random_auc_tail(80, 12, 9, 7),
-                                                        rel=1e-15)
+    assert base.loc["auc", "tail_max"] == pytest.approx(
+        max_random_auc_tail(80, 12, 9, 7), rel=1e-15
+    )
     d = read_distributions(d_path)
     assert sorted(d["key"].unique()) == ["auc", "bin"]
     db = d[d.key == "bin"]
@@ -89,7 +107,10 @@ def test_distributions_header_only_when_none_requested(tmp_path):
 @pytest.mark.parametrize(
     "row,match",
     [
-        ({"key": "a", "n": 0, "p": 0.5, "t": 3}, r"row 1 \(key 'a'\): column 'n' must be an integer >= 1"),
+        (
+            {"key": "a", "n": 0, "p": 0.5, "t": 3},
+            r"row 1 \(key 'a'\): column 'n' must be an integer >= 1",
+        ),
         ({"key": "a", "n": 10, "p": 1.5, "t": 3}, r"column 'p' must be in \(0, 1\], got 1.5"),
         ({"key": "a", "n": 10, "t": 3}, r"exactly one of columns 'p' and 'labels'"),
         ({"key": "a", "n": 10, "p": 0.5, "labels": '{"2": 10}', "t": 3}, "exactly one"),
@@ -100,12 +121,23 @@ def test_distributions_header_only_when_none_requested(tmp_path):
         ({"key": "a", "n": 10, "p": 0.5, "t": 3, "correct": 11}, r"count in \[0, 10\]"),
         ({"key": "a", "n": 10, "p": 0.5, "t": 3, "metric": "f1"}, r"column 'metric'"),
         ({"key": "a", "metric": "auc", "n_pos": 3, "t": 3}, r"column 'n_neg'"),
-        ({"key": "a", "metric": "auc", "n_pos": 3, "n_neg": 2, "p": 0.5, "t": 3},
-         r"column 'p' must be empty for metric auc"),
+        (
+            {"key": "a", "metric": "auc", "n_pos": 3, "n_neg": 2, "p": 0.5, "t": 3},
+            r"column 'p' must be empty for metric auc",
+        ),
         ({"key": "a", "n": 10, "p": 0.5, "t": 3, "distribution": "maybe"}, r"'distribution'"),
         ({"key": "", "n": 10, "p": 0.5, "t": 3}, r"row 1: column 'key' is empty"),
-        ({"key": "a", "metric": "auc", "n_pos": 2000, "n_neg": 2000, "t": 3,
-          "distribution": True}, r"column 'distribution': 4000001 rows"),
+        (
+            {
+                "key": "a",
+                "metric": "auc",
+                "n_pos": 2000,
+                "n_neg": 2000,
+                "t": 3,
+                "distribution": True,
+            },
+            r"column 'distribution': 4000001 rows",
+        ),
     ],
 )
 def test_bad_requests_name_row_and_column(tmp_path, row, match):
@@ -119,8 +151,9 @@ def test_duplicate_key_and_unknown_column(tmp_path):
     with pytest.raises(ValueError, match=r"row 2 \(key 'a'\): column 'key' is not unique"):
         write_requests(pd.DataFrame(rows), tmp_path / "r.csv")
     with pytest.raises(ValueError, match=r"unknown column\(s\) \['acc'\]"):
-        write_requests(pd.DataFrame([{"key": "a", "n": 10, "p": 0.5, "t": 3, "acc": 1}]),
-                       tmp_path / "r.csv")
+        write_requests(
+            pd.DataFrame([{"key": "a", "n": 10, "p": 0.5, "t": 3, "acc": 1}]), tmp_path / "r.csv"
+        )
 
 
 def test_read_baselines_checks_columns(tmp_path):
@@ -133,13 +166,22 @@ def test_read_baselines_checks_columns(tmp_path):
 def test_grouped_answers_match_row_by_row():
     """Rows sharing a distribution are answered together; each equals the direct call."""
     rng = np.random.default_rng(5)
-    rows = [{"key": f"r{i}", "n": int(n), "p": 0.25, "t": int(t), "correct": int(c)}
-            for i, (n, t, c) in enumerate(zip(rng.choice([40, 80], 30), rng.integers(1, 300, 30),
-                                              rng.integers(5, 35, 30), strict=True))]
+    rows = [
+        {"key": f"r{i}", "n": int(n), "p": 0.25, "t": int(t), "correct": int(c)}
+        for i, (n, t, c) in enumerate(
+            zip(
+                rng.choice([40, 80], 30),
+                rng.integers(1, 300, 30),
+                rng.integers(5, 35, 30),
+                strict=True,
+            )
+        )
+    ]
     from evalsci.maxrandom.requests import validate_requests
 
     base, _ = answer_requests(validate_requests(pd.DataFrame(rows)), progress=False)
     for r, b in zip(rows, base.itertuples(), strict=True):
         assert b.expected_max == max_random_baseline(r["n"], 0.25, r["t"])
-        assert b.tail_max == pytest.approx(max_random_tail(r["correct"], r["n"], 0.25, r["t"]),
-                                           rel=1e-14)
+        assert b.tail_max == pytest.approx(
+            max_random_tail(r["correct"], r["n"], 0.25, r["t"]), rel=1e-14
+        )

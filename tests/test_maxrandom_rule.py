@@ -31,8 +31,13 @@ def test_rule_answers_requests_and_rejects_bad_ones(tmp_path):
     (bad / "requests.csv").write_text(
         HEADER + "a,accuracy,100,0.5,,,,10,62,true\n" + "b,accuracy,100,1.7,,,,10,,false\n"
     )
-    proc = snakemake(tmp_path, "results/x/maxrandom/baselines.csv",
-                     "results/bad/maxrandom/baselines.csv", "--keep-going", check=False)
+    proc = snakemake(
+        tmp_path,
+        "results/x/maxrandom/baselines.csv",
+        "results/bad/maxrandom/baselines.csv",
+        "--keep-going",
+        check=False,
+    )
     assert proc.returncode != 0  # the bad study fails ...
 
     # ... the good one is answered, equal to the library's values
@@ -40,7 +45,8 @@ def test_rule_answers_requests_and_rejects_bad_ones(tmp_path):
     assert base.loc["a", "expected_max"] == max_random_baseline(100, 0.5, 10)
     assert base.loc["a", "tail_max"] == pytest.approx(max_random_tail(62, 100, 0.5, 10), rel=1e-15)
     assert base.loc["b", "expected_max"] == pytest.approx(
-        max_random_baseline(100, {2: 50, 5: 50}, 1e12), rel=1e-15)
+        max_random_baseline(100, {2: 50, 5: 50}, 1e12), rel=1e-15
+    )
     assert base.loc["c", "expected_max"] == pytest.approx(max_random_auc(20, 30, 5), rel=1e-15)
     dist = pd.read_csv(good / "distributions.csv")
     assert list(dist.columns) == ["key", "k", "accuracy", "pmf", "cdf"]

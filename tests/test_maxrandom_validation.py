@@ -78,8 +78,9 @@ def test_rounding_not_flooring():
     # accuracies measured on another n still map to the nearest count
     assert correct_count(0.333, 100) == 33 and correct_count(0.336, 100) == 34
     # the tail at a rounded count differs from the floored one
-    assert max_random_tail(correct_count(0.29, 100), 100, 0.25, 1) < \
-        max_random_tail(28, 100, 0.25, 1)
+    assert max_random_tail(correct_count(0.29, 100), 100, 0.25, 1) < max_random_tail(
+        28, 100, 0.25, 1
+    )
 
 
 def test_out_of_range_counts_are_errors():
@@ -103,8 +104,10 @@ def test_import_is_light():
     import subprocess
     import sys
 
-    code = ("import sys, evalsci.maxrandom; "
-            "bad = [m for m in ('pandas', 'torch', 'sklearn') if m in sys.modules]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, evalsci.maxrandom; "
+        "bad = [m for m in ('pandas', 'torch', 'sklearn') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -27,8 +27,16 @@ def reference():
 
 def test_full_scale_is_the_paper(section, reference):
     full = effective({**section, "scale": "full"})
-    for key in ("num_demos", "num_permutations", "num_trials", "num_eval", "models",
-                "datasets", "figure2_dataset", "figure3_dataset"):
+    for key in (
+        "num_demos",
+        "num_permutations",
+        "num_trials",
+        "num_eval",
+        "models",
+        "datasets",
+        "figure2_dataset",
+        "figure3_dataset",
+    ):
         assert full[key] == reference[key]["value"], key
     assert full["selection"]["set_size"] == reference["selection_set_size"]["value"]
     assert full["selection"]["z_threshold"] == reference["z_threshold"]["value"]

@@ -109,7 +109,9 @@ def test_score_plan_scores_each_prompt_once_and_reproduces_harness_strings(toy):
     train, queries = toy
     plan = plan_trial(len(train), K=4, P=6, seed=2, dataset="sst2", trial=0)
     scorer = CountingScorer()
-    node_scores, lengths = score_plan(scorer, template("sst2"), train, queries, plan, progress=False)
+    node_scores, lengths = score_plan(
+        scorer, template("sst2"), train, queries, plan, progress=False
+    )
     assert len(scorer.scored) == len(prefix_tree(plan)) == len(set(scorer.scored))
     assert scorer.scored[0] == ""  # zero-shot: empty prefix, once
     tmpl = template("sst2")
@@ -135,8 +137,9 @@ def test_score_plan_scores_each_prompt_once_and_reproduces_harness_strings(toy):
 def test_accuracy_by_k_columns(toy):
     train, queries = toy
     plan = plan_trial(len(train), K=2, P=2, seed=2, dataset="sst2", trial=1)
-    node_scores, lengths = score_plan(CountingScorer(), template("sst2"), train, queries, plan,
-                                      progress=False)
+    node_scores, lengths = score_plan(
+        CountingScorer(), template("sst2"), train, queries, plan, progress=False
+    )
     rows = plan_rows(plan, node_scores, lengths, train, queries, template("sst2"), "m")
     acc = accuracy_by_k(rows)
     assert list(acc.columns) == ["model", "dataset", "trial", "permutation", "k", "accuracy"]

@@ -9,8 +9,9 @@ import pytest
 from evalsci.studies.mc_icl.selection import example_values, random_set, select
 
 
-def scores_from_accuracy(trial: int, orders: list[list[int]], acc: dict[tuple[int, int], float],
-                         n: int = 10) -> pd.DataFrame:
+def scores_from_accuracy(
+    trial: int, orders: list[list[int]], acc: dict[tuple[int, int], float], n: int = 10
+) -> pd.DataFrame:
     """A scores table of one trial whose (permutation, k) accuracy is `acc[p, k]` exactly:
     the first round(acc * n) of n examples are predicted correctly (label 0 wins)."""
     rows = []
@@ -18,10 +19,23 @@ def scores_from_accuracy(trial: int, orders: list[list[int]], acc: dict[tuple[in
         for k, demo in enumerate(order, start=1):
             n_ok = round(acc[p, k] * n)
             for e in range(n):
-                rows.append({"model": "m", "dataset": "d", "trial": trial, "set": "trial",
-                             "permutation": p, "k": k, "demo": demo, "example": e, "label": 0,
-                             "ll_0": 0.0 if e < n_ok else -1.0, "ll_1": -0.5,
-                             "nchars_0": 1, "nchars_1": 1})
+                rows.append(
+                    {
+                        "model": "m",
+                        "dataset": "d",
+                        "trial": trial,
+                        "set": "trial",
+                        "permutation": p,
+                        "k": k,
+                        "demo": demo,
+                        "example": e,
+                        "label": 0,
+                        "ll_0": 0.0 if e < n_ok else -1.0,
+                        "ll_1": -0.5,
+                        "nchars_0": 1,
+                        "nchars_1": 1,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -63,8 +77,16 @@ def test_z_scores_within_trial_and_top_bottom_sets():
 
 
 def test_select_deduplicates_and_respects_threshold():
-    v = pd.DataFrame({"model": "m", "dataset": "d", "trial": [0, 1, 0, 1],
-                      "demo": [5, 5, 6, 7], "value": 0.0, "z": [1.5, 1.2, 0.9, -3.0]})
+    v = pd.DataFrame(
+        {
+            "model": "m",
+            "dataset": "d",
+            "trial": [0, 1, 0, 1],
+            "demo": [5, 5, 6, 7],
+            "value": 0.0,
+            "z": [1.5, 1.2, 0.9, -3.0],
+        }
+    )
     assert select(v, 6, 1.0) == {"high": [5], "low": [7]}
     assert select(v, 6, 0.5) == {"high": [5, 6], "low": [7]}
 
@@ -77,8 +99,16 @@ def test_random_set_is_a_seeded_sample_of_training_ids():
 
 
 def test_fill_tops_up_sets_when_few_pass_the_threshold():
-    v = pd.DataFrame({"model": "m", "dataset": "d", "trial": 0, "demo": [1, 2, 3, 4],
-                      "value": 0.0, "z": [1.0, 1.0, -1.0, -1.0]})  # none strictly beyond 1
+    v = pd.DataFrame(
+        {
+            "model": "m",
+            "dataset": "d",
+            "trial": 0,
+            "demo": [1, 2, 3, 4],
+            "value": 0.0,
+            "z": [1.0, 1.0, -1.0, -1.0],
+        }
+    )  # none strictly beyond 1
     assert select(v, 2, 1.0) == {"high": [], "low": []}
     assert select(v, 2, 1.0, fill=True) == {"high": [1, 2], "low": [3, 4]}
     assert select(v, 6, 1.0, fill=True) == {"high": [1, 2], "low": [3, 4]}  # halves at most
@@ -93,13 +123,19 @@ def test_best_k_ties_within_float_noise_go_to_the_smallest_k():
     # 0.15000000000000002. The stated rule (round, then the smallest k) gives k = 1.
     acc = pd.DataFrame(
         [("m", "sst2", 0, p, 0, 0.1) for p in (0, 1)]
-        + [("m", "sst2", 0, 0, 1, 0.3), ("m", "sst2", 0, 1, 1, 0.0),
-           ("m", "sst2", 0, 0, 2, 0.1), ("m", "sst2", 0, 1, 2, 0.2)],
-        columns=["model", "dataset", "trial", "permutation", "k", "accuracy"])
-    base = pd.DataFrame({"standard": [0.5, 0.5], "expected_max": [0.6, 0.7]},
-                        index=["sst2|k_curve", "sst2|trial0|prompts"])
+        + [
+            ("m", "sst2", 0, 0, 1, 0.3),
+            ("m", "sst2", 0, 1, 1, 0.0),
+            ("m", "sst2", 0, 0, 2, 0.1),
+            ("m", "sst2", 0, 1, 2, 0.2),
+        ],
+        columns=["model", "dataset", "trial", "permutation", "k", "accuracy"],
+    )
+    base = pd.DataFrame(
+        {"standard": [0.5, 0.5], "expected_max": [0.6, 0.7]},
+        index=["sst2|k_curve", "sst2|trial0|prompts"],
+    )
     assert acc[acc.k == 2]["accuracy"].mean() > acc[acc.k == 1]["accuracy"].mean()
     row = summary(acc, base, num_eval=12).iloc[0]
     assert row["best_k"] == 1
     assert row["best_k_accuracy"] == pytest.approx(0.15)
-

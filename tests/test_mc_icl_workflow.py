@@ -14,8 +14,14 @@ from conftest import assert_same_tables, snakemake
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow, pytest.mark.lm]
 TINY = Path(__file__).parent / "fixtures" / "mc_icl" / "tiny.yaml"
-TARGETS = ["mc_icl_figure1", "mc_icl_figure2", "mc_icl_figure3", "mc_icl_figure4",
-           "mc_icl_figures_one_shot", "mc_icl_figures_trials"]
+TARGETS = [
+    "mc_icl_figure1",
+    "mc_icl_figure2",
+    "mc_icl_figure3",
+    "mc_icl_figure4",
+    "mc_icl_figures_one_shot",
+    "mc_icl_figures_trials",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +57,15 @@ def test_mc_icl_targets(built, mirror):
 
 def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(built, tmp_path, mirror):
     """Issue 17: the same tables, bit for bit, from a fresh workdir on 1 core (float32)."""
-    snakemake(tmp_path, "mc_icl_figure1", "mc_icl_figure4", "--configfile", str(TINY),
-              mirror=mirror, cores=1)
+    snakemake(
+        tmp_path,
+        "mc_icl_figure1",
+        "mc_icl_figure4",
+        "--configfile",
+        str(TINY),
+        mirror=mirror,
+        cores=1,
+    )
     assert_same_tables(tmp_path, built, "mc_icl")
 
 
@@ -60,25 +73,30 @@ def conclusions(summary: pd.DataFrame) -> pd.DataFrame:
     """What a reader takes from the summary: the best k, whether one example beats none,
     and whether the best k and the best prompt beat their max random baselines."""
     s = summary.set_index(["model", "dataset"])
-    return pd.DataFrame({
-        "best_k": s["best_k"],
-        "one_shot_above_zero_shot": s["one_shot_mean"] > s["zero_shot"],
-        "best_k_above_max_random": s["best_k_accuracy"] > s["max_random_best_k"],
-        "best_prompt_above_max_random": s["best_prompt"] > s["max_random_best_prompt"],
-    })
+    return pd.DataFrame(
+        {
+            "best_k": s["best_k"],
+            "one_shot_above_zero_shot": s["one_shot_mean"] > s["zero_shot"],
+            "best_k_above_max_random": s["best_k_accuracy"] > s["max_random_best_k"],
+            "best_prompt_above_max_random": s["best_prompt"] > s["max_random_best_prompt"],
+        }
+    )
 
 
 def test_conclusions_hold_under_another_cpus_kernels(built, tmp_path, mirror):
     """Baseline (SSE4.2-class) kernels instead of AVX2 imitate another CPU: float32
     log-likelihoods then differ in the last bits. Predictions, and so accuracies and the
     conclusions, must not (docs/reproducibility.md)."""
-    snakemake(tmp_path, "mc_icl_figure1", "--configfile", str(TINY), mirror=mirror,
-              env=OTHER_CPU_ENV)
+    snakemake(
+        tmp_path, "mc_icl_figure1", "--configfile", str(TINY), mirror=mirror, env=OTHER_CPU_ENV
+    )
     ours, other = (pd.read_csv(w / "results/mc_icl/tables/summary.csv") for w in (built, tmp_path))
     pd.testing.assert_frame_equal(conclusions(ours), conclusions(other))
     # Accuracies: a prediction flips only where two options' log-likelihoods are closer than
     # float32 rounding; at most one of the 4 examples per cell, and in few cells.
     a, b = (pd.read_csv(w / "results/mc_icl/tables/accuracy_by_k.csv") for w in (built, tmp_path))
     diff = (a["accuracy"] - b["accuracy"]).abs()
-    print(f"accuracy cells that differ under another CPU's kernels: {(diff > 0).sum()} of {len(diff)}")
+    print(
+        f"accuracy cells that differ under another CPU's kernels: {(diff > 0).sum()} of {len(diff)}"
+    )
     assert diff.max() <= 1 / 4 + 1e-12 and (diff == 0).mean() >= 0.9

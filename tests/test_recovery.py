@@ -22,21 +22,38 @@ TARGET = "resources/released/srb_per_example"  # 288 files: a fetch that lasts s
 
 
 def _cmd(workdir, *extra):
-    return [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d",
-            str(workdir), "--cores", "1", *extra, TARGET]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--cores",
+        "1",
+        *extra,
+        TARGET,
+    ]
 
 
 @pytest.mark.workflow
 def test_kill_9_then_plain_rerun_recovers(tmp_path, mirror):
     env = dict(os.environ, EVALSCI_MIRROR=str(mirror))
-    proc = subprocess.Popen(_cmd(tmp_path), env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cmd(tmp_path),
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     staging_parent = tmp_path / "resources" / "released"
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:  # kill while the fetch job is half-way
-            if staging_parent.is_dir() and any(p.name.startswith(".srb_per_example.")
-                                               for p in staging_parent.iterdir()):
+            if staging_parent.is_dir() and any(
+                p.name.startswith(".srb_per_example.") for p in staging_parent.iterdir()
+            ):
                 break
             assert proc.poll() is None, "snakemake ended before it could be killed"
             time.sleep(0.05)
@@ -53,8 +70,7 @@ def test_kill_9_then_plain_rerun_recovers(tmp_path, mirror):
     rerun = subprocess.run(_cmd(tmp_path), env=env, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "removed the lock" in rerun.stderr
-    assert sorted(p.name for p in staging_parent.iterdir()) == [".sha256-cache",
-                                                                 "srb_per_example"]
+    assert sorted(p.name for p in staging_parent.iterdir()) == [".sha256-cache", "srb_per_example"]
     released.verify_bundle(staging_parent / "srb_per_example")
     assert not list((tmp_path / ".snakemake" / "locks").glob("*.lock"))
     assert not (tmp_path / RUN_RECORD).exists()
@@ -64,8 +80,9 @@ def _locked(tmp_path, pid, host=None):
     locks = tmp_path / ".snakemake" / "locks"
     locks.mkdir(parents=True)
     (locks / "0.input.lock").write_text("x\n")
-    (tmp_path / RUN_RECORD).write_text(json.dumps({"pid": pid,
-                                                   "host": host or socket.gethostname()}))
+    (tmp_path / RUN_RECORD).write_text(
+        json.dumps({"pid": pid, "host": host or socket.gethostname()})
+    )
     return locks
 
 

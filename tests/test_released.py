@@ -63,7 +63,9 @@ def test_corrupt_file_fails_naming_it_and_leaves_nothing(tmp_path, mirror):
 def test_missing_file_fails_naming_it(tmp_path, mirror):
     m = tmp_path / "empty-mirror"
     (m / "lorypack-referenceinstancespredictability").mkdir(parents=True)
-    with pytest.raises(released.ReleasedDataError, match=r"missing from the mirror: .*helm_lite\.csv"):
+    with pytest.raises(
+        released.ReleasedDataError, match=r"missing from the mirror: .*helm_lite\.csv"
+    ):
         released.materialise("helm_lite_runs", tmp_path / "out", mirror=str(m))
     assert not (tmp_path / "out").exists()
 

@@ -70,8 +70,9 @@ def test_corrupt_gz_read_by_the_study_is_named(per_example_mirror, how):
 
 @pytest.fixture
 def aggregated_bundle(tmp_path, mirror):
-    out = released.materialise("srb_aggregated", tmp_path / "released" / "srb_aggregated",
-                               mirror=str(mirror))
+    out = released.materialise(
+        "srb_aggregated", tmp_path / "released" / "srb_aggregated", mirror=str(mirror)
+    )
     return out / "results" / "aggregated-results.json"
 
 
@@ -82,8 +83,11 @@ def test_edit_after_verification_is_noticed(aggregated_bundle):
     raw[key] = raw[key][:3]
     aggregated_bundle.write_text(json.dumps(raw))
     released._VERIFIED.clear()  # the next rule is a new process: it verifies again
-    with pytest.raises(BaselinesDataError, match=r"aggregated-results\.json changed after it "
-                                                  r"was verified.*SHA256SUMS"):
+    with pytest.raises(
+        BaselinesDataError,
+        match=r"aggregated-results\.json changed after it "
+        r"was verified.*SHA256SUMS",
+    ):
         load.load_aggregated(aggregated_bundle, prompts=200)
 
 
@@ -124,9 +128,14 @@ def test_aggregated_cut_to_3_prompts_is_an_error(tmp_path, mirror):
         load.load_aggregated(f, prompts=200)
 
 
-@pytest.mark.parametrize(("value", "needle"), [(True, "True is not an accuracy"),
-                                               ("0.5", "'0.5' is not an accuracy"),
-                                               (1.5, "1.5 is not an accuracy")])
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        (True, "True is not an accuracy"),
+        ("0.5", "'0.5' is not an accuracy"),
+        (1.5, "1.5 is not an accuracy"),
+    ],
+)
 def test_aggregated_values_must_be_accuracies(tmp_path, mirror, value, needle):
     raw = json.loads((mirror / SRB / "results" / "aggregated-results.json").read_text())
     key = sorted(raw)[0]
@@ -139,8 +148,13 @@ def test_aggregated_values_must_be_accuracies(tmp_path, mirror, value, needle):
 
 @pytest.fixture(scope="module")
 def heldout_t200(mirror):
-    return pd.read_csv(mirror / SRB / "held-out-split-results" /
-                       "all-train-test-splits_100-trials_t=200_all-predictions.csv", dtype=str)
+    return pd.read_csv(
+        mirror
+        / SRB
+        / "held-out-split-results"
+        / "all-train-test-splits_100-trials_t=200_all-predictions.csv",
+        dtype=str,
+    )
 
 
 def _heldout_dir(tmp_path, df) -> Path:
@@ -167,38 +181,49 @@ def test_heldout_missing_split_is_an_error(tmp_path, heldout_t200):
         load.load_heldout(_heldout_dir(tmp_path, df), ts=[200])
 
 
-@pytest.mark.parametrize(("column", "value", "needle"), [
-    ("Above max random on train", "2", "2 is not 0 or 1"),
-    ("Above standard random on test", "0.5", "0.5 is not 0 or 1"),
-    ("Max random F", "abc", "'abc' is not a number"),
-    ("Standard random F", "1.5", "1.5 is not a number in \\[0, 1\\]"),
-    ("Number of shots", "two", "'two' is not a number"),
-])
-def test_heldout_bad_value_names_file_column_and_row(tmp_path, heldout_t200, column, value,
-                                                     needle):
+@pytest.mark.parametrize(
+    ("column", "value", "needle"),
+    [
+        ("Above max random on train", "2", "2 is not 0 or 1"),
+        ("Above standard random on test", "0.5", "0.5 is not 0 or 1"),
+        ("Max random F", "abc", "'abc' is not a number"),
+        ("Standard random F", "1.5", "1.5 is not a number in \\[0, 1\\]"),
+        ("Number of shots", "two", "'two' is not a number"),
+    ],
+)
+def test_heldout_bad_value_names_file_column_and_row(tmp_path, heldout_t200, column, value, needle):
     df = heldout_t200.copy()
     df.loc[41, column] = value
     base = _heldout_dir(tmp_path, df)
-    with pytest.raises(BaselinesDataError, match=rf"t=200_all-predictions\.csv: column "
-                                                 rf"'{column}', row 42: {needle}"):
+    with pytest.raises(
+        BaselinesDataError,
+        match=rf"t=200_all-predictions\.csv: column "
+        rf"'{column}', row 42: {needle}",
+    ):
         load.load_heldout(base, ts=[200])
 
 
-@pytest.mark.parametrize(("column", "value", "needle"), [
-    ("Correct prediction", "2", "2 is not 0 or 1"),
-    ("Correct prediction", "0.5", "0.5 is not 0 or 1"),
-    ("Correct prediction", "abc", "'abc' is not a number"),
-    ("Example ID", "abc", "'abc' is not a number"),
-    ("Loss of correct answer", "abc", "'abc' is not a number"),
-])
+@pytest.mark.parametrize(
+    ("column", "value", "needle"),
+    [
+        ("Correct prediction", "2", "2 is not 0 or 1"),
+        ("Correct prediction", "0.5", "0.5 is not 0 or 1"),
+        ("Correct prediction", "abc", "'abc' is not a number"),
+        ("Example ID", "abc", "'abc' is not a number"),
+        ("Loss of correct answer", "abc", "'abc' is not a number"),
+    ],
+)
 def test_per_example_bad_value_names_file_column_and_row(tmp_path, mirror, column, value, needle):
     with gzip.open(mirror / SRB / "results" / f"{FIRST}.gz", "rt") as fh:
         df = pd.read_csv(fh, dtype=str)
     df.loc[9, column] = value
     f = tmp_path / f"{FIRST}.gz"
     df.to_csv(f, index=False)
-    with pytest.raises(BaselinesDataError, match=rf"{FIRST}\.gz: column '{column}', row 10: "
-                                                 rf"{needle}"):
+    with pytest.raises(
+        BaselinesDataError,
+        match=rf"{FIRST}\.gz: column '{column}', row 10: "
+        rf"{needle}",
+    ):
         load.read_per_example(f)
 
 
@@ -249,12 +274,15 @@ def test_tapt_file_cut_short_is_an_error(tmp_path, mirror):
         data.load_accuracies([f], released=True)
 
 
-@pytest.mark.parametrize(("column", "value", "needle"), [
-    ("extra", "abc", "'abc' is not a number"),
-    ("test", "1.2", "1.2 is not a number in \\[0, 1\\]"),
-    ("num_classes", "2.5", "2.5 is not an integer >= 2"),
-    ("base", "0.5011", "n\\*accuracy is not a whole count for n=500"),
-])
+@pytest.mark.parametrize(
+    ("column", "value", "needle"),
+    [
+        ("extra", "abc", "'abc' is not a number"),
+        ("test", "1.2", "1.2 is not a number in \\[0, 1\\]"),
+        ("num_classes", "2.5", "2.5 is not an integer >= 2"),
+        ("base", "0.5011", "n\\*accuracy is not a whole count for n=500"),
+    ],
+)
 def test_tapt_bad_value_names_file_column_and_row(tmp_path, mirror, column, value, needle):
     from evalsci.studies.tapt import data
 
@@ -262,8 +290,11 @@ def test_tapt_bad_value_names_file_column_and_row(tmp_path, mirror, column, valu
     df = pd.read_csv(f, dtype=str)
     df.loc[3, column] = value
     df.to_csv(f, index=False)
-    with pytest.raises(data.AccuracyDataError, match=rf"accuracies\.csv: column '{column}', "
-                                                     rf"row 4: {needle}"):
+    with pytest.raises(
+        data.AccuracyDataError,
+        match=rf"accuracies\.csv: column '{column}', "
+        rf"row 4: {needle}",
+    ):
         data.load_accuracies([f], released=True)
 
 
@@ -272,9 +303,10 @@ def test_tapt_bad_value_names_file_column_and_row(tmp_path, mirror, column, valu
 PB = "kinds-of-intelligence-cfi-PredictaBoard/llm_data/llm_performance_data"
 
 
-@pytest.mark.parametrize(("value", "needle"), [("2", "'2' is not 0 or 1"),
-                                               ("0.5", "'0.5' is not 0 or 1"),
-                                               ("abc", "'abc' is not 0 or 1")])
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [("2", "'2' is not 0 or 1"), ("0.5", "'0.5' is not 0 or 1"), ("abc", "'abc' is not 0 or 1")],
+)
 def test_leaderboard_result_not_0_1_is_named(tmp_path, mirror, value, needle):
     from evalsci.data.leaderboard import LeaderboardError, read_results
 
@@ -287,16 +319,24 @@ def test_leaderboard_result_not_0_1_is_named(tmp_path, mirror, value, needle):
     df.loc[7, item] = value
     f = tmp_path / "Big-Bench-Hard__boolean_expressions_results.csv"
     df.to_csv(f, index=False)
-    with pytest.raises(LeaderboardError, match=rf"results\.csv: column '{item}', row 8 \(model "
-                                               rf"'[^']+'\): {needle}"):
+    with pytest.raises(
+        LeaderboardError,
+        match=rf"results\.csv: column '{item}', row 8 \(model "
+        rf"'[^']+'\): {needle}",
+    ):
         read_results(f)
 
 
 def test_corrupt_evals_log_is_named(tmp_path, mirror):
     from evalsci.data.evals_logs import EvalsLogError, read_evals_log
 
-    src = (mirror / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability" /
-           "raw_results" / "causal_judgment" / "gpt-4-0613.jsonl")
+    src = (
+        mirror
+        / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability"
+        / "raw_results"
+        / "causal_judgment"
+        / "gpt-4-0613.jsonl"
+    )
     f = tmp_path / src.name
     f.write_bytes(b"\xff\xfe" + src.read_bytes()[:1000])
     with pytest.raises(EvalsLogError, match=rf"cannot read {f}: UnicodeDecodeError"):
@@ -306,9 +346,14 @@ def test_corrupt_evals_log_is_named(tmp_path, mirror):
 def test_unknown_evals_llm_lists_the_known_ones(mirror):
     from evalsci.data.evals_logs import load_evals_task
 
-    root = mirror / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability" / "raw_results"
-    with pytest.raises(FileNotFoundError, match=r"LLM 'gpt_5'.*LLMs with logs for this task: "
-                                                r"\[.*'gpt-4-0613'"):
+    root = (
+        mirror / "kinds-of-intelligence-cfi-benchmark-ground-truth-predictability" / "raw_results"
+    )
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"LLM 'gpt_5'.*LLMs with logs for this task: "
+        r"\[.*'gpt-4-0613'",
+    ):
         load_evals_task(root, "causal_judgment", ["gpt-4-0613", "gpt_5"])
 
 
@@ -316,9 +361,12 @@ def test_assessors_success_table_values_are_named(tmp_path):
     from evalsci.studies.assessors.steps import _read_success
 
     f = tmp_path / "success.csv.gz"
-    pd.DataFrame({"instance_id": ["a", "b", "c"], "llm1": [0, 1, 1],
-                  "llm2": ["1", "0", "0.5"]}).to_csv(f, index=False)
-    with pytest.raises(ValueError, match=r"success\.csv\.gz: column 'llm2', row 3: 0.5 is not 0 or 1"):
+    pd.DataFrame(
+        {"instance_id": ["a", "b", "c"], "llm1": [0, 1, 1], "llm2": ["1", "0", "0.5"]}
+    ).to_csv(f, index=False)
+    with pytest.raises(
+        ValueError, match=r"success\.csv\.gz: column 'llm2', row 3: 0.5 is not 0 or 1"
+    ):
         _read_success(f)
     f.write_bytes(f.read_bytes()[:20])
     with pytest.raises(ValueError, match=rf"cannot read {f}"):
@@ -379,8 +427,15 @@ def test_table1_rule_notices_an_edit_after_the_fetch(tmp_path, mirror):
     f.write_text(json.dumps(raw))
     table = tmp_path / "results/baselines/tables/table1.csv"
     before = table.read_bytes()
-    proc = snakemake(tmp_path, "--forcerun", "baselines_make_table1", "--", "baselines_table1",
-                     mirror=mirror, check=False)
+    proc = snakemake(
+        tmp_path,
+        "--forcerun",
+        "baselines_make_table1",
+        "--",
+        "baselines_table1",
+        mirror=mirror,
+        check=False,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     log = (tmp_path / "logs").rglob("*table1*.log")

@@ -78,12 +78,18 @@ def test_fast_null_distribution_gives_scipys_pvalues_bit_for_bit(n_pairs, altern
         data = np.random.default_rng(100 + seed)
         x = data.integers(0, 40, n_pairs).astype(float)
         y = x - data.integers(-3, 4, n_pairs)  # small differences: many tied null values
-        ours = paired_mean_test(x, y, alternative=alternative, n_resamples=2_001,
-                                rng=np.random.default_rng([seed, 9]))
-        ref = stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis),
-                                     permutation_type="samples", vectorized=True,
-                                     alternative=alternative, n_resamples=2_001,
-                                     rng=np.random.default_rng([seed, 9]))
+        ours = paired_mean_test(
+            x, y, alternative=alternative, n_resamples=2_001, rng=np.random.default_rng([seed, 9])
+        )
+        ref = stats.permutation_test(
+            (x, y),
+            lambda a, b, axis: np.mean(a - b, axis=axis),
+            permutation_type="samples",
+            vectorized=True,
+            alternative=alternative,
+            n_resamples=2_001,
+            rng=np.random.default_rng([seed, 9]),
+        )
         assert ours == (np.mean(x - y), ref.pvalue)
 
 
@@ -93,7 +99,12 @@ def test_fast_path_leaves_the_generator_where_scipy_leaves_it():
     x, y = np.arange(15.0), np.arange(15.0)[::-1]
     a, b = np.random.default_rng(3), np.random.default_rng(3)
     paired_mean_test(x, y, n_resamples=1_001, rng=a)  # 15,015 draws: odd, a buffered half
-    stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis),
-                           permutation_type="samples", vectorized=True, n_resamples=1_001,
-                           rng=b)
+    stats.permutation_test(
+        (x, y),
+        lambda u, v, axis: np.mean(u - v, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=1_001,
+        rng=b,
+    )
     assert a.integers(0, 2**32, 8).tolist() == b.integers(0, 2**32, 8).tolist()

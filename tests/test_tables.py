@@ -21,8 +21,9 @@ def test_writes_each_format_by_suffix(tmp_path):
 
 def test_paper_shaped_text_overrides_rendering(tmp_path):
     df = pd.DataFrame({"x": [1]})
-    write_table(df, [tmp_path / "t.md", tmp_path / "t.tex"], markdown="| custom |",
-                latex=r"\begin{tabular}")
+    write_table(
+        df, [tmp_path / "t.md", tmp_path / "t.tex"], markdown="| custom |", latex=r"\begin{tabular}"
+    )
     assert (tmp_path / "t.md").read_text() == "| custom |\n"
     assert (tmp_path / "t.tex").read_text() == "\\begin{tabular}\n"
 

@@ -34,9 +34,15 @@ def test_truncation_quirk_counts(acc):
     # The authors' polars cast truncates n*acc: one lower than round() for 952 base, 825 extra
     # and 875 test values of the main experiment.
     main = acc[acc["family"] == "main"]
-    diff = {m: int((hierarchical.num_correct(main[m], main["n"], "round")
-                    != hierarchical.num_correct(main[m], main["n"], "truncate")).sum())
-            for m in ("base", "extra", "test")}
+    diff = {
+        m: int(
+            (
+                hierarchical.num_correct(main[m], main["n"], "round")
+                != hierarchical.num_correct(main[m], main["n"], "truncate")
+            ).sum()
+        )
+        for m in ("base", "extra", "test")
+    }
     assert diff == {"base": 952, "extra": 825, "test": 875}
     assert hierarchical.num_correct([0.29], [100], "truncate")[0] == 28
     assert hierarchical.num_correct([0.29], [100], "round")[0] == 29
@@ -66,7 +72,10 @@ def test_boost_long_format_reference_level_is_base(acc):
 
 def test_task_level_section7(acc):
     t = steps.task_level(acc)
-    assert sorted(t.loc[t["boost"] < 0, "dataset"]) == ["blog_authorship_corpus", "movie_rationales"]
+    assert sorted(t.loc[t["boost"] < 0, "dataset"]) == [
+        "blog_authorship_corpus",
+        "movie_rationales",
+    ]
     assert t.loc[t["boost"] < 0, "boost"].min() > -0.01
     assert ((t["bias"] > 0).sum(), (t["bias"] < 0).sum()) == (12, 13)
     assert t["bias"].abs().max() < 0.01
@@ -75,8 +84,16 @@ def test_task_level_section7(acc):
 def test_bad_files_fail_naming_them(tmp_path):
     good = tmp_path / "m50/n50/bert/ag_news/accuracies.csv"
     good.parent.mkdir(parents=True)
-    pd.DataFrame({"base": [0.5], "extra": [0.52], "test": [0.54], "majority": [0.3],
-                  "num_classes": [4], "majority_all": [0.25]}).to_csv(good, index=False)
+    pd.DataFrame(
+        {
+            "base": [0.5],
+            "extra": [0.52],
+            "test": [0.54],
+            "majority": [0.3],
+            "num_classes": [4],
+            "majority_all": [0.25],
+        }
+    ).to_csv(good, index=False)
     assert len(data.load_accuracies([good])) == 1
     bad = tmp_path / "m50/n50/bert/trec/accuracies.csv"
     bad.parent.mkdir(parents=True)
@@ -85,8 +102,16 @@ def test_bad_files_fail_naming_them(tmp_path):
         data.load_accuracies([bad])
     odd = tmp_path / "m50/n50/gpt2/ag_news/accuracies.csv"
     odd.parent.mkdir(parents=True)
-    pd.DataFrame({"base": [0.501], "extra": [0.52], "test": [0.54], "majority": [0.3],
-                  "num_classes": [4], "majority_all": [0.25]}).to_csv(odd, index=False)
+    pd.DataFrame(
+        {
+            "base": [0.501],
+            "extra": [0.52],
+            "test": [0.54],
+            "majority": [0.3],
+            "num_classes": [4],
+            "majority_all": [0.25],
+        }
+    ).to_csv(odd, index=False)
     with pytest.raises(data.AccuracyDataError, match="not a whole count for n=50"):
         data.load_accuracies([odd])
     with pytest.raises(data.AccuracyDataError, match="not laid out"):
@@ -100,4 +125,5 @@ def test_configuration_names():
     assert data.config_name("mistral-qlora-zero-shot-packing", 100, 100) == "zero_shot_packing_n100"
     assert np.array_equal(
         [data.family_of_config(c) for c in ("m50_n50", "gpt2_epochs_2_m50_n50", "zero_shot_n100")],
-        ["main", "overtraining", "zero_shot"])
+        ["main", "overtraining", "zero_shot"],
+    )

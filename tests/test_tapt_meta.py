@@ -20,8 +20,21 @@ def _fake_accuracies(n_tasks=4, n_sub=5, n=100, seed=0):
             for k in range(n_sub):
                 base, extra, test = rng.integers(20, 90, 3) / n
                 rows.append(("m100_n100", "main", 100, n, lm, f"task{j}", k, base, extra, test))
-    return pd.DataFrame(rows, columns=["config", "family", "m", "n", "lm", "dataset",
-                                       "subsample", "base", "extra", "test"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "config",
+            "family",
+            "m",
+            "n",
+            "lm",
+            "dataset",
+            "subsample",
+            "base",
+            "extra",
+            "test",
+        ],
+    )
 
 
 def test_slice_picks_one_subsample_per_lm_and_task():
@@ -41,17 +54,23 @@ def test_slice_model_logp_equals_bambi(tmp_path):
     model = meta.SliceModel(["bert", "gpt2"], ["task0", "task1", "task2", "task3"], "bias")
     d = model.data(s)
     # The same slice in bambi's terms: p(num_correct, num_test) ~ method + lm_type + (1|pair).
-    long = pd.DataFrame({
-        "num_correct": d["y"], "num_test": d["n"],
-        "method": np.where(d["x"] == 1, "test", "extra"),
-        "lm_type": np.where(d["z"] == 1, "gpt2", "bert"),
-        "pair": [f"p{i:02d}" for i in d["pair"]],
-    })
-    priors = {"Intercept": PriorSpec("Normal", {"mu": 0.0, "sigma": 1.0}),
-              "method": PriorSpec("Normal", {"mu": 0.0, "sigma": 1.0}),
-              "lm_type": PriorSpec("Normal", {"mu": 0.0, "sigma": 5.0}),
-              "1|pair": PriorSpec("Normal", {"mu": 0.0,
-                                             "sigma": PriorSpec("HalfNormal", {"sigma": 1.0})})}
+    long = pd.DataFrame(
+        {
+            "num_correct": d["y"],
+            "num_test": d["n"],
+            "method": np.where(d["x"] == 1, "test", "extra"),
+            "lm_type": np.where(d["z"] == 1, "gpt2", "bert"),
+            "pair": [f"p{i:02d}" for i in d["pair"]],
+        }
+    )
+    priors = {
+        "Intercept": PriorSpec("Normal", {"mu": 0.0, "sigma": 1.0}),
+        "method": PriorSpec("Normal", {"mu": 0.0, "sigma": 1.0}),
+        "lm_type": PriorSpec("Normal", {"mu": 0.0, "sigma": 5.0}),
+        "1|pair": PriorSpec(
+            "Normal", {"mu": 0.0, "sigma": PriorSpec("HalfNormal", {"sigma": 1.0})}
+        ),
+    }
     bm = build_model("p(num_correct, num_test) ~ method + lm_type + (1|pair)", long, priors)
     n_levels = long["pair"].nunique()
     assert n_levels == 7  # 8 (LM, task) rows, task0 shared
@@ -65,11 +84,24 @@ def test_slice_model_logp_equals_bambi(tmp_path):
     for _ in range(3):
         b0, beta, alpha, log_sigma = rng.normal(0, 0.5, 4)
         offsets = rng.normal(0, 1, model.n_pairs)
-        ours = ours_logp({"Intercept": b0, "beta": beta, "lm_type": alpha,
-                          "pair_sigma_log__": log_sigma, "pair_offset": offsets})
-        theirs = theirs_logp({"Intercept": b0, "method": [beta], "lm_type": [alpha],
-                              "1|pair_sigma_log__": log_sigma,
-                              "1|pair_offset": offsets[:n_levels]})
+        ours = ours_logp(
+            {
+                "Intercept": b0,
+                "beta": beta,
+                "lm_type": alpha,
+                "pair_sigma_log__": log_sigma,
+                "pair_offset": offsets,
+            }
+        )
+        theirs = theirs_logp(
+            {
+                "Intercept": b0,
+                "method": [beta],
+                "lm_type": [alpha],
+                "1|pair_sigma_log__": log_sigma,
+                "1|pair_offset": offsets[:n_levels],
+            }
+        )
         # The unused pair level only adds its N(0, 1) prior term.
         unused = -0.5 * offsets[n_levels:] ** 2 - 0.5 * np.log(2 * np.pi)
         assert float(ours) == pytest.approx(float(theirs) + unused.sum(), rel=1e-9)

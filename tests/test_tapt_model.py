@@ -13,8 +13,11 @@ pytest.importorskip("bambi")
 
 def _prior(model, term):
     comp = model.components[model.family.likelihood.parent]
-    t = comp.intercept_term if term == "Intercept" else (
-        comp.common_terms.get(term) or comp.group_specific_terms[term])
+    t = (
+        comp.intercept_term
+        if term == "Intercept"
+        else (comp.common_terms.get(term) or comp.group_specific_terms[term])
+    )
     return t.prior
 
 
@@ -24,24 +27,36 @@ def _args(prior):
 
 @pytest.fixture(scope="module")
 def small():
-    return simulate.simulate_counts(simulate.design(n_lms=2, n_tasks=4, n_pairs=3, n=100),
-                                    beta=0.0, rng=np.random.default_rng(0))
+    return simulate.simulate_counts(
+        simulate.design(n_lms=2, n_tasks=4, n_pairs=3, n=100),
+        beta=0.0,
+        rng=np.random.default_rng(0),
+    )
 
 
 def test_formula_follows_the_authors():
     assert hierarchical.formula(2) == (
-        "p(num_correct, num_test) ~ method + lm_type + (1|dataset/method) + (1|dataset/pair)")
+        "p(num_correct, num_test) ~ method + lm_type + (1|dataset/method) + (1|dataset/pair)"
+    )
     assert hierarchical.formula(1) == (
-        "p(num_correct, num_test) ~ method + (1|dataset/method) + (1|dataset/pair)")
+        "p(num_correct, num_test) ~ method + (1|dataset/method) + (1|dataset/pair)"
+    )
     # The paper's eq. 2: no task x treatment effect W.
     assert hierarchical.formula(2, task_treatment=False) == (
-        "p(num_correct, num_test) ~ method + lm_type + (1|dataset) + (1|dataset/pair)")
+        "p(num_correct, num_test) ~ method + lm_type + (1|dataset) + (1|dataset/pair)"
+    )
 
 
 def test_built_model_has_exactly_the_papers_priors(small):
     model = hierarchical.build(small, task_treatment=True)
     assert set(bayes.term_names(model)) == {
-        "Intercept", "method", "lm_type", "1|dataset", "1|dataset:method", "1|dataset:pair"}
+        "Intercept",
+        "method",
+        "lm_type",
+        "1|dataset",
+        "1|dataset:method",
+        "1|dataset:pair",
+    }
     got = {t: (_prior(model, t).name, _args(_prior(model, t))) for t in bayes.term_names(model)}
     half = "sigma"
     assert got["Intercept"] == ("Normal", {"mu": 0.0, "sigma": 1.0})  # eq. 3
@@ -72,14 +87,17 @@ def test_every_term_needs_an_explicit_prior(small):
 def test_diagnostics_check_names_the_parameter():
     import pandas as pd
 
-    diag = pd.DataFrame({"r_hat": [1.0, 1.03], "ess_bulk": [1000.0, 300.0]},
-                        index=["method[test]", "1|dataset_sigma"])
+    diag = pd.DataFrame(
+        {"r_hat": [1.0, 1.03], "ess_bulk": [1000.0, 300.0]},
+        index=["method[test]", "1|dataset_sigma"],
+    )
     th = bayes.Thresholds(max_r_hat=1.01, max_r_hat_nuisance=1.05, min_ess_bulk=400)
     with pytest.raises(bayes.DiagnosticsError, match=r"ess_bulk\[1\|dataset_sigma\]=300"):
         bayes.check_diagnostics(diag, 0, th, "cfg", primary=("method[test]",))
     with pytest.raises(bayes.DiagnosticsError, match=r"r_hat\[1\|dataset_sigma\]=1.030 > 1.01"):
-        bayes.check_diagnostics(diag.assign(ess_bulk=1000.0), 0, th, "cfg",
-                                primary=("method[test]", "1|dataset_sigma"))
+        bayes.check_diagnostics(
+            diag.assign(ess_bulk=1000.0), 0, th, "cfg", primary=("method[test]", "1|dataset_sigma")
+        )
     with pytest.raises(bayes.DiagnosticsError, match="2 divergences"):
         bayes.check_diagnostics(diag.assign(ess_bulk=1000.0), 2, th, "cfg")
     bayes.check_diagnostics(diag.assign(ess_bulk=1000.0), 0, th, "cfg", primary=("method[test]",))
@@ -105,18 +123,21 @@ def test_refit_reuses_the_nutpie_compilation_and_samples_identically(small, monk
         return original(model, **kwargs)
 
     monkeypatch.setattr(nutpie, "compile_pymc_model", counting)
-    settings = bayes.SamplerSettings(backend="nutpie", chains=2, draws=100, tune=100, seed=3,
-                                     cores=1)
+    settings = bayes.SamplerSettings(
+        backend="nutpie", chains=2, draws=100, tune=100, seed=3, cores=1
+    )
     model = hierarchical.build(small)
     first = bayes.fit(model, settings)
     again = bayes.fit(model, settings)
     assert len(calls) == 1
-    np.testing.assert_array_equal(first.posterior["method"].values,
-                                  again.posterior["method"].values)
+    np.testing.assert_array_equal(
+        first.posterior["method"].values, again.posterior["method"].values
+    )
     fresh = bayes.fit(hierarchical.build(small), settings)  # another model: compiled anew
     assert len(calls) == 2
-    np.testing.assert_array_equal(first.posterior["method"].values,
-                                  fresh.posterior["method"].values)
+    np.testing.assert_array_equal(
+        first.posterior["method"].values, fresh.posterior["method"].values
+    )
 
 
 def test_mass_matrix_adaptation_is_chosen_per_comparison():

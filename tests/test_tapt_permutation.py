@@ -10,8 +10,9 @@ BUNDLE = "kddubey-pretrain-on-test/analysis"
 
 
 def _load(mirror, root, m, n, lm):
-    return data.load_accuracies(sorted((mirror / BUNDLE / root / f"m{m}/n{n}/{lm}").glob(
-        "*/accuracies.csv")))
+    return data.load_accuracies(
+        sorted((mirror / BUNDLE / root / f"m{m}/n{n}/{lm}").glob("*/accuracies.csv"))
+    )
 
 
 def test_zero_shot_section9(mirror):
@@ -47,7 +48,10 @@ def test_overtraining_footnote4(mirror):
 def test_main_no_significant_bias(mirror, m, n):
     # Appendix D.1: no p-value significant at 0.05 for any (m, n).
     acc = data.load_accuracies(
-        sorted((mirror / BUNDLE / "accuracies_from_paper" / f"m{m}/n{n}").glob("*/*/accuracies.csv")))
+        sorted(
+            (mirror / BUNDLE / "accuracies_from_paper" / f"m{m}/n{n}").glob("*/*/accuracies.csv")
+        )
+    )
     tests = permutation.permutation_tests(acc, seed=1, n_resamples=2000)
     bias = tests[(tests["comparison"] == "bias") & (tests["alternative"] == "greater")]
     assert len(bias) == 50 and not bias["significant"].any()

@@ -17,8 +17,9 @@ def test_simulated_design_is_the_papers():
     sim = simulate.simulate_counts(d, beta=0.0, rng=np.random.default_rng(0))
     assert sim["num_correct"].between(0, 200).all()
     # The pair effect is shared by both LMs and methods of a subsample: same-pair rows correlate.
-    wide = sim.pivot_table(index=["dataset", "pair"], columns=["lm_type", "method"],
-                           values="num_correct")
+    wide = sim.pivot_table(
+        index=["dataset", "pair"], columns=["lm_type", "method"], values="num_correct"
+    )
     resid = wide.sub(wide.groupby(level="dataset").transform("mean"))
     assert np.corrcoef(resid.iloc[:, 0], resid.iloc[:, 3])[0, 1] > 0.3
 
@@ -31,11 +32,13 @@ def test_recovers_null_and_nonnull_beta():
     # sigma_W's posterior spans two orders of magnitude (0.001-0.15), where no single
     # parametrisation of W suits every region: smaller steps (target_accept 0.95) avoid the
     # occasional divergence in its upper tail.
-    settings = bayes.SamplerSettings(backend="pymc", chains=2, draws=300, tune=300, seed=3,
-                                     cores=2, target_accept=0.95)
+    settings = bayes.SamplerSettings(
+        backend="pymc", chains=2, draws=300, tune=300, seed=3, cores=2, target_accept=0.95
+    )
     lenient = bayes.Thresholds(max_r_hat=1.05, max_r_hat_nuisance=1.1, min_ess_bulk=100)
-    t = simulate.recovery(d, {"null": 0.0, "non-null": 0.3}, seed=11, settings=settings,
-                          thresholds=lenient)
+    t = simulate.recovery(
+        d, {"null": 0.0, "non-null": 0.3}, seed=11, settings=settings, thresholds=lenient
+    )
     null, effect = t.set_index("scenario").loc["null"], t.set_index("scenario").loc["non-null"]
     assert null["hdi_5.5"] < 0 < null["hdi_94.5"]
     assert effect["hdi_5.5"] < 0.3 < effect["hdi_94.5"]

@@ -19,9 +19,11 @@ pytest.importorskip("bambi")
 
 
 def _data(n_lms=2, n_tasks=4, n_pairs=3, drop_one=False, seed=0):
-    d = simulate.simulate_counts(simulate.design(n_lms=n_lms, n_tasks=n_tasks, n_pairs=n_pairs,
-                                                 n=100),
-                                 beta=0.3, rng=np.random.default_rng(seed))
+    d = simulate.simulate_counts(
+        simulate.design(n_lms=n_lms, n_tasks=n_tasks, n_pairs=n_pairs, n=100),
+        beta=0.3,
+        rng=np.random.default_rng(seed),
+    )
     if drop_one:  # a task without one of the subsamples: no mean / zero-sum split
         d = d[~((d["dataset"] == d["dataset"].iloc[0]) & (d["pair"] == d["pair"].iloc[0]))]
     return d.reset_index(drop=True)
@@ -49,8 +51,11 @@ def _bambi_logp(model_bambi, point):
     for v in m.value_vars:
         name = v.name.removesuffix("_log__")
         value = point[name]
-        values[v.name] = np.log(value) if v.name.endswith("_log__") else np.asarray(
-            value, float).reshape(shapes[v.name])
+        values[v.name] = (
+            np.log(value)
+            if v.name.endswith("_log__")
+            else np.asarray(value, float).reshape(shapes[v.name])
+        )
     return float(logp(values))
 
 
@@ -60,12 +65,16 @@ def _reparam_values(model: reparam.ReparamModel, point) -> dict[str, np.ndarray]
     mu, beta = point["Intercept"], point["method"][0]
     t = mu + point[reparam.TASK].loc[model.tasks].to_numpy()
     v = np.zeros((J, K))
-    for (jj, task) in enumerate(model.tasks):
-        for (kk, pair) in enumerate(model.pairs):
+    for jj, task in enumerate(model.tasks):
+        for kk, pair in enumerate(model.pairs):
             v[jj, kk] = point[reparam.PAIR].get(f"{task}:{pair}", 0.0)
-    out = {"Intercept": mu, "method": beta, "_T": t,
-           f"{reparam.TASK}_sigma": point[f"{reparam.TASK}_sigma"],
-           f"{reparam.PAIR}_sigma": point[f"{reparam.PAIR}_sigma"]}
+    out = {
+        "Intercept": mu,
+        "method": beta,
+        "_T": t,
+        f"{reparam.TASK}_sigma": point[f"{reparam.TASK}_sigma"],
+        f"{reparam.PAIR}_sigma": point[f"{reparam.PAIR}_sigma"],
+    }
     if "lm_type" in point:
         out["lm_type"] = point["lm_type"][0]
     vbar = v.mean(axis=1) if model.split_v else np.zeros(J)
@@ -75,8 +84,9 @@ def _reparam_values(model: reparam.ReparamModel, point) -> dict[str, np.ndarray]
     else:
         out["_V"] = v
     if model.task_treatment:
-        w = np.array([[point[reparam.CELL][f"{task}:{m}"] for m in model.methods]
-                      for task in model.tasks])
+        w = np.array(
+            [[point[reparam.CELL][f"{task}:{m}"] for m in model.methods] for task in model.tasks]
+        )
         out["_A"] = t[:, None] + w + beta * model.xs + vbar[:, None]
         out[f"{reparam.CELL}_sigma"] = sigma_w = point[f"{reparam.CELL}_sigma"]
         out["_delta"] = (out["_A"].mean(axis=1) - t - vbar) / sigma_w
@@ -105,22 +115,30 @@ def _reparam_logp(model: reparam.ReparamModel, values):
     return float(logp(point))
 
 
-@pytest.mark.parametrize("case", [
-    dict(n_lms=2, task_treatment=True),
-    dict(n_lms=2, task_treatment=False),
-    dict(n_lms=1, task_treatment=True),
-    dict(n_lms=2, task_treatment=True, drop_one=True),
-    dict(n_lms=1, task_treatment=False, drop_one=True),
-    dict(n_lms=2, task_treatment=True, noncentred=True),
-    dict(n_lms=1, task_treatment=True, noncentred=True, drop_one=True),
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(n_lms=2, task_treatment=True),
+        dict(n_lms=2, task_treatment=False),
+        dict(n_lms=1, task_treatment=True),
+        dict(n_lms=2, task_treatment=True, drop_one=True),
+        dict(n_lms=1, task_treatment=False, drop_one=True),
+        dict(n_lms=2, task_treatment=True, noncentred=True),
+        dict(n_lms=1, task_treatment=True, noncentred=True, drop_one=True),
+    ],
+)
 def test_log_density_equals_bambis_up_to_a_constant(case):
     d = _data(n_lms=case["n_lms"], drop_one=case.get("drop_one", False))
     tt = case["task_treatment"]
     n_lms = d["lm_type"].nunique()
     # bambi in its natural (centred) coordinates: the density of the parameters themselves
-    ref = bayes.build_model(hierarchical.formula(n_lms, tt), d, hierarchical.priors(n_lms, tt),
-                            family="binomial", noncentered=False)
+    ref = bayes.build_model(
+        hierarchical.formula(n_lms, tt),
+        d,
+        hierarchical.priors(n_lms, tt),
+        family="binomial",
+        noncentered=False,
+    )
     nc = case.get("noncentred", False)
     ours = reparam.ReparamModel(d, task_treatment=tt, noncentred_contrast=nc)
     assert ours.split_v == (not case.get("drop_one", False))
@@ -134,8 +152,9 @@ def test_log_density_equals_bambis_up_to_a_constant(case):
         # every other map is linear with a constant Jacobian
         # (and sigma_W again for the non-centred contrast: eps_j = (A_j1 - A_j0 - beta) /
         # (sqrt(2) sigma_W))
-        log_jac = ((1 + nc) * len(ours.tasks) * np.log(values[f"{reparam.CELL}_sigma"])
-                   if tt else 0.0)
+        log_jac = (
+            (1 + nc) * len(ours.tasks) * np.log(values[f"{reparam.CELL}_sigma"]) if tt else 0.0
+        )
         diffs.append(_reparam_logp(ours, values) - log_jac - _bambi_logp(ref, point))
     # the same function of the parameters up to an additive constant; a wrong prior scale,
     # Jacobian or centring would move the difference between points by O(1)
@@ -152,11 +171,16 @@ def test_draws_map_back_to_bambis_parameters(noncentred):
 
     points = [_natural_point(rng, ref) for _ in range(3)]
     coords = [_reparam_values(ours, p) for p in points]
-    post = xr.Dataset({name: xr.DataArray(np.stack([c[name] for c in coords])[None],
-                                          dims=("chain", "draw", *[f"{name}_{i}" for i in
-                                                                   range(np.ndim(c0))]))
-                       for name, c0 in coords[0].items()},
-                      coords={"chain": [0], "draw": [0, 1, 2]})
+    post = xr.Dataset(
+        {
+            name: xr.DataArray(
+                np.stack([c[name] for c in coords])[None],
+                dims=("chain", "draw", *[f"{name}_{i}" for i in range(np.ndim(c0))]),
+            )
+            for name, c0 in coords[0].items()
+        },
+        coords={"chain": [0], "draw": [0, 1, 2]},
+    )
     nat = ours.natural(post)
     assert not [v for v in nat.data_vars if v.startswith("_")]
     for i, p in enumerate(points):
@@ -164,17 +188,22 @@ def test_draws_map_back_to_bambis_parameters(noncentred):
         assert float(nat["method"][0, i, 0]) == pytest.approx(p["method"][0])
         for term in (reparam.TASK, reparam.CELL, reparam.PAIR):
             got = nat[term][0, i].to_series()
-            np.testing.assert_allclose(got.to_numpy(), p[term].loc[got.index].to_numpy(),
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                got.to_numpy(), p[term].loc[got.index].to_numpy(), atol=1e-12
+            )
     # eta from the mapped-back parameters is the model's linear predictor (eq. 2, centred)
     eta = ours.linear_predictor(nat)
     p = points[0]
     x = (d["method"] == ours.methods[1]).to_numpy(float)
     z = (d["lm_type"] == ours.lms[-1]).to_numpy(float)
-    expect = (p["Intercept"] + p["method"][0] * (x - x.mean()) + p["lm_type"][0] * (z - z.mean())
-              + p[reparam.TASK].loc[d["dataset"]].to_numpy()
-              + p[reparam.CELL].loc[d["dataset"] + ":" + d["method"]].to_numpy()
-              + p[reparam.PAIR].loc[d["dataset"] + ":" + d["pair"]].to_numpy())
+    expect = (
+        p["Intercept"]
+        + p["method"][0] * (x - x.mean())
+        + p["lm_type"][0] * (z - z.mean())
+        + p[reparam.TASK].loc[d["dataset"]].to_numpy()
+        + p[reparam.CELL].loc[d["dataset"] + ":" + d["method"]].to_numpy()
+        + p[reparam.PAIR].loc[d["dataset"] + ":" + d["pair"]].to_numpy()
+    )
     np.testing.assert_allclose(eta[0, 0], expect, atol=1e-12)
 
 
@@ -184,8 +213,7 @@ def test_short_fit_finds_bambis_posterior():
     d = _data(n_tasks=5, n_pairs=4, seed=3)
     settings = bayes.SamplerSettings(backend="nutpie", chains=2, draws=500, tune=500, seed=5)
     ours = bayes.summarize(bayes.fit(reparam.ReparamModel(d), settings), "method[treatment]")
-    ref = bayes.summarize(bayes.fit(hierarchical.build(d),
-                                    settings), "method[treatment]")
+    ref = bayes.summarize(bayes.fit(hierarchical.build(d), settings), "method[treatment]")
     mc = np.hypot(ours["mcse_mean"], ref["mcse_mean"])
     assert abs(ours["mean"] - ref["mean"]) < 4 * mc
     # the sd of a heavy-tailed 5-task posterior from 1,000 draws: loose, but a wiring error

@@ -31,15 +31,34 @@ def one_thread():
     yield
     torch.set_num_threads(n)
 
+
 # Paper Table 2: number of classes of the 25 tasks.
 TABLE2_CLASSES = {
-    "ag_news": 4, "amazon_counterfactual_en": 2, "app_reviews": 5, "blog_authorship_corpus": 2,
-    "clickbait_notclickbait_dataset": 2, "climate_fever": 4, "craigslist_bargains": 6,
-    "disaster_response_messages": 3, "emo": 4, "emotion": 6, "enron_spam": 2,
-    "financial_phrasebank": 3, "FRENK-hate-en": 2, "hyperpartisan_news_detection": 2,
-    "limit": 2, "massive": 18, "movie_rationales": 2, "mtop_domain": 11,
-    "patent-classification": 9, "rotten_tomatoes": 2, "silicone": 4, "trec": 6,
-    "tweets_hate_speech_detection": 2, "yahoo_answers_topics": 10, "yelp_review_full": 5,
+    "ag_news": 4,
+    "amazon_counterfactual_en": 2,
+    "app_reviews": 5,
+    "blog_authorship_corpus": 2,
+    "clickbait_notclickbait_dataset": 2,
+    "climate_fever": 4,
+    "craigslist_bargains": 6,
+    "disaster_response_messages": 3,
+    "emo": 4,
+    "emotion": 6,
+    "enron_spam": 2,
+    "financial_phrasebank": 3,
+    "FRENK-hate-en": 2,
+    "hyperpartisan_news_detection": 2,
+    "limit": 2,
+    "massive": 18,
+    "movie_rationales": 2,
+    "mtop_domain": 11,
+    "patent-classification": 9,
+    "rotten_tomatoes": 2,
+    "silicone": 4,
+    "trec": 6,
+    "tweets_hate_speech_detection": 2,
+    "yahoo_answers_topics": 10,
+    "yelp_review_full": 5,
 }
 
 
@@ -64,13 +83,15 @@ def test_processing_follows_the_authors_setup(tmp_path):
     app = pd.DataFrame({"review": ["bad", "ok", "great"], "star": [1, 3, 5], "x": 0})
     assert hfc.process(hfc.get_spec("app_reviews"), app)["label"].tolist() == [0, 2, 4]
 
-    blog = pd.DataFrame({"text": ["short", "x" * 1000, "also short"],
-                         "gender": ["male", "female", "female"]})
+    blog = pd.DataFrame(
+        {"text": ["short", "x" * 1000, "also short"], "gender": ["male", "female", "female"]}
+    )
     out = hfc.process(hfc.get_spec("blog_authorship_corpus"), blog)
     assert out["label"].tolist() == [1, 0] and out.index.tolist() == [0, 2]
 
-    yahoo = pd.DataFrame({"question_title": ["Why?"], "question_content": ["Because."],
-                          "topic": [3]})
+    yahoo = pd.DataFrame(
+        {"question_title": ["Why?"], "question_content": ["Because."], "topic": [3]}
+    )
     assert hfc.process(hfc.get_spec("yahoo_answers_topics"), yahoo)["text"][0] == "Why?\nBecause."
 
     hyper = pd.DataFrame({"title": ["A headline", "", None], "hyperpartisan": [True, False, True]})
@@ -99,8 +120,10 @@ def test_processing_follows_the_authors_setup(tmp_path):
 def frame():
     rng = np.random.default_rng(0)
     labels = rng.choice(3, size=600, p=[0.6, 0.3, 0.1])
-    return pd.DataFrame({"text": [f"text {i}" for i in range(600)], "label": labels},
-                        index=pd.RangeIndex(1000, 1600, name="index_from_full_split"))
+    return pd.DataFrame(
+        {"text": [f"text {i}" for i in range(600)], "label": labels},
+        index=pd.RangeIndex(1000, 1600, name="index_from_full_split"),
+    )
 
 
 def test_split_is_stratified_disjoint_and_seeded_by_subsample(frame):
@@ -115,8 +138,9 @@ def test_split_is_stratified_disjoint_and_seeded_by_subsample(frame):
     assert all(ix <= set(frame.index) for ix in idx)
     # the same (m, n, i) gives the same split whatever runs it; another i gives another
     again = splits.split(frame.copy(), m, n, i=1)
-    for a, b in zip((s.train, s.extra, s.test), (again.train, again.extra, again.test),
-                    strict=True):
+    for a, b in zip(
+        (s.train, s.extra, s.test), (again.train, again.extra, again.test), strict=True
+    ):
         assert a.index.tolist() == b.index.tolist()
     other = splits.split(frame, m, n, i=2)
     assert other.test.index.tolist() != s.test.index.tolist()
@@ -130,11 +154,17 @@ def test_split_is_stratified_disjoint_and_seeded_by_subsample(frame):
 
 def test_config_runs_and_hyperparameter_tables():
     cfg = _config({})
-    cfg["hyperparameters"]["bert"]["yahoo_answers_topics"] = {"batch_size_pretrain": 8,
-                                                              "epochs_train": 1}
+    cfg["hyperparameters"]["bert"]["yahoo_answers_topics"] = {
+        "batch_size_pretrain": 8,
+        "epochs_train": 1,
+    }
     hp = settings.hyperparameters(cfg, "bert", "yahoo_answers_topics")
-    assert hp == {"batch_size_pretrain": 8, "batch_size_train": 8, "batch_size_eval": 8,
-                  "epochs_train": 1}
+    assert hp == {
+        "batch_size_pretrain": 8,
+        "batch_size_train": 8,
+        "batch_size_eval": 8,
+        "epochs_train": 1,
+    }
     cfg.update(n=[50, 100, 200, 500], num_subsamples=[100, 100, 50, 20], m=[50, 100])
     assert settings.num_subsamples(cfg, 200) == 50
     assert len(settings.runs(cfg)) == 2 * 4 * len(cfg["lms"]) * len(cfg["datasets"])
@@ -156,9 +186,16 @@ def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
     tok = AutoTokenizer.from_pretrained(minilm_dir())
     torch.manual_seed(0)
-    bert = BertForMaskedLM(BertConfig(vocab_size=tok.vocab_size, hidden_size=32,
-                                      num_hidden_layers=2, num_attention_heads=2,
-                                      intermediate_size=64, max_position_embeddings=128))
+    bert = BertForMaskedLM(
+        BertConfig(
+            vocab_size=tok.vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=128,
+        )
+    )
     bert.save_pretrained(root / "bert")
     tok.save_pretrained(root / "bert")
     for arch in ("gpt2", "llama"):
@@ -170,25 +207,54 @@ def tiny(tmp_path_factory):
 
 def _config(models: dict) -> dict:
     # small: one optimiser step per classifier and per pretraining run
-    hp = {"default": {"batch_size_pretrain": 8, "batch_size_train": 8, "batch_size_eval": 8,
-                      "epochs_train": 1}}
+    hp = {
+        "default": {
+            "batch_size_pretrain": 8,
+            "batch_size_train": 8,
+            "batch_size_eval": 8,
+            "epochs_train": 1,
+        }
+    }
     return {
-        "lms": ["bert", "gpt2"], "datasets": ["sst2"], "m": [8], "n": [8],
-        "num_subsamples": 2, "split_seed": 42, "seed": 42, "device": "cpu", "data_files": {},
+        "lms": ["bert", "gpt2"],
+        "datasets": ["sst2"],
+        "m": [8],
+        "n": [8],
+        "num_subsamples": 2,
+        "split_seed": 42,
+        "seed": 42,
+        "device": "cpu",
+        "data_files": {},
         "lm_types": {
-            "bert": {"model": models.get("bert", "x"), "method": "mlm", "pretrain_epochs": 1,
-                     "hyperparameters": "bert"},
-            "gpt2": {"model": models.get("gpt2", "x"), "method": "clm", "pretrain_epochs": 1,
-                     "hyperparameters": "bert"},
-            "zs": {"model": models.get("llama", "x"), "method": "zero-shot",
-                   "pretrain_epochs": 1, "hyperparameters": "bert"},
+            "bert": {
+                "model": models.get("bert", "x"),
+                "method": "mlm",
+                "pretrain_epochs": 1,
+                "hyperparameters": "bert",
+            },
+            "gpt2": {
+                "model": models.get("gpt2", "x"),
+                "method": "clm",
+                "pretrain_epochs": 1,
+                "hyperparameters": "bert",
+            },
+            "zs": {
+                "model": models.get("llama", "x"),
+                "method": "zero-shot",
+                "pretrain_epochs": 1,
+                "hyperparameters": "bert",
+            },
         },
         "hyperparameters": {"bert": hp},
         "pretrain": {"learning_rate": 1e-4, "max_length": 256, "mlm_probability": 0.15},
         "classifier": {"learning_rate": 5e-5, "weight_decay": 0.01, "max_length": 64},
-        "zero_shot": {"learning_rate": 2e-4, "max_length": 512, "quantize": "auto",
-                      "chat_template": "auto", "lora": {"r": 16, "lora_alpha": 32,
-                                                        "lora_dropout": 0.05}},
+        "zero_shot": {
+            "learning_rate": 2e-4,
+            "max_length": 512,
+            "quantize": "auto",
+            "chat_template": "auto",
+            "lora": {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05},
+        },
     }
 
 
@@ -208,9 +274,18 @@ def test_pretraining_lowers_the_lm_loss(tiny, sst2, tmp_path, method):
     losses = {}
     for epochs in (1, 2):
         out = tmp_path / f"{method}{epochs}"
-        metrics = pretrain.pretrain(path, tok, texts, str(out), method=method, epochs=epochs,
-                                    batch_size=4, learning_rate=1e-3, seed=0,
-                                    work_dir=str(tmp_path))
+        metrics = pretrain.pretrain(
+            path,
+            tok,
+            texts,
+            str(out),
+            method=method,
+            epochs=epochs,
+            batch_size=4,
+            learning_rate=1e-3,
+            seed=0,
+            work_dir=str(tmp_path),
+        )
         assert np.isfinite(metrics["train_loss"])
         losses[epochs] = pretrain.lm_loss(str(out), tok, texts, method=method)
     # pretraining on the texts lowers their loss, and overtraining (Section 8) lowers it more
@@ -218,14 +293,14 @@ def test_pretraining_lowers_the_lm_loss(tiny, sst2, tmp_path, method):
     assert losses[2] < losses[1]
 
 
-def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_path,
-                                                               monkeypatch):
+def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_path, monkeypatch):
     from evalsci.studies.tapt.training import pretrain
 
     cfg = _config(tiny)
     s_gpt2 = settings.run_settings(cfg, "gpt2", "sst2")
-    ref = train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
-                             shard_dir=tmp_path / "ref", device="cpu")
+    ref = train_shards.run_subsamples(
+        s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=tmp_path / "ref", device="cpu"
+    )
     train_shards.merge(ref, tmp_path / "ref_acc")
 
     # A kill in the middle of subsample 2 (while pretraining on test) leaves shard 1 done
@@ -242,11 +317,15 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
     monkeypatch.setattr(pretrain, "pretrain", killed)
     shard_dir = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
-        train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=shard_dir,
-                           device="cpu")
+        train_shards.run_subsamples(
+            s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=shard_dir, device="cpu"
+        )
     assert train_shards.ShardPaths.of(shard_dir, 1).done()
     assert sorted(p.name for p in shard_dir.iterdir()) == [
-        "001.accuracies.csv", "001.metrics.csv", "001.predictions.csv.gz"]
+        "001.accuracies.csv",
+        "001.metrics.csv",
+        "001.predictions.csv.gz",
+    ]
     monkeypatch.setattr(pretrain, "pretrain", real)
 
     done = []
@@ -255,21 +334,29 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
         done.append(kwargs["i"])
         return train_shards.run_shard(*args, **kwargs)
 
-    shards = train_shards.run_subsamples(s_gpt2, sst2, m=8, n=8, subsamples=[1, 2],
-                                shard_dir=shard_dir, device="cpu", shard_fn=counting)
+    shards = train_shards.run_subsamples(
+        s_gpt2,
+        sst2,
+        m=8,
+        n=8,
+        subsamples=[1, 2],
+        shard_dir=shard_dir,
+        device="cpu",
+        shard_fn=counting,
+    )
     assert done == [2]  # only the missing shard is redone
     acc_path = train_shards.merge(shards, tmp_path / "acc")
     # identical to the uninterrupted run, byte for byte
     assert acc_path.read_bytes() == (tmp_path / "ref_acc" / "accuracies.csv").read_bytes()
 
     acc = pd.read_csv(acc_path)
-    assert list(acc.columns) == ["base", "extra", "test", "majority", "num_classes",
-                                 "majority_all"]
+    assert list(acc.columns) == ["base", "extra", "test", "majority", "num_classes", "majority_all"]
     assert len(acc) == 2
     assert ((acc[["base", "extra", "test", "majority"]] * 8) % 1 == 0).all().all()
     assert (acc["num_classes"] == 2).all()
-    assert acc["majority_all"].iloc[0] == pytest.approx(sst2["label"].value_counts(
-        normalize=True).max())
+    assert acc["majority_all"].iloc[0] == pytest.approx(
+        sst2["label"].value_counts(normalize=True).max()
+    )
     preds = pd.read_csv(tmp_path / "acc" / "predictions.csv.gz")
     probs = preds.filter(like="pred_prob_")
     assert probs.shape[1] == 2 * 3
@@ -280,22 +367,30 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
         for i, grp in preds.groupby("subsample"):
             pg = grp[[f"pred_prob_0_{method}", f"pred_prob_1_{method}"]].to_numpy()
             assert acc[method].iloc[i - 1] == pytest.approx(
-                np.mean(pg.argmax(1) == grp["label"].to_numpy()))
+                np.mean(pg.argmax(1) == grp["label"].to_numpy())
+            )
     # the majority column is the test split's majority rate
     for i, grp in preds.groupby("subsample"):
         assert acc["majority"].iloc[i - 1] == pytest.approx(
-            grp["label"].value_counts(normalize=True).max())
+            grp["label"].value_counts(normalize=True).max()
+        )
 
     # Another LM type (BERT, MLM) sees the same test texts for the same subsample.
     s_bert = settings.run_settings(cfg, "bert", "sst2")
-    bert = train_shards.run_subsamples(s_bert, sst2, m=8, n=8, subsamples=[1],
-                              shard_dir=tmp_path / "bert", device="cpu")
+    bert = train_shards.run_subsamples(
+        s_bert, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path / "bert", device="cpu"
+    )
     b = pd.read_csv(bert[0].predictions)
     g = preds[preds["subsample"] == 1]
     assert b["index_from_full_split"].tolist() == g["index_from_full_split"].tolist()
     met = pd.read_csv(bert[0].metrics)
-    assert met["step"].tolist() == ["classifier_base", "pretrain_extra", "classifier_extra",
-                                    "pretrain_test", "classifier_test"]
+    assert met["step"].tolist() == [
+        "classifier_base",
+        "pretrain_extra",
+        "classifier_extra",
+        "pretrain_test",
+        "classifier_test",
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -308,11 +403,15 @@ def test_prompt_is_the_papers_ag_news_format():
     tok = tiny_tokenizer()  # no chat template: parts are concatenated
     spec = hfc.get_spec("ag_news")
     prefix, rest = zero_shot.prompts(tok, ["Bombardier CEO Quits", "Other news"], spec)
-    assert prefix == ("Your task is to classify a given text as one of these categories:\n"
-                      "World\nSports\nBusiness\nSci/Tech\n\n"
-                      "The text is a news article. Answer with its topic.\n\n")
-    assert rest == ["### Text: Bombardier CEO Quits\n ### Answer:",
-                    "### Text: Other news\n ### Answer:"]
+    assert prefix == (
+        "Your task is to classify a given text as one of these categories:\n"
+        "World\nSports\nBusiness\nSci/Tech\n\n"
+        "The text is a news article. Answer with its topic.\n\n"
+    )
+    assert rest == [
+        "### Text: Bombardier CEO Quits\n ### Answer:",
+        "### Text: Other news\n ### Answer:",
+    ]
     long_text = "z" * 1500  # texts are cut at 1000 characters
     assert zero_shot.prompts(tok, [long_text], spec)[1][0].count("z") == 1000
 
@@ -351,8 +450,14 @@ def test_qlora_adapter_has_the_papers_parameter_count():
 
     from evalsci.studies.tapt.training import zero_shot
 
-    cfg = MistralConfig(vocab_size=32768, hidden_size=4096, intermediate_size=14336,
-                        num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8)
+    cfg = MistralConfig(
+        vocab_size=32768,
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+    )
     with torch.device("meta"):
         model = MistralForCausalLM(cfg)
     peft_model = get_peft_model(model, zero_shot._lora_config({}))
@@ -388,8 +493,9 @@ def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
     cfg = _config(tiny)
     cfg["lm_types"]["zs"]["pack"] = pack
     s = settings.run_settings(cfg, "zs", "sst2")
-    shards = train_shards.run_subsamples(s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path,
-                                lm_models={}, device="cpu")
+    shards = train_shards.run_subsamples(
+        s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path, lm_models={}, device="cpu"
+    )
     acc = pd.read_csv(shards[0].accuracies)
     a = acc[["base", "extra", "test"]].to_numpy()
     assert ((a >= 0) & (a <= 1)).all()
@@ -413,8 +519,15 @@ def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
 def test_recompute_dag_has_one_gpu_shard_per_subsample(tmp_path, mirror):
     from conftest import snakemake
 
-    proc = snakemake(tmp_path, "-n", "--config", "recompute=True", "--",
-                     "results/tapt/recompute/manifest.csv", mirror=mirror)
+    proc = snakemake(
+        tmp_path,
+        "-n",
+        "--config",
+        "recompute=True",
+        "--",
+        "results/tapt/recompute/manifest.csv",
+        mirror=mirror,
+    )
     out = proc.stdout + proc.stderr
     counts = {}
     for line in out.splitlines():

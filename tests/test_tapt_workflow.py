@@ -39,7 +39,8 @@ def test_docs_table_is_what_the_results_give(shared_workdir, mirror):
     snakemake(shared_workdir, "tapt_table1", "tapt_task_level", mirror=mirror)
     b = doctables.blocks()["tapt_table1"]
     assert doctables.current(b, REPO) == doctables.render(b, shared_workdir), (
-        "docs/tapt.md is stale: run snakemake docs_tables")
+        "docs/tapt.md is stale: run snakemake docs_tables"
+    )
 
 
 # Seeded tables that are cheap at a reduced size: the permutation tests and the PCA trials.
@@ -57,7 +58,15 @@ def test_tables_are_byte_identical_in_two_fresh_workdirs_with_other_cores(tmp_pa
     runs = []
     for cores in (2, 1):
         wd = tmp_path / f"wd{cores}"
-        snakemake(wd, "tapt_table1", "tapt_permutation", "tapt_pca", "--configfile", str(cfg),
-                  mirror=mirror, cores=cores)
+        snakemake(
+            wd,
+            "tapt_table1",
+            "tapt_permutation",
+            "tapt_pca",
+            "--configfile",
+            str(cfg),
+            mirror=mirror,
+            cores=cores,
+        )
         runs.append(wd)
     assert_same_tables(runs[1], runs[0], "tapt")

@@ -31,11 +31,17 @@ with logged(Job()):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_logged_caps_every_thread_pool_at_the_jobs_threads(threads):
     pytest.importorskip("torch")
-    env = {k: v for k, v in os.environ.items()
-           if not k.endswith(("_NUM_THREADS", "_MAXIMUM_THREADS"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.endswith(("_NUM_THREADS", "_MAXIMUM_THREADS"))
+    }
     env["PYTHONPATH"] = str(REPO / "src")
-    out = subprocess.run([sys.executable, "-c", PROBE, str(threads)], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(threads)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     got = json.loads(out.strip().splitlines()[-1])
     assert got["torch"] == threads
     assert got["pools"] and all(n <= threads for n in got["pools"].values()), got["pools"]

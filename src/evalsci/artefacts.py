@@ -26,8 +26,19 @@ BUILDS = ("default", "recompute", "full", "not_reproducible")
 #: the checkout this module sits in (src/evalsci/..); the index links its workflow files
 _REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
-_FIELDS = {"id", "paper", "title", "target", "outputs", "rule", "script", "caption", "function",
-           "build", "why"}
+_FIELDS = {
+    "id",
+    "paper",
+    "title",
+    "target",
+    "outputs",
+    "rule",
+    "script",
+    "caption",
+    "function",
+    "build",
+    "why",
+}
 
 
 @dataclass(frozen=True)
@@ -134,11 +145,11 @@ def _papers(group: list[Artefact]) -> str:
     if len(group) == 1:
         return group[0].paper_numbers()
     versions = list(group[0].paper)
-    nums = {v: [re.fullmatch(r"Figure (\d+)", a.paper.get(v, "")) for a in group]
-            for v in versions}
+    nums = {v: [re.fullmatch(r"Figure (\d+)", a.paper.get(v, "")) for a in group] for v in versions}
     if all(list(a.paper) == versions for a in group) and all(all(ms) for ms in nums.values()):
-        spans = {v: _numbered([f"n{m.group(1)}" for m in ms]).strip("`n{}")
-                 for v, ms in nums.items()}
+        spans = {
+            v: _numbered([f"n{m.group(1)}" for m in ms]).strip("`n{}") for v, ms in nums.items()
+        }
         if len(set(spans.values())) == 1:
             return f"Figures {spans[versions[0]]} ({', '.join(versions)})"
         return "Figures " + " = ".join(f"{s} ({v})" for v, s in spans.items())
@@ -148,8 +159,10 @@ def _papers(group: list[Artefact]) -> str:
 def _groups(arts: list[Artefact]) -> list[list[Artefact]]:
     """Consecutive entries made the same way (script, function, build, and for figures whether
     both paper versions number them alike) share one row of the index."""
+
     def key(a):
         return (a.script, a.function, a.build, a.why is not None, len(set(a.paper.values())))
+
     out: list[list[Artefact]] = []
     for a in arts:
         if out and key(out[-1][-1]) == key(a):
@@ -182,13 +195,16 @@ def index_markdown(root: Path = _REPO) -> str:
     what is not reproduced. Titles, outputs and reasons are in the registry."""
     studies, arts = registry()
     files = _rule_files(root)
-    out = ["Rules link to their file, scripts are in `workflow/scripts/`, functions "
-           "in `src/evalsci/studies/<study>/` (else `src/evalsci/`); titles, outputs and reasons "
-           "in [`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
-           "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
-           "reduced = smaller than the paper, or stand-in data.", "",
-           "| study | paper | target | rule | script | function | build |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+    out = [
+        "Rules link to their file, scripts are in `workflow/scripts/`, functions "
+        "in `src/evalsci/studies/<study>/` (else `src/evalsci/`); titles, outputs and reasons "
+        "in [`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
+        "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
+        "reduced = smaller than the paper, or stand-in data.",
+        "",
+        "| study | paper | target | rule | script | function | build |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     gone = []
     for study in studies:
         mine = [a for a in arts if a.study == study]
@@ -196,9 +212,11 @@ def index_markdown(root: Path = _REPO) -> str:
         for g in _groups([a for a in mine if a.build != "not_reproducible"]):
             a = g[0]
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
-            out.append(f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
-                       f"{_rules(g, files)} | `{Path(a.script).name}` | "
-                       f"`{_function(a)}` | {build} |")
+            out.append(
+                f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
+                f"{_rules(g, files)} | `{Path(a.script).name}` | "
+                f"`{_function(a)}` | {build} |"
+            )
     out += ["", "Not reproduced (why: the registry): " + "; ".join(gone) + "."]
     return "\n".join(out) + "\n"
 
@@ -210,15 +228,20 @@ def caption_titles() -> dict[str, str]:
     for a in registry()[1]:
         if a.caption:
             by_file.setdefault(a.caption, []).append(a)
-    return {f: "**" + "; ".join(f"{a.paper_numbers()}: {a.title}" for a in arts) + "**"
-            for f, arts in by_file.items()}
+    return {
+        f: "**" + "; ".join(f"{a.paper_numbers()}: {a.title}" for a in arts) + "**"
+        for f, arts in by_file.items()
+    }
 
 
 def titled_caption(text: str, title: str) -> str:
     """The caption `text` with `title` as its first paragraph (replacing a title line written
     before, recognised by its bold markers and the blank line after it)."""
-    body = text.split("\n\n", 1)[1] if text.startswith("**") and text.split("\n", 1)[0] \
-        .endswith("**") and "\n\n" in text else text
+    body = (
+        text.split("\n\n", 1)[1]
+        if text.startswith("**") and text.split("\n", 1)[0].endswith("**") and "\n\n" in text
+        else text
+    )
     return f"{title}\n\n{body}"
 
 
@@ -252,8 +275,11 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--readme", type=Path, help="rewrite the artefact index of this README")
     g.add_argument("--check", type=Path, help="exit 1 when this README's index is stale")
-    g.add_argument("--captions", action="store_true",
-                   help="write the registry's titles at the top of workflow/report/*.rst")
+    g.add_argument(
+        "--captions",
+        action="store_true",
+        help="write the registry's titles at the top of workflow/report/*.rst",
+    )
     args = ap.parse_args(argv)
     if args.captions:
         print("captions changed:", write_captions() or "none")
@@ -263,8 +289,11 @@ def main(argv=None) -> int:
     new = replace_block(text, index_markdown(path.resolve().parent))
     if args.check:
         if new != text:
-            print(f"{path}: the artefact index is stale; run python -m evalsci.artefacts "
-                  f"--readme {path}", file=sys.stderr)
+            print(
+                f"{path}: the artefact index is stale; run python -m evalsci.artefacts "
+                f"--readme {path}",
+                file=sys.stderr,
+            )
             return 1
         return 0
     path.write_text(new)

@@ -28,16 +28,19 @@ def _t_value(s: str) -> float:
         t = float(s)
         check_t(t)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"t must be an integer >= 1 (1e12 allowed), "
-                                         f"got {s!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"t must be an integer >= 1 (1e12 allowed), got {s!r}"
+        ) from None
     return t
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
     g = parser.add_mutually_exclusive_group(required=True)
     g.add_argument("--p", type=float, help="probability that a random guess is correct (1/labels)")
-    g.add_argument("--labels", help='JSON {"number of labels": number of examples}, e.g. '
-                                    '\'{"2": 50, "4": 50}\'')
+    g.add_argument(
+        "--labels",
+        help='JSON {"number of labels": number of examples}, e.g. \'{"2": 50, "4": 50}\'',
+    )
 
 
 def _p_arg(args):
@@ -97,8 +100,10 @@ def cmd_audit(args) -> None:
         sys.stdout.write(df.to_csv(index=False))
     elif args.format == "json":
         # full precision (pandas' to_json rounds to 10 decimal places: tiny p-values vanish)
-        records = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-                   for r in df.to_dict("records")]
+        records = [
+            {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+            for r in df.to_dict("records")
+        ]
         sys.stdout.write(json.dumps(records, indent=1) + "\n")
     else:
         sys.stdout.write(df.to_markdown(index=False, floatfmt=".4g") + "\n")
@@ -129,8 +134,11 @@ def cmd_verify(args) -> None:
     from evalsci.data.released import SUMS, ReleasedDataError, verify_bundle
 
     root = Path(args.path)
-    bundles = [root] if (root / SUMS).is_file() else sorted(
-        d for d in root.glob("*") if (d / SUMS).is_file())
+    bundles = (
+        [root]
+        if (root / SUMS).is_file()
+        else sorted(d for d in root.glob("*") if (d / SUMS).is_file())
+    )
     if not bundles:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
@@ -148,8 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("baseline", help="expected max accuracy of t random classifiers")
     b.add_argument("--n", type=int, required=True, help="number of examples")
     _add_p(b)
-    b.add_argument("--t", type=_t_value, action="append", required=True,
-                   help="number of random classifiers (repeat for several)")
+    b.add_argument(
+        "--t",
+        type=_t_value,
+        action="append",
+        required=True,
+        help="number of random classifiers (repeat for several)",
+    )
     b.set_defaults(func=cmd_baseline)
 
     t = sub.add_parser("tail", help="P(random >= correct) for the standard and max baselines")
@@ -158,8 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--accuracy", type=float, help="accuracy; converted to a count by rounding")
     t.add_argument("--n", type=int, required=True, help="number of examples")
     _add_p(t)
-    t.add_argument("--t", type=_t_value, action="append", required=True,
-                   help="number of random classifiers (repeat for several)")
+    t.add_argument(
+        "--t",
+        type=_t_value,
+        action="append",
+        required=True,
+        help="number of random classifiers (repeat for several)",
+    )
     t.set_defaults(func=cmd_tail)
 
     a = sub.add_parser("auc", help="expected max AUC of t random scorers")
@@ -168,30 +186,52 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--t", type=_t_value, action="append", required=True)
     a.set_defaults(func=cmd_auc)
 
-    au = sub.add_parser("audit", help="judge your own results against the standard and the max "
-                                      "random baseline (lm-eval output dirs/files, tidy CSV)")
-    au.add_argument("paths", nargs="+", metavar="PATH",
-                    help="lm-eval --output_path directory or results JSON (with --log_samples), "
-                         "or a CSV with columns model, task, n, accuracy|correct, "
-                         "choices|labels[, t]")
-    au.add_argument("--t", type=int, default=None,
-                    help="number of tries each score was selected from (default: the number "
-                         "of results of its task, or the CSV's t column)")
-    au.add_argument("--metric", default="acc",
-                    help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)")
+    au = sub.add_parser(
+        "audit",
+        help="judge your own results against the standard and the max "
+        "random baseline (lm-eval output dirs/files, tidy CSV)",
+    )
+    au.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="lm-eval --output_path directory or results JSON (with --log_samples), "
+        "or a CSV with columns model, task, n, accuracy|correct, "
+        "choices|labels[, t]",
+    )
+    au.add_argument(
+        "--t",
+        type=int,
+        default=None,
+        help="number of tries each score was selected from (default: the number "
+        "of results of its task, or the CSV's t column)",
+    )
+    au.add_argument(
+        "--metric", default="acc", help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)"
+    )
     au.add_argument("--format", choices=("md", "csv", "json"), default="md")
     au.set_defaults(func=cmd_audit)
 
-    m = sub.add_parser("manifest", help="hash a released-data mirror into released_manifest.json "
-                                        "(maintainers, when a pin changes)")
+    m = sub.add_parser(
+        "manifest",
+        help="hash a released-data mirror into released_manifest.json "
+        "(maintainers, when a pin changes)",
+    )
     m.add_argument("mirror", help="directory laid out like shared/released")
     m.add_argument("--output", help="write here instead of src/evalsci/data/released_manifest.json")
     m.set_defaults(func=cmd_manifest)
 
-    v = sub.add_parser("verify", help="recheck fetched bundles against their SHA256SUMS and "
-                                      "the pinned manifest (content of .gz files)")
-    v.add_argument("path", nargs="?", default="resources/released",
-                   help="a bundle directory, or a directory of bundles (default %(default)s)")
+    v = sub.add_parser(
+        "verify",
+        help="recheck fetched bundles against their SHA256SUMS and "
+        "the pinned manifest (content of .gz files)",
+    )
+    v.add_argument(
+        "path",
+        nargs="?",
+        default="resources/released",
+        help="a bundle directory, or a directory of bundles (default %(default)s)",
+    )
     v.set_defaults(func=cmd_verify)
     return parser
 

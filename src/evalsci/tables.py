@@ -33,13 +33,19 @@ def write_table(
             if out.suffix == ".csv":
                 df.to_csv(tmp, index=False)
             elif out.suffix == ".md":
-                text = markdown if markdown is not None else df.to_markdown(
-                    index=False, floatfmt=floatfmt)
+                text = (
+                    markdown
+                    if markdown is not None
+                    else df.to_markdown(index=False, floatfmt=floatfmt)
+                )
                 tmp.write_text(text if text.endswith("\n") else text + "\n")
             elif out.suffix == ".tex":
                 fmt = "{:" + floatfmt + "}"
-                text = latex if latex is not None else df.to_latex(
-                    index=False, float_format=fmt.format, na_rep="--")
+                text = (
+                    latex
+                    if latex is not None
+                    else df.to_latex(index=False, float_format=fmt.format, na_rep="--")
+                )
                 tmp.write_text(text if text.endswith("\n") else text + "\n")
             else:
                 raise ValueError(f"unsupported table format: {out}")

@@ -25,11 +25,17 @@ def logged(smk) -> Iterator[None]:
         yield
         return
     Path(log).parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w", buffering=1) as fh, contextlib.redirect_stdout(
-        fh
-    ), contextlib.redirect_stderr(fh):
-        logging.basicConfig(stream=fh, level=logging.INFO, force=True,
-                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    with (
+        open(log, "w", buffering=1) as fh,
+        contextlib.redirect_stdout(fh),
+        contextlib.redirect_stderr(fh),
+    ):
+        logging.basicConfig(
+            stream=fh,
+            level=logging.INFO,
+            force=True,
+            format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        )
         try:
             yield
         except BaseException:
@@ -69,9 +75,15 @@ def _umask() -> int:
 # Every thread pool a job's libraries may start, by the variable that sizes it: OpenMP (torch,
 # scikit-learn, xgboost), the BLAS libraries (numpy/scipy's OpenBLAS, torch's MKL), numba,
 # numexpr, and the Rust thread pool of Hugging Face tokenizers (rayon).
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS",
-                    "RAYON_NUM_THREADS")
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+    "RAYON_NUM_THREADS",
+)
 
 
 def configure_threads(n: int | None) -> None:

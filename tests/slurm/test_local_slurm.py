@@ -54,8 +54,13 @@ def cluster():
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([env.get("PATH", ""), "/usr/sbin", "/sbin"])
     try:
-        out = subprocess.run(["bash", str(SCRIPT), "start", str(root)], env=env, text=True,
-                             capture_output=True, timeout=180)
+        out = subprocess.run(
+            ["bash", str(SCRIPT), "start", str(root)],
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=180,
+        )
         if out.returncode != 0:
             raise AssertionError(f"local cluster did not start:\n{out.stdout}\n{out.stderr}")
         env["SLURM_CONF"] = str(root / "etc" / "slurm.conf")
@@ -63,8 +68,9 @@ def cluster():
         yield env
     finally:
         subprocess.run(["bash", str(SCRIPT), "stop", str(root)], env=env, timeout=120)
-        status = subprocess.run(["bash", str(SCRIPT), "status", str(root)], env=env,
-                                text=True, capture_output=True).stdout
+        status = subprocess.run(
+            ["bash", str(SCRIPT), "status", str(root)], env=env, text=True, capture_output=True
+        ).stdout
         assert "running" not in status, f"daemons left running:\n{status}"
         shutil.rmtree(root, ignore_errors=True)
 
@@ -73,14 +79,28 @@ def slurm_snakemake(env, workdir: Path, *args: str, mirror: Path, wait: bool = T
     """snakemake with the user's profile, unchanged, except the first status check after 2 s
     instead of 40, so that short test jobs do not wait."""
     env = dict(env, EVALSCI_MIRROR=str(mirror))
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-           "--profile", str(PROFILE), "--slurm-init-seconds-before-status-checks", "2", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--profile",
+        str(PROFILE),
+        "--slurm-init-seconds-before-status-checks",
+        "2",
+        *args,
+    ]
     if not wait:
-        return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
     try:
-        return subprocess.run(cmd, env=env, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=900)
+        return subprocess.run(
+            cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900
+        )
     except subprocess.TimeoutExpired as e:
         raise AssertionError(f"snakemake ran over 900 s:\n{e.output}") from None
 
@@ -94,8 +114,9 @@ def submitted(output: str) -> dict[str, Path]:
 def job_stats(output: str) -> list[str]:
     """The rules of snakemake's 'Job stats' table, each repeated by its count."""
     table = output.split("Job stats:", 1)[1].split("total", 1)[0]
-    return sorted(m[1] for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)
-                  for _ in range(int(m[2])))
+    return sorted(
+        m[1] for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) for _ in range(int(m[2]))
+    )
 
 
 def rule_of(job: dict[str, str]) -> str:
@@ -107,14 +128,18 @@ def jobs(env, ids) -> dict[str, dict[str, str]]:
     """`scontrol show job` fields of each job (finished jobs stay for MinJobAge = 300 s)."""
     info = {}
     for jid in ids:
-        text = subprocess.run(["scontrol", "-o", "show", "job", jid], env=env, text=True,
-                              capture_output=True, check=True).stdout
+        text = subprocess.run(
+            ["scontrol", "-o", "show", "job", jid],
+            env=env,
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout
         info[jid] = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
     return info
 
 
-def test_released_target_through_slurm_matches_local(cluster, shared_workdir, mirror,
-                                                     tmp_path):
+def test_released_target_through_slurm_matches_local(cluster, shared_workdir, mirror, tmp_path):
     snakemake(shared_workdir, "baselines_table1", mirror=mirror)  # the local run
     proc = slurm_snakemake(cluster, tmp_path, "baselines_table1", mirror=mirror)
     assert proc.returncode == 0, proc.stdout
@@ -138,8 +163,9 @@ def test_gpu_rule_lands_in_gpu_partition(cluster, shared_workdir, mirror, tmp_pa
     # their times, so that only the GPU rule is submitted.
     for name in ("resources/models", "resources/released"):
         shutil.copytree(shared_workdir / name, tmp_path / name, symlinks=True)
-    proc = slurm_snakemake(cluster, tmp_path, SHARD, "--configfile", str(TINY_MC_ICL),
-                           mirror=mirror)
+    proc = slurm_snakemake(
+        cluster, tmp_path, SHARD, "--configfile", str(TINY_MC_ICL), mirror=mirror
+    )
     assert proc.returncode == 0, proc.stdout
     ids = submitted(proc.stdout)
     assert len(ids) == 1, proc.stdout
@@ -157,13 +183,18 @@ def test_gpu_rule_lands_in_gpu_partition(cluster, shared_workdir, mirror, tmp_pa
 def test_cancelled_job_reported_then_rerun_resumes(cluster, mirror, tmp_path):
     """scancel a running job: with retries 0 the run fails naming the job's Slurm log; the
     rerun submits only what had not finished."""
-    proc = slurm_snakemake(cluster, tmp_path, "baselines_table1", "--retries", "0",
-                           mirror=mirror, wait=False)
+    proc = slurm_snakemake(
+        cluster, tmp_path, "baselines_table1", "--retries", "0", mirror=mirror, wait=False
+    )
     victim = None
     deadline = time.time() + 600
     while victim is None and proc.poll() is None and time.time() < deadline:
-        q = subprocess.run(["squeue", "-h", "-t", "running", "-o", "%i|%k|%M"], env=cluster,
-                           text=True, capture_output=True).stdout
+        q = subprocess.run(
+            ["squeue", "-h", "-t", "running", "-o", "%i|%k|%M"],
+            env=cluster,
+            text=True,
+            capture_output=True,
+        ).stdout
         for line in q.splitlines():
             jid, comment, elapsed = line.split("|")
             # running for a second: the job's own snakemake has started (on a fast machine
@@ -184,8 +215,10 @@ def test_cancelled_job_reported_then_rerun_resumes(cluster, mirror, tmp_path):
     assert "CANCELLED" in logs[victim].read_text()
     assert not (tmp_path / "results/baselines/maxrandom/baselines.csv").exists()
 
-    done = [tmp_path / "results/baselines/maxrandom/requests.csv",
-            tmp_path / "resources/released/srb_aggregated"]
+    done = [
+        tmp_path / "results/baselines/maxrandom/requests.csv",
+        tmp_path / "resources/released/srb_aggregated",
+    ]
     before = {p: p.stat().st_mtime_ns for p in done}
     rerun = slurm_snakemake(cluster, tmp_path, "baselines_table1", mirror=mirror)
     assert rerun.returncode == 0, rerun.stdout

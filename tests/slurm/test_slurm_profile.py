@@ -23,9 +23,13 @@ PROFILE = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_tex
 
 def _rules():
     with SnakemakeApi() as api, tempfile.TemporaryDirectory() as wd:
-        wf = api.workflow(resource_settings=ResourceSettings(), config_settings=ConfigSettings(),
-                          storage_settings=StorageSettings(), snakefile=REPO / "Snakefile",
-                          workdir=Path(wd))
+        wf = api.workflow(
+            resource_settings=ResourceSettings(),
+            config_settings=ConfigSettings(),
+            storage_settings=StorageSettings(),
+            snakefile=REPO / "Snakefile",
+            workdir=Path(wd),
+        )
         # The API has no public accessor for parsed rules' resources.
         return {r.name: dict(r.resources) for r in wf._workflow.rules}
 
@@ -34,8 +38,11 @@ def test_gpu_rules_go_to_the_gpu_partition():
     rules = _rules()
     gpu_rules = {name for name, res in rules.items() if "gpu" in res}
     assert gpu_rules, "no rule declares a gpu resource"
-    routed = {name for name, res in PROFILE["set-resources"].items()
-              if res.get("slurm_partition") == "gpu"}
+    routed = {
+        name
+        for name, res in PROFILE["set-resources"].items()
+        if res.get("slurm_partition") == "gpu"
+    }
     assert routed == gpu_rules
     assert set(PROFILE["set-resources"]) <= set(rules), "set-resources names unknown rules"
     assert PROFILE["default-resources"]["slurm_partition"] == "cpu"

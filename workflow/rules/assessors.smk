@@ -4,6 +4,7 @@
 # sweep for Figures 8-9) -> selection on validation LLMs -> Figure 2 / Table 3. AUC figures
 # read the max random baseline from the shared `maxrandom` rule.
 
+
 include: "assessors_common.smk"
 
 
@@ -20,16 +21,16 @@ rule assessors_data:
         instances="results/assessors/{collection}/data/instances.csv.gz",
         success="results/assessors/{collection}/data/success.csv.gz",
         coverage="results/assessors/{collection}/data/coverage.csv",
-    params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        seed=config["seed"],
-    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/data.log",
     benchmark:
         "logs/assessors/{collection}/data.benchmark.tsv"
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
+    params:
+        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
+        seed=config["seed"],
     script:
         "../scripts/assessors_data.py"
 
@@ -40,20 +41,20 @@ rule assessors_embed:
         instances="results/assessors/{collection}/data/instances.csv.gz",
     output:
         embeddings="results/assessors/{collection}/data/embeddings.npy",
-    params:
-        ecfg=A_CFG["embedding"],
+    log:
+        "logs/assessors/{collection}/embed.log",
+    benchmark:
+        "logs/assessors/{collection}/embed.benchmark.tsv"
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["lm"]
     # 1 thread: the same bits as 2 (torch_pinned; checked on the 3,000 predictaboard prompts)
     # and far fewer CPU-s: the second thread mostly spins (2026-11-24, docs/benchmarks.md)
     threads: 1
     resources:
         mem_mb=3000,
-    priority: 20  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/assessors/{collection}/embed.log",
-    benchmark:
-        "logs/assessors/{collection}/embed.benchmark.tsv"
-    conda:
-        ENV["lm"]
+    params:
+        ecfg=A_CFG["embedding"],
     script:
         "../scripts/assessors_embed.py"
 
@@ -64,15 +65,15 @@ rule assessors_splits:
         instances="results/assessors/{collection}/data/instances.csv.gz",
     output:
         splits="results/assessors/{collection}/data/splits.csv",
+    log:
+        "logs/assessors/{collection}/splits.log",
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["assess"]
     params:
         ccfg=lambda wc: A_COLLECTIONS[wc.collection],
         cfg=A_CFG,
         seed=config["seed"],
-    priority: 20  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/assessors/{collection}/splits.log",
-    conda:
-        ENV["assess"]
     script:
         "../scripts/assessors_splits.py"
 
@@ -85,17 +86,17 @@ rule assessors_irt:
         splits="results/assessors/{collection}/data/splits.csv",
     output:
         irt="results/assessors/{collection}/data/irt.npz",
+    log:
+        "logs/assessors/{collection}/irt.log",
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["assess"]
+    threads: 1
     params:
         splits=lambda wc: a_splits(wc.collection),
         ccfg=lambda wc: A_COLLECTIONS[wc.collection],
         cfg=A_CFG,
         seed=config["seed"],
-    threads: 1
-    priority: 20  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/assessors/{collection}/irt.log",
-    conda:
-        ENV["assess"]
     script:
         "../scripts/assessors_irt.py"
 
@@ -110,20 +111,20 @@ rule assessors_run:
         results="results/assessors/{collection}/runs/{asplit}.csv.gz",
         references="results/assessors/{collection}/runs/{asplit}_references.json",
         nref="results/assessors/{collection}/nref/{asplit}.csv.gz",
-    params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        cfg=A_CFG,
-        seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=6000,
-    priority: 20  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/assessors/{collection}/run_{asplit}.log",
     benchmark:
         "logs/assessors/{collection}/run_{asplit}.benchmark.tsv"
+    priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
+    threads: 1
+    resources:
+        mem_mb=6000,
+    params:
+        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
+        cfg=A_CFG,
+        seed=config["seed"],
     script:
         "../scripts/assessors_run.py"
 
@@ -135,13 +136,13 @@ rule assessors_maxrandom_requests:
         splits=[a_data(c)["splits"] for c in A_COLLECTIONS],
     output:
         requests="results/assessors/maxrandom/requests.csv",
-    params:
-        collections=list(A_COLLECTIONS),
-        cfg=A_CFG,
     log:
         "logs/assessors/maxrandom_requests.log",
     conda:
         ENV["core"]
+    params:
+        collections=list(A_COLLECTIONS),
+        cfg=A_CFG,
     script:
         "../scripts/assessors_maxrandom_requests.py"
 
@@ -180,12 +181,12 @@ rule assessors_make_figure2:
             caption="../report/assessors_figure2.rst",
             category="assessors",
         ),
-    params:
-        cfg=A_CFG,
     log:
         "logs/assessors/{collection}/figure2.log",
     conda:
         ENV["core"]
+    params:
+        cfg=A_CFG,
     script:
         "../scripts/assessors_figure2.py"
 
@@ -201,12 +202,12 @@ rule assessors_make_table3:
             caption="../report/assessors_table3.rst",
             category="assessors",
         ),
-    params:
-        collections=list(A_COLLECTIONS),
     log:
         "logs/assessors/table3.log",
     conda:
         ENV["core"]
+    params:
+        collections=list(A_COLLECTIONS),
     script:
         "../scripts/assessors_table3.py"
 
@@ -227,13 +228,13 @@ rule assessors_make_nref_figure:
             caption="../report/assessors_figure_nref.rst",
             category="assessors",
         ),
-    wildcard_constraints:
-        fig="figure8|figure9",
-    params:
-        cfg=A_CFG,
     log:
         "logs/assessors/{collection}/{fig}.log",
+    wildcard_constraints:
+        fig="figure8|figure9",
     conda:
         ENV["core"]
+    params:
+        cfg=A_CFG,
     script:
         "../scripts/assessors_figure_nref.py"

@@ -5,6 +5,7 @@
 # -> per source: counts table, per-run detail (baselines, tail p-values, verdict), figure
 # -> leaderboard: flipped share against t (sweep)
 
+
 include: "audit_common.smk"
 
 
@@ -19,12 +20,12 @@ rule audit_data_leaderboard:
     output:
         runs=au_runs("open_llm_leaderboard_v2"),
         scope=AU_SCOPE,
-    params:
-        source="open_llm_leaderboard_v2",
     log:
         "logs/audit/data_open_llm_leaderboard_v2.log",
     conda:
         ENV["core"]
+    params:
+        source="open_llm_leaderboard_v2",
     script:
         "../scripts/audit_data.py"
 
@@ -36,14 +37,14 @@ rule audit_data:
         bundle=lambda w: released(AU_BUNDLE[w.au_source]),
     output:
         runs="results/audit/data/{au_source}_runs.csv",
-    params:
-        source=lambda w: w.au_source,
-    wildcard_constraints:
-        au_source="|".join(AU_OTHER),
     log:
         "logs/audit/data_{au_source}.log",
+    wildcard_constraints:
+        au_source="|".join(AU_OTHER),
     conda:
         ENV["core"]
+    params:
+        source=lambda w: w.au_source,
     script:
         "../scripts/audit_data.py"
 
@@ -54,12 +55,12 @@ rule audit_requests:
         runs=[au_runs(s) for s in AU_SOURCES],
     output:
         requests="results/audit/maxrandom/requests.csv",
-    params:
-        cfg=AU,
     log:
         "logs/audit/requests.log",
     conda:
         ENV["core"]
+    params:
+        cfg=AU,
     script:
         "../scripts/audit_requests.py"
 
@@ -90,14 +91,14 @@ rule audit_make:
             category="audit",
             subcategory="figures",
         ),
-    params:
-        source=lambda w: w.au_source,
-    wildcard_constraints:
-        au_source="|".join(AU_SOURCES),
     log:
         "logs/audit/build_{au_source}.log",
+    wildcard_constraints:
+        au_source="|".join(AU_SOURCES),
     conda:
         ENV["core"]
+    params:
+        source=lambda w: w.au_source,
     script:
         "../scripts/audit_tables.py"
 
@@ -120,11 +121,11 @@ rule audit_make_sweep:
             category="audit",
             subcategory="figures",
         ),
-    params:
-        cfg=AU,
     log:
         "logs/audit/sweep.log",
     conda:
         ENV["core"]
+    params:
+        cfg=AU,
     script:
         "../scripts/audit_sweep.py"

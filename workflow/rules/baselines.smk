@@ -52,13 +52,13 @@ rule baselines_maxrandom_requests:
         splits=BL_SPLITS if BL_RESPLIT else [],
     output:
         requests="results/baselines/maxrandom/requests.csv",
-    params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
     log:
         "logs/baselines/requests.log",
     conda:
         ENV["core"]
+    params:
+        cfg=BL,
+        recompute=BL_RECOMPUTE,
     script:
         "../scripts/baselines_maxrandom_requests.py"
 
@@ -69,15 +69,19 @@ rule baselines_make_table1:
         aggregated=BL_AGGREGATED,
         baselines=BL_BASELINES,
     output:
-        report(table("baselines", "table1"), caption="../report/baselines_table1.rst",
-               category="baselines", subcategory="tables"),
-    params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        report(
+            table("baselines", "table1"),
+            caption="../report/baselines_table1.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
     log:
         "logs/baselines/table1.log",
     conda:
         ENV["core"]
+    params:
+        cfg=BL,
+        recompute=BL_RECOMPUTE,
     script:
         "../scripts/baselines_table1.py"
 
@@ -89,17 +93,17 @@ rule baselines_heldout_splits:
         per_example=BL_PER_EXAMPLE,
     output:
         splits=BL_SPLITS,
-    params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
-        seed=config["seed"],
-    threads: 2
     log:
         "logs/baselines/heldout_splits.log",
     benchmark:
         "logs/baselines/heldout_splits.benchmark.tsv"
     conda:
         ENV["core"]
+    threads: 2
+    params:
+        cfg=BL,
+        recompute=BL_RECOMPUTE,
+        seed=config["seed"],
     script:
         "../scripts/baselines_heldout_splits.py"
 
@@ -125,10 +129,18 @@ rule baselines_make_heldout_tables:
     input:
         predictions=BL_PREDICTIONS,
     output:
-        table3=report(table("baselines", "table3"), caption="../report/baselines_table3.rst",
-                      category="baselines", subcategory="tables"),
-        table4=report(table("baselines", "table4"), caption="../report/baselines_table4.rst",
-                      category="baselines", subcategory="tables"),
+        table3=report(
+            table("baselines", "table3"),
+            caption="../report/baselines_table3.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
+        table4=report(
+            table("baselines", "table4"),
+            caption="../report/baselines_table4.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
     log:
         "logs/baselines/heldout_tables.log",
     conda:
@@ -143,15 +155,19 @@ rule baselines_make_section53:
         multi_prompt=released("multi_prompt"),
         baselines=BL_BASELINES,
     output:
-        table=report(table("baselines", "section53"), caption="../report/baselines_section53.rst",
-                     category="baselines", subcategory="tables"),
+        table=report(
+            table("baselines", "section53"),
+            caption="../report/baselines_section53.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
         experiments="results/baselines/data/section53_experiments.csv",
-    params:
-        cfg=BL,
     log:
         "logs/baselines/section53.log",
     conda:
         ENV["core"]
+    params:
+        cfg=BL,
     script:
         "../scripts/baselines_section53.py"
 
@@ -164,21 +180,24 @@ rule baselines_make_per_example_check:
         subsampled=released("srb_aggregated"),
         bigbench=released("bigbench"),
     output:
-        checks=report("results/baselines/checks/per_example_vs_aggregated.csv",
-                      caption="../report/baselines_per_example_check.rst",
-                      category="baselines", subcategory="checks"),
+        checks=report(
+            "results/baselines/checks/per_example_vs_aggregated.csv",
+            caption="../report/baselines_per_example_check.rst",
+            category="baselines",
+            subcategory="checks",
+        ),
         pairs="results/baselines/checks/instruct_vs_base.csv",
         quirks="results/baselines/checks/quirks.md",
-    params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
-    threads: 2
     log:
         "logs/baselines/per_example_check.log",
     benchmark:
         "logs/baselines/per_example_check.benchmark.tsv"
     conda:
         ENV["core"]
+    threads: 2
+    params:
+        cfg=BL,
+        recompute=BL_RECOMPUTE,
     script:
         "../scripts/baselines_per_example_check.py"
 
@@ -190,18 +209,22 @@ rule baselines_make_figures:
         **{k: v for name in BL_FIGURES for k, v in BL_FIGURE_INPUTS[name].items()},
     output:
         **{
-            name: report(figure("baselines", name), caption=f"../report/baselines_{name}.rst",
-                         category="baselines", subcategory="figures")
+            name: report(
+                figure("baselines", name),
+                caption=f"../report/baselines_{name}.rst",
+                category="baselines",
+                subcategory="figures",
+            )
             for name in BL_FIGURES
         },
+    log:
+        "logs/baselines/figures.log",
+    priority: 5  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["core"]
     params:
         figures=BL_FIGURES,
         cfg=BL,
         recompute=BL_RECOMPUTE,
-    priority: 5  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/baselines/figures.log",
-    conda:
-        ENV["core"]
     script:
         "../scripts/baselines_figures.py"

@@ -31,12 +31,23 @@ rule baselines_icl_shard:
         checkpoint=lambda wc: lm_inputs_of(lm_model_spec_of(config["lm"]["models"], wc.model)),
     output:
         shard=f"{BL_ICL_DIR}/shards/{{model}}/{{task}}/{{shots}}-shot/prompts-{{start}}-{{stop}}.csv.gz",
+    log:
+        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.log",
+    benchmark:
+        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.benchmark.tsv"
     wildcard_constraints:
         model=r"[^/_]+",
         task=r"[a-z_]+",
         shots=r"\d+",
         start=r"\d+",
         stop=r"\d+",
+    conda:
+        ENV["lm"]
+    threads: config["lm"]["threads"]
+    resources:
+        gpu=1,
+        mem_mb=16000,
+        runtime=240,
     params:
         spec=lambda wc: lm_model_spec_of(config["lm"]["models"], wc.model),
         recompute=BL_ICL_CFG,
@@ -46,17 +57,6 @@ rule baselines_icl_shard:
             f"{BL_ICL_DIR}/partial/{wc.model}/{wc.task}/{wc.shots}-shot/"
             f"prompts-{wc.start}-{wc.stop}"
         ),
-    threads: config["lm"]["threads"]
-    resources:
-        gpu=1,
-        mem_mb=16000,
-        runtime=240,
-    log:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.log",
-    benchmark:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.benchmark.tsv"
-    conda:
-        ENV["lm"]
     script:
         "../scripts/baselines_icl_shard.py"
 
@@ -68,12 +68,12 @@ rule baselines_icl_cell:
     output:
         per_example=f"{BL_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.csv.gz",
         options=f"{BL_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.options.csv.gz",
+    log:
+        "logs/baselines/recompute/{model}/{task}_{shots}-shot_cell.log",
     wildcard_constraints:
         model=r"[^/_]+",
         task=r"[a-z_]+",
         shots=r"\d+",
-    log:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_cell.log",
     conda:
         ENV["core"]
     script:
@@ -86,11 +86,11 @@ rule baselines_icl_aggregated:
         per_example=_bl_icl.per_example_files(BL_ICL_CFG, BL_ICL_DIR),
     output:
         aggregated=f"{BL_ICL_DIR}/results/aggregated-results.json",
-    params:
-        cell_keys=[_bl_icl.cell_key(*c) for c in BL_ICL_CELLS],
     log:
         "logs/baselines/recompute/aggregated.log",
     conda:
         ENV["core"]
+    params:
+        cell_keys=[_bl_icl.cell_key(*c) for c in BL_ICL_CELLS],
     script:
         "../scripts/baselines_icl_aggregated.py"

@@ -9,13 +9,13 @@ rule released_bundle:
     """Fetch one bundle of released files (mirror or upstream at the pinned commit) and verify it."""
     output:
         directory("resources/released/{bundle}"),
-    params:
-        mirror=mirror_dir(),
     log:
         "logs/data/released_{bundle}.log",
     benchmark:
         "logs/data/released_{bundle}.benchmark.tsv"
     conda:
         ENV["core"]
+    params:
+        mirror=mirror_dir(),
     script:
         "../scripts/fetch_released.py"

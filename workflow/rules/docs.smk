@@ -16,13 +16,13 @@ rule docs_tables:
         sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].inputs}),
     output:
         "results/docs/tables.md",
-    params:
-        docs_root=workflow.basedir,
-        blocks=DOC_BLOCKS,
     log:
         "logs/docs/tables.log",
     localrule: True
     conda:
         ENV["core"]
+    params:
+        docs_root=workflow.basedir,
+        blocks=DOC_BLOCKS,
     script:
         "../scripts/docs_tables.py"

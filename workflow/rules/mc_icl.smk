@@ -16,23 +16,23 @@ rule mc_icl_shard:
         unpack(mc_icl_shard_inputs),
     output:
         scores="results/mc_icl/scores/{model}/{dataset}/{mc_icl_run}.parquet",
-    params:
-        params=MC_ICL,
-        seed=config["seed"],
-        spec=lambda wc: mc_icl_model_spec(wc.model),
-        lm=config["lm"],
-        add_bos=config["mc_icl"]["add_bos"],
-    threads: config["lm"]["threads"]
-    resources:
-        gpu=1,
-        mem_mb=32000,
-        runtime=240,
     log:
         "logs/mc_icl/shard/{model}/{dataset}/{mc_icl_run}.log",
     benchmark:
         "logs/mc_icl/shard/{model}/{dataset}/{mc_icl_run}.benchmark.tsv"
     conda:
         ENV["lm"]
+    threads: config["lm"]["threads"]
+    resources:
+        gpu=1,
+        mem_mb=32000,
+        runtime=240,
+    params:
+        params=MC_ICL,
+        seed=config["seed"],
+        spec=lambda wc: mc_icl_model_spec(wc.model),
+        lm=config["lm"],
+        add_bos=config["mc_icl"]["add_bos"],
     script:
         "../scripts/mc_icl_shard.py"
 
@@ -49,12 +49,12 @@ rule mc_icl_make_accuracy_tables:
             caption="../report/mc_icl_summary.rst",
             category="mc_icl",
         ),
-    params:
-        params=MC_ICL,
     log:
         "logs/mc_icl/accuracy.log",
     conda:
         ENV["core"]
+    params:
+        params=MC_ICL,
     script:
         "../scripts/mc_icl_accuracy_tables.py"
 
@@ -63,13 +63,13 @@ rule mc_icl_maxrandom_requests:
     """The (n, labels, t) of every selection Figures 1-4 invite (answered by rule maxrandom)."""
     output:
         requests="results/mc_icl/maxrandom/requests.csv",
-    params:
-        params=MC_ICL,
-        seed=config["seed"],
     log:
         "logs/mc_icl/maxrandom_requests.log",
     conda:
         ENV["core"]
+    params:
+        params=MC_ICL,
+        seed=config["seed"],
     script:
         "../scripts/mc_icl_maxrandom_requests.py"
 
@@ -82,13 +82,13 @@ rule mc_icl_selection:
     output:
         values="results/mc_icl/selection/{model}/{dataset}/values.csv",
         sets="results/mc_icl/selection/{model}/{dataset}/sets.json",
-    params:
-        params=MC_ICL,
-        seed=config["seed"],
     log:
         "logs/mc_icl/select/{model}/{dataset}.log",
     conda:
         ENV["core"]
+    params:
+        params=MC_ICL,
+        seed=config["seed"],
     script:
         "../scripts/mc_icl_selection.py"
 
@@ -105,14 +105,14 @@ rule mc_icl_make_figure:
             category="mc_icl",
             subcategory="figure {n}",
         ),
-    params:
-        params=MC_ICL,
-    wildcard_constraints:
-        n=r"[1-35-9]|1[0-9]|20",
     log:
         "logs/mc_icl/figure{n}.log",
+    wildcard_constraints:
+        n=r"[1-35-9]|1[0-9]|20",
     conda:
         ENV["core"]
+    params:
+        params=MC_ICL,
     script:
         "../scripts/mc_icl_figure.py"
 

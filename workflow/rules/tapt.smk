@@ -32,9 +32,7 @@ tapt_fit_stems = lambda: _tapt.fit_stems(TAPT, tapt_configs())
 tapt_meta_configs = lambda: _tapt.meta_configs(TAPT, tapt_configs())
 # Output files of the named targets (Snakefile, tapt section).
 TAPT_TARGETS = {
-    "differences": lambda: [
-        f for c in tapt_configs() for f in figure("tapt", f"differences_{c}")
-    ],
+    "differences": lambda: [f for c in tapt_configs() for f in figure("tapt", f"differences_{c}")],
     "posterior_predictive": lambda: [
         f
         for fam in _tapt.families(tapt_fit_stems())
@@ -94,7 +92,9 @@ rule tapt_make_task_level:
     input:
         TAPT_ACCURACIES,
     output:
-        report(table("tapt", "task_level"), caption="../report/tapt_task_level.rst", category="tapt"),
+        report(
+            table("tapt", "task_level"), caption="../report/tapt_task_level.rst", category="tapt"
+        ),
     log:
         "logs/tapt/task_level.log",
     conda:
@@ -118,12 +118,12 @@ rule tapt_make_differences:
             )
             for f in TAPT_TARGETS["differences"]()
         ],
-    params:
-        configs=tapt_configs(),
     log:
         "logs/tapt/differences.log",
     conda:
         ENV["core"]
+    params:
+        configs=tapt_configs(),
     script:
         "../scripts/tapt_differences.py"
 
@@ -143,16 +143,16 @@ rule tapt_make_permutation_tests:
             caption="../report/tapt_permutation.rst",
             category="tapt",
         ),
-    params:
-        seed=config["seed"],
-        n_resamples=TAPT["permutation"]["n_resamples"],
-        alpha=TAPT["permutation"]["alpha"],
     log:
         "logs/tapt/permutation.log",
     benchmark:
         "logs/tapt/permutation.benchmark.tsv"
     conda:
         ENV["core"]
+    params:
+        seed=config["seed"],
+        n_resamples=TAPT["permutation"]["n_resamples"],
+        alpha=TAPT["permutation"]["alpha"],
     script:
         "../scripts/tapt_permutation.py"
 
@@ -165,22 +165,23 @@ rule tapt_fit:
     output:
         summary=expand(f"{TAPT_FIT}.json", comparison=_tapt.COMPARISONS, allow_missing=True),
         draws=expand(f"{TAPT_FIT}.draws.csv.gz", comparison=_tapt.COMPARISONS, allow_missing=True),
-        diagnostics=expand(f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt.COMPARISONS,
-                           allow_missing=True),
-    params:
-        comparisons=_tapt.COMPARISONS,
-        bayes=TAPT["bayes"],
-        count_rule=TAPT["count_rule"],
-    threads: TAPT["bayes"]["threads"]
-    resources:
-        mem_mb=4000,
-    priority: 10  # a long job: run it first when ready; short jobs fill the end
+        diagnostics=expand(
+            f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt.COMPARISONS, allow_missing=True
+        ),
     log:
         "logs/tapt/fits/{config}_{variant}.log",
     benchmark:
         "logs/tapt/fits/{config}_{variant}.benchmark.tsv"
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["bayes"]
+    threads: TAPT["bayes"]["threads"]
+    resources:
+        mem_mb=4000,
+    params:
+        comparisons=_tapt.COMPARISONS,
+        bayes=TAPT["bayes"],
+        count_rule=TAPT["count_rule"],
     script:
         "../scripts/tapt_fit.py"
 
@@ -190,7 +191,11 @@ rule tapt_make_beta_table:
     input:
         [f"{s}.json" for s in tapt_fit_stems()],
     output:
-        report(table("tapt", "beta_posteriors"), caption="../report/tapt_beta_posteriors.rst", category="tapt"),
+        report(
+            table("tapt", "beta_posteriors"),
+            caption="../report/tapt_beta_posteriors.rst",
+            category="tapt",
+        ),
     log:
         "logs/tapt/beta_posteriors.log",
     conda:
@@ -230,19 +235,19 @@ rule tapt_meta_slices:
         TAPT_ACCURACIES,
     output:
         "results/tapt/meta/{config}_slices.csv",
+    log:
+        "logs/tapt/meta_{config}.log",
+    benchmark:
+        "logs/tapt/meta_{config}.benchmark.tsv"
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["bayes"]
+    threads: TAPT["bayes"]["threads"]
     params:
         n_slices=500 if TAPT_FULL else TAPT["meta"]["n_slices"],
         seed=config["seed"],
         bayes=TAPT["bayes"],
         count_rule=TAPT["count_rule"],
-    threads: TAPT["bayes"]["threads"]
-    priority: 10  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/tapt/meta_{config}.log",
-    benchmark:
-        "logs/tapt/meta_{config}.benchmark.tsv"
-    conda:
-        ENV["bayes"]
     script:
         "../scripts/tapt_meta_slices.py"
 
@@ -252,14 +257,22 @@ rule tapt_make_meta_analysis:
     input:
         lambda wc: expand("results/tapt/meta/{config}_slices.csv", config=tapt_meta_configs()),
     output:
-        table=report(table("tapt", "meta_analysis"), caption="../report/tapt_meta_analysis.rst", category="tapt"),
-        figure=report(figure("tapt", "meta_analysis"), caption="../report/tapt_meta_analysis.rst", category="tapt"),
-    params:
-        thresholds=TAPT["meta"]["configs"],
+        table=report(
+            table("tapt", "meta_analysis"),
+            caption="../report/tapt_meta_analysis.rst",
+            category="tapt",
+        ),
+        figure=report(
+            figure("tapt", "meta_analysis"),
+            caption="../report/tapt_meta_analysis.rst",
+            category="tapt",
+        ),
     log:
         "logs/tapt/meta_analysis.log",
     conda:
         ENV["core"]
+    params:
+        thresholds=TAPT["meta"]["configs"],
     script:
         "../scripts/tapt_meta_table.py"
 
@@ -269,16 +282,24 @@ rule tapt_make_prior_predictive:
     input:
         TAPT_ACCURACIES,
     output:
-        table=report(table("tapt", "prior_predictive"), caption="../report/tapt_prior_predictive.rst", category="tapt"),
-        figure=report(figure("tapt", "prior_predictive"), caption="../report/tapt_prior_predictive.rst", category="tapt"),
-    params:
-        draws=TAPT["simulate"]["prior_draws"],
-        seed=config["seed"],
-        count_rule=TAPT["count_rule"],
+        table=report(
+            table("tapt", "prior_predictive"),
+            caption="../report/tapt_prior_predictive.rst",
+            category="tapt",
+        ),
+        figure=report(
+            figure("tapt", "prior_predictive"),
+            caption="../report/tapt_prior_predictive.rst",
+            category="tapt",
+        ),
     log:
         "logs/tapt/prior_predictive.log",
     conda:
         ENV["bayes"]
+    params:
+        draws=TAPT["simulate"]["prior_draws"],
+        seed=config["seed"],
+        count_rule=TAPT["count_rule"],
     script:
         "../scripts/tapt_prior_predictive.py"
 
@@ -286,21 +307,25 @@ rule tapt_make_prior_predictive:
 rule tapt_make_recovery:
     """Figure 8: recovery of a null and a non-null beta from simulated data."""
     output:
-        table=report(table("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"),
-        figure=report(figure("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"),
+        table=report(
+            table("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"
+        ),
+        figure=report(
+            figure("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"
+        ),
+    log:
+        "logs/tapt/recovery.log",
+    benchmark:
+        "logs/tapt/recovery.benchmark.tsv"
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
+    conda:
+        ENV["bayes"]
+    threads: TAPT["bayes"]["threads"]
     params:
         n_subsamples=50 if TAPT_FULL else TAPT["simulate"]["n_subsamples"],
         beta_nonnull=TAPT["simulate"]["beta_nonnull"],
         seed=config["seed"],
         bayes=TAPT["bayes"],
-    threads: TAPT["bayes"]["threads"]
-    priority: 10  # a long job: run it first when ready; short jobs fill the end
-    log:
-        "logs/tapt/recovery.log",
-    benchmark:
-        "logs/tapt/recovery.benchmark.tsv"
-    conda:
-        ENV["bayes"]
     script:
         "../scripts/tapt_recovery.py"
 
@@ -310,14 +335,14 @@ rule tapt_make_pca:
     output:
         table=report(table("tapt", "pca"), caption="../report/tapt_pca.rst", category="tapt"),
         figure=report(figure("tapt", "pca"), caption="../report/tapt_pca.rst", category="tapt"),
-    params:
-        n_trials=2000 if TAPT_FULL else TAPT["pca"]["n_trials"],
-    priority: 10  # a long job: run it first when ready; short jobs fill the end
     log:
         "logs/tapt/pca.log",
     benchmark:
         "logs/tapt/pca.benchmark.tsv"
+    priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
+    params:
+        n_trials=2000 if TAPT_FULL else TAPT["pca"]["n_trials"],
     script:
         "../scripts/tapt_pca.py"

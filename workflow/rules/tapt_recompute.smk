@@ -33,25 +33,25 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
             accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
             predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
             metrics=f"{TAPT_TRAIN_SHARDS}/{{i}}.metrics.csv",
-        params:
-            run=_tapt_shard_params,
+        log:
+            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
+        benchmark:
+            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
         wildcard_constraints:
             lm=_tapt_lm_regex(zero_shot=_zero_shot),
             m=r"\d+",
             n=r"\d+",
             dataset=r"[^/]+",
             i=r"\d{3}",
-        log:
-            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
-        benchmark:
-            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
+        conda:
+            ENV["lm"]
         threads: TAPT_TRAINING["threads"]
         resources:
             gpu=1,
             mem_mb=_mem_mb,
             runtime=_runtime,
-        conda:
-            ENV["lm"]
+        params:
+            run=_tapt_shard_params,
         script:
             "../scripts/tapt_train_shard.py"
 
@@ -65,13 +65,13 @@ rule tapt_train_merge:
         subsamples=f"{TAPT_TRAIN_ACCURACIES}/subsamples.csv",
         predictions=f"{TAPT_TRAIN_ACCURACIES}/predictions.csv.gz",
         metrics=f"{TAPT_TRAIN_ACCURACIES}/train_metrics.csv",
+    log:
+        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/merge.log",
     wildcard_constraints:
         m=r"\d+",
         n=r"\d+",
         lm=r"[^/]+",
         dataset=r"[^/]+",
-    log:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/merge.log",
     localrule: True
     conda:
         ENV["lm"]
@@ -85,12 +85,12 @@ rule tapt_train_manifest:
         accuracies=tapt_recompute_accuracy_files,
     output:
         manifest="results/tapt/recompute/manifest.csv",
-    params:
-        runs=_tapt_settings.runs(TAPT_TRAINING),
     log:
         "logs/tapt/recompute/manifest.log",
     localrule: True
     conda:
         ENV["core"]
+    params:
+        runs=_tapt_settings.runs(TAPT_TRAINING),
     script:
         "../scripts/tapt_train_manifest.py"

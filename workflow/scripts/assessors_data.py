@@ -11,6 +11,9 @@ with logged(smk):
         smk.params.ccfg,
         smk.params.seed,
         {k: smk.output[k] for k in ("instances", "success", "coverage")},
-        run_list=(f"{smk.input.run_list}/experiments/download_helm/helm_lite.csv"
-                  if "run_list" in smk.input.keys() else None),
+        run_list=(
+            f"{smk.input.run_list}/experiments/download_helm/helm_lite.csv"
+            if "run_list" in smk.input.keys()
+            else None
+        ),
     )

@@ -5,5 +5,10 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    make_figure2(smk.input.figure2, smk.input.baselines, smk.wildcards.collection,
-                 smk.params.cfg, smk.output.figure)
+    make_figure2(
+        smk.input.figure2,
+        smk.input.baselines,
+        smk.wildcards.collection,
+        smk.params.cfg,
+        smk.output.figure,
+    )

@@ -5,5 +5,12 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    make_nref_figure(smk.input.runs, smk.input.baselines, smk.wildcards.collection,
-                     smk.wildcards.fig, smk.params.cfg, smk.output.table, smk.output.figure)
+    make_nref_figure(
+        smk.input.runs,
+        smk.input.baselines,
+        smk.wildcards.collection,
+        smk.wildcards.fig,
+        smk.params.cfg,
+        smk.output.table,
+        smk.output.figure,
+    )

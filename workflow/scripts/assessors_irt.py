@@ -7,5 +7,11 @@ with logged(smk):
     configure_threads(smk.threads)
     from evalsci.studies.assessors.steps import build_irt
 
-    build_irt(dict(smk.input.items()), smk.params.splits, smk.params.ccfg,
-              smk.params.cfg, smk.params.seed, smk.output.irt)
+    build_irt(
+        dict(smk.input.items()),
+        smk.params.splits,
+        smk.params.ccfg,
+        smk.params.cfg,
+        smk.params.seed,
+        smk.output.irt,
+    )

@@ -5,6 +5,8 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    paths = {c: {"success": s, "splits": p} for c, s, p in
-             zip(smk.params.collections, smk.input.success, smk.input.splits, strict=True)}
+    paths = {
+        c: {"success": s, "splits": p}
+        for c, s, p in zip(smk.params.collections, smk.input.success, smk.input.splits, strict=True)
+    }
     build_requests_file(paths, smk.params.cfg, smk.output.requests)

@@ -9,11 +9,21 @@ with logged(smk):
     from evalsci.studies.assessors.steps import run_one_nref, run_one_split
 
     paths = dict(smk.input.items())
-    run_one_split(paths, smk.wildcards.asplit, smk.params.ccfg, smk.params.cfg,
-                  smk.params.seed, {"results": smk.output.results,
-                                    "references": smk.output.references},
-                  threads=smk.threads)
-    run_one_nref(paths | {"run_results": smk.output.results,
-                          "run_references": smk.output.references},
-                 smk.wildcards.asplit, smk.params.ccfg, smk.params.cfg, smk.params.seed,
-                 smk.output.nref, threads=smk.threads)
+    run_one_split(
+        paths,
+        smk.wildcards.asplit,
+        smk.params.ccfg,
+        smk.params.cfg,
+        smk.params.seed,
+        {"results": smk.output.results, "references": smk.output.references},
+        threads=smk.threads,
+    )
+    run_one_nref(
+        paths | {"run_results": smk.output.results, "run_references": smk.output.references},
+        smk.wildcards.asplit,
+        smk.params.ccfg,
+        smk.params.cfg,
+        smk.params.seed,
+        smk.output.nref,
+        threads=smk.threads,
+    )

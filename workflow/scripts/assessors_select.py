@@ -5,5 +5,4 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    select_collection(smk.input.runs, {"figure2": smk.output.figure2,
-                                       "table3": smk.output.table3})
+    select_collection(smk.input.runs, {"figure2": smk.output.figure2, "table3": smk.output.table3})

@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    build_splits(smk.input.instances, smk.params.ccfg, smk.params.cfg, smk.params.seed,
-                 smk.output.splits)
+    build_splits(
+        smk.input.instances, smk.params.ccfg, smk.params.cfg, smk.params.seed, smk.output.splits
+    )

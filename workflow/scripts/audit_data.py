@@ -5,5 +5,9 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    steps.make_runs(smk.params.source, {"bundle": smk.input.bundle}, smk.output.runs,
-                  getattr(smk.output, "scope", None))
+    steps.make_runs(
+        smk.params.source,
+        {"bundle": smk.input.bundle},
+        smk.output.runs,
+        getattr(smk.output, "scope", None),
+    )

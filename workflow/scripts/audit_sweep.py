@@ -5,5 +5,10 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    steps.make_sweep(smk.input.detail, smk.input.baselines, list(smk.output.table),
-                   list(smk.output.figure), smk.params.cfg)
+    steps.make_sweep(
+        smk.input.detail,
+        smk.input.baselines,
+        list(smk.output.table),
+        list(smk.output.figure),
+        smk.params.cfg,
+    )

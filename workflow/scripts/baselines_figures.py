@@ -5,5 +5,9 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    steps.make_figures({name: list(smk.output[name]) for name in smk.params.figures},
-                       dict(smk.input.items()), smk.params.cfg, smk.params.recompute)
+    steps.make_figures(
+        {name: list(smk.output[name]) for name in smk.params.figures},
+        dict(smk.input.items()),
+        smk.params.cfg,
+        smk.params.recompute,
+    )

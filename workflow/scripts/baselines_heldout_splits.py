@@ -7,5 +7,11 @@ with logged(smk):
     configure_threads(1)  # parallel over experiments, not inside numpy
     from evalsci.studies.baselines import steps  # after the thread cap: it imports numpy
 
-    steps.heldout_splits(smk.input.per_example, smk.output.splits, smk.params.cfg,
-                         smk.params.recompute, smk.params.seed, smk.threads)
+    steps.heldout_splits(
+        smk.input.per_example,
+        smk.output.splits,
+        smk.params.cfg,
+        smk.params.recompute,
+        smk.params.seed,
+        smk.threads,
+    )

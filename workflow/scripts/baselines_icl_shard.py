@@ -8,11 +8,18 @@ with logged(smk):
     from evalsci.lm.bigbench_icl import run_shard
 
     run_shard(
-        model=smk.wildcards.model, spec=smk.params.spec, task=smk.wildcards.task,
-        shots=int(smk.wildcards.shots), start=int(smk.wildcards.start),
-        stop=int(smk.wildcards.stop), bigbench_dir=smk.input.bigbench,
+        model=smk.wildcards.model,
+        spec=smk.params.spec,
+        task=smk.wildcards.task,
+        shots=int(smk.wildcards.shots),
+        start=int(smk.wildcards.start),
+        stop=int(smk.wildcards.stop),
+        bigbench_dir=smk.input.bigbench,
         idxs_dir=f"{smk.input.aggregated}/few-shot-eval/subsampled-idxs",
-        per_example_dir=smk.input.per_example or None, recompute=smk.params.recompute,
-        lm=smk.params.lm, seed=smk.params.seed, out=smk.output.shard,
+        per_example_dir=smk.input.per_example or None,
+        recompute=smk.params.recompute,
+        lm=smk.params.lm,
+        seed=smk.params.seed,
+        out=smk.output.shard,
         work_dir=smk.params.work_dir,
     )

@@ -5,5 +5,10 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    steps.make_section53(smk.input.multi_prompt, smk.input.baselines, list(smk.output.table),
-                         smk.output.experiments, smk.params.cfg)
+    steps.make_section53(
+        smk.input.multi_prompt,
+        smk.input.baselines,
+        list(smk.output.table),
+        smk.output.experiments,
+        smk.params.cfg,
+    )

@@ -5,5 +5,10 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with logged(smk):
-    steps.make_table1(smk.input.aggregated, smk.input.baselines, list(smk.output),
-                      smk.params.cfg, smk.params.recompute)
+    steps.make_table1(
+        smk.input.aggregated,
+        smk.input.baselines,
+        list(smk.output),
+        smk.params.cfg,
+        smk.params.recompute,
+    )

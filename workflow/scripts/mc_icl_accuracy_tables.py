@@ -6,5 +6,10 @@ with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     from evalsci.studies.mc_icl import steps
 
-    steps.make_accuracy_tables(smk.input.scores, smk.input.baselines, smk.params.params,
-                               smk.output.accuracy, smk.output.summary)
+    steps.make_accuracy_tables(
+        smk.input.scores,
+        smk.input.baselines,
+        smk.params.params,
+        smk.output.accuracy,
+        smk.output.summary,
+    )

@@ -6,5 +6,6 @@ with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
     from evalsci.studies.mc_icl import steps
 
-    steps.make_figure(int(smk.wildcards.n), smk.input.accuracy, smk.input.baselines,
-                      smk.params.params, smk.output)
+    steps.make_figure(
+        int(smk.wildcards.n), smk.input.accuracy, smk.input.baselines, smk.params.params, smk.output
+    )

@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     inp = snakemake.input  # noqa: F821
-    steps.accuracies(inp.get("bundle"), list(inp.files) if hasattr(inp, "files") else None,
-                     snakemake.output[0])  # noqa: F821
+    steps.accuracies(
+        inp.get("bundle"), list(inp.files) if hasattr(inp, "files") else None, snakemake.output[0]
+    )  # noqa: F821

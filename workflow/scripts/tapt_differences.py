@@ -4,5 +4,8 @@ from evalsci.studies.tapt import steps
 from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
-    steps.make_differences_figures(snakemake.input[0], snakemake.params.configs,  # noqa: F821
-                                   snakemake.output)  # noqa: F821
+    steps.make_differences_figures(
+        snakemake.input[0],
+        snakemake.params.configs,  # noqa: F821
+        snakemake.output,
+    )  # noqa: F821

@@ -9,7 +9,15 @@ with logged(snakemake):  # noqa: F821
 
     w, out = smk.wildcards, smk.output
     for i, comparison in enumerate(smk.params.comparisons):
-        steps.make_fit(smk.input[0], w.config, comparison, w.variant, bayes_cfg=smk.params.bayes,
-                       count_rule=smk.params.count_rule, cores=smk.threads,
-                       summary_out=out.summary[i], draws_out=out.draws[i],
-                       diagnostics_out=out.diagnostics[i])
+        steps.make_fit(
+            smk.input[0],
+            w.config,
+            comparison,
+            w.variant,
+            bayes_cfg=smk.params.bayes,
+            count_rule=smk.params.count_rule,
+            cores=smk.threads,
+            summary_out=out.summary[i],
+            draws_out=out.draws[i],
+            diagnostics_out=out.diagnostics[i],
+        )

@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    steps.make_meta_table(list(smk.input), dict(smk.params.thresholds), smk.output.table,
-                          smk.output.figure)
+    steps.make_meta_table(
+        list(smk.input), dict(smk.params.thresholds), smk.output.table, smk.output.figure
+    )

@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    steps.make_pca(n_trials=smk.params.n_trials, table_out=smk.output.table,
-                   figure_out=smk.output.figure)
+    steps.make_pca(
+        n_trials=smk.params.n_trials, table_out=smk.output.table, figure_out=smk.output.figure
+    )

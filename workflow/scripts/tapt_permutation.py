@@ -5,6 +5,11 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    steps.make_permutation(smk.input[0], smk.output.tests, smk.output.summary,
-                           seed=smk.params.seed, n_resamples=smk.params.n_resamples,
-                           alpha=smk.params.alpha)
+    steps.make_permutation(
+        smk.input[0],
+        smk.output.tests,
+        smk.output.summary,
+        seed=smk.params.seed,
+        n_resamples=smk.params.n_resamples,
+        alpha=smk.params.alpha,
+    )

@@ -5,5 +5,6 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    steps.make_posterior_figure(list(smk.input), smk.wildcards.family, smk.output.ppd,
-                                smk.output.beta)
+    steps.make_posterior_figure(
+        list(smk.input), smk.wildcards.family, smk.output.ppd, smk.output.beta
+    )

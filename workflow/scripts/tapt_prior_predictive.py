@@ -5,6 +5,11 @@ from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821
-    steps.make_prior_predictive(smk.input[0], draws=smk.params.draws, seed=smk.params.seed,
-                                count_rule=smk.params.count_rule, table_out=smk.output.table,
-                                figure_out=smk.output.figure)
+    steps.make_prior_predictive(
+        smk.input[0],
+        draws=smk.params.draws,
+        seed=smk.params.seed,
+        count_rule=smk.params.count_rule,
+        table_out=smk.output.table,
+        figure_out=smk.output.figure,
+    )

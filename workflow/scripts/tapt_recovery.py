@@ -7,6 +7,12 @@ with logged(snakemake):  # noqa: F821
     configure_threads(1)
     from evalsci.studies.tapt import steps  # after the thread cap: it imports numpy
 
-    steps.make_recovery(n_subsamples=smk.params.n_subsamples, beta_nonnull=smk.params.beta_nonnull,
-                        seed=smk.params.seed, bayes_cfg=smk.params.bayes, cores=smk.threads,
-                        table_out=smk.output.table, figure_out=smk.output.figure)
+    steps.make_recovery(
+        n_subsamples=smk.params.n_subsamples,
+        beta_nonnull=smk.params.beta_nonnull,
+        seed=smk.params.seed,
+        bayes_cfg=smk.params.bayes,
+        cores=smk.threads,
+        table_out=smk.output.table,
+        figure_out=smk.output.figure,
+    )

@@ -11,10 +11,16 @@ with logged(snakemake):  # noqa: F821
 
     run = smk.params.run
     settings = run["settings"]
-    frame = load_frame(settings["dataset"], data_files=smk.input.get("data_files"),
-                       glue_root=smk.input.get("glue"))
+    frame = load_frame(
+        settings["dataset"], data_files=smk.input.get("data_files"), glue_root=smk.input.get("glue")
+    )
     run_shard(
-        settings, frame, m=int(smk.wildcards.m), n=int(smk.wildcards.n), i=int(smk.wildcards.i),
+        settings,
+        frame,
+        m=int(smk.wildcards.m),
+        n=int(smk.wildcards.n),
+        i=int(smk.wildcards.i),
         paths=ShardPaths(smk.output.accuracies, smk.output.predictions, smk.output.metrics),
-        lm_models=run["lm_models"], device=run["device"],
+        lm_models=run["lm_models"],
+        device=run["device"],
     )

@@ -29,8 +29,17 @@ from __future__ import annotations
 from .judge import OUTPUT_COLUMNS, VERDICTS, audit_results, choices_label, verdict
 from .readers import AuditInputError, Result, read_inputs
 
-__all__ = ["AuditInputError", "Result", "read_inputs", "audit_results", "audit_paths",
-           "verdict", "choices_label", "OUTPUT_COLUMNS", "VERDICTS"]
+__all__ = [
+    "AuditInputError",
+    "Result",
+    "read_inputs",
+    "audit_results",
+    "audit_paths",
+    "verdict",
+    "choices_label",
+    "OUTPUT_COLUMNS",
+    "VERDICTS",
+]
 
 
 def audit_paths(paths, t: int | None = None, metric: str = "acc"):

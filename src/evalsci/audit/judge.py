@@ -14,8 +14,20 @@ import pandas as pd
 
 from evalsci.maxrandom import max_random_baseline, max_random_tail, standard_baseline
 
-OUTPUT_COLUMNS = ["model", "task", "accuracy", "n", "choices", "t", "standard", "max_baseline",
-                  "p_standard", "p_max", "verdict", "source"]
+OUTPUT_COLUMNS = [
+    "model",
+    "task",
+    "accuracy",
+    "n",
+    "choices",
+    "t",
+    "standard",
+    "max_baseline",
+    "p_standard",
+    "p_max",
+    "verdict",
+    "source",
+]
 # ordered from worst to best
 VERDICTS = ("not_above_standard", "above_standard_only", "above_max")
 
@@ -58,8 +70,20 @@ def audit_results(results, t: int | None = None) -> pd.DataFrame:
         p_std = float(max_random_tail(r.correct, r.n, p, 1))
         p_max = float(max_random_tail(r.correct, r.n, p, tt))
         acc = r.correct / r.n if r.accuracy is None else r.accuracy
-        rows.append({"model": r.model, "task": r.task, "accuracy": acc, "n": r.n,
-                     "choices": choices_label(r.labels), "t": tt, "standard": std,
-                     "max_baseline": mx, "p_standard": p_std, "p_max": p_max,
-                     "verdict": verdict(acc, std, mx), "source": r.source})
+        rows.append(
+            {
+                "model": r.model,
+                "task": r.task,
+                "accuracy": acc,
+                "n": r.n,
+                "choices": choices_label(r.labels),
+                "t": tt,
+                "standard": std,
+                "max_baseline": mx,
+                "p_standard": p_std,
+                "p_max": p_max,
+                "verdict": verdict(acc, std, mx),
+                "source": r.source,
+            }
+        )
     return pd.DataFrame(rows, columns=OUTPUT_COLUMNS)

@@ -32,12 +32,16 @@ def samples_file(results: Path, task: str) -> Path:
     """The samples JSONL that lm-eval wrote for `task` beside `results`."""
     m = _TS.match(results.name)
     if m is None:
-        raise AuditInputError(f"{results}: expected lm-eval's name results_<timestamp>.json, to "
-                              "find its samples files")
+        raise AuditInputError(
+            f"{results}: expected lm-eval's name results_<timestamp>.json, to "
+            "find its samples files"
+        )
     path = results.with_name(f"samples_{task}_{m['ts']}.jsonl")
     if not path.is_file():
-        raise AuditInputError(f"{results}: task {task!r}: samples file missing: {path} "
-                              "(run lm_eval with --log_samples)")
+        raise AuditInputError(
+            f"{results}: task {task!r}: samples file missing: {path} "
+            "(run lm_eval with --log_samples)"
+        )
     return path
 
 
@@ -45,11 +49,14 @@ def _metric_key(entry: dict, metric: str, results: Path, task: str) -> str:
     keys = sorted(k for k in entry if k.split(",")[0] == metric and "_stderr" not in k)
     if not keys:
         have = sorted({k.split(",")[0] for k in entry if "," in k and "_stderr" not in k})
-        raise AuditInputError(f"{results}: task {task!r}: metric {metric!r} not found "
-                              f"(metrics there: {have})")
+        raise AuditInputError(
+            f"{results}: task {task!r}: metric {metric!r} not found (metrics there: {have})"
+        )
     if len(keys) > 1:
-        raise AuditInputError(f"{results}: task {task!r}: metric {metric!r} has several "
-                              f"filters {keys}; the audit needs one")
+        raise AuditInputError(
+            f"{results}: task {task!r}: metric {metric!r} has several "
+            f"filters {keys}; the audit needs one"
+        )
     return keys[0]
 
 
@@ -76,7 +83,9 @@ def read_samples(path: Path, metric: str, task: str) -> tuple[int, int, dict]:
                 raise AuditInputError(f"{path}:{lineno}: field {metric!r} missing (task {task!r})")
             v = rec[metric]
             if v not in (0, 1) or isinstance(v, str):
-                raise AuditInputError(f"{path}:{lineno}: field {metric!r} must be 0 or 1, got {v!r}")
+                raise AuditInputError(
+                    f"{path}:{lineno}: field {metric!r} must be 0 or 1, got {v!r}"
+                )
             n += 1
             correct += int(v)
             choices.append(len(args))
@@ -101,20 +110,34 @@ def read_results(path: str | Path, metric: str = "acc") -> tuple[list[Result], s
             continue
         otype = configs[task].get("output_type")
         if otype != "multiple_choice":
-            raise AuditInputError(f"{path}: task {task!r}: output_type {otype!r} has no random "
-                                  "baseline (the audit needs output_type multiple_choice)")
+            raise AuditInputError(
+                f"{path}: task {task!r}: output_type {otype!r} has no random "
+                "baseline (the audit needs output_type multiple_choice)"
+            )
         key = _metric_key(entry, metric, path, task)
         acc = entry[key]
         if not isinstance(acc, (int, float)) or not 0 <= acc <= 1:
-            raise AuditInputError(f"{path}: task {task!r}: field {key!r} = {acc!r} is not an "
-                                  "accuracy in [0, 1]")
+            raise AuditInputError(
+                f"{path}: task {task!r}: field {key!r} = {acc!r} is not an accuracy in [0, 1]"
+            )
         spath = samples_file(path, task)
         n, correct, labels = read_samples(spath, metric, task)
         if abs(correct / n - acc) > 1e-9:
-            raise AuditInputError(f"{path}: task {task!r}: {key} = {acc!r} but its samples file "
-                                  f"{spath.name} has {correct} of {n} correct")
-        out.append(Result(model=str(model), task=task, n=n, correct=correct, labels=labels,
-                          source=str(path), accuracy=float(acc)))
+            raise AuditInputError(
+                f"{path}: task {task!r}: {key} = {acc!r} but its samples file "
+                f"{spath.name} has {correct} of {n} correct"
+            )
+        out.append(
+            Result(
+                model=str(model),
+                task=task,
+                n=n,
+                correct=correct,
+                labels=labels,
+                source=str(path),
+                accuracy=float(acc),
+            )
+        )
         used.add(spath.resolve())
     if not out:
         raise AuditInputError(f"{path}: no task results in field 'results'")

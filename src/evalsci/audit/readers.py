@@ -68,8 +68,9 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*")
-                           if f.is_file() and f.suffix in (".json", ".jsonl", ".csv"))
+            found = sorted(
+                f for f in p.rglob("*") if f.is_file() and f.suffix in (".json", ".jsonl", ".csv")
+            )
             if not found:
                 raise AuditInputError(f"{p}: no .json, .jsonl or .csv files in this directory")
             for f in found:
@@ -101,14 +102,18 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> list[Result
         elif kind == "tidy_csv":
             results.extend(tidy.read_csv(f))
         elif explicit:  # files found in a directory that are something else are skipped
-            raise AuditInputError(f"{f}: not a recognised results file (lm-evaluation-harness "
-                                  "results JSON, its samples JSONL, or a CSV with columns model, "
-                                  "task, n, ...)")
+            raise AuditInputError(
+                f"{f}: not a recognised results file (lm-evaluation-harness "
+                "results JSON, its samples JSONL, or a CSV with columns model, "
+                "task, n, ...)"
+            )
     for s in samples_given:
         if s.resolve() not in seen_samples:
-            raise AuditInputError(f"{s}: lm-eval samples file without its results JSON "
-                                  "(results_<timestamp>.json in the same directory): give that "
-                                  "file or the directory")
+            raise AuditInputError(
+                f"{s}: lm-eval samples file without its results JSON "
+                "(results_<timestamp>.json in the same directory): give that "
+                "file or the directory"
+            )
     if not results:
         raise AuditInputError("no results found in " + ", ".join(map(str, paths)))
     return results

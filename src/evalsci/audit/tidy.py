@@ -24,14 +24,20 @@ def _int(v, field: str, where: str, minimum: int) -> int:
     except (TypeError, ValueError):
         f = math.nan
     if not math.isfinite(f) or not f.is_integer() or f < minimum:
-        raise AuditInputError(f"{where}: field {field!r} must be an integer >= {minimum}, got {v!r}")
+        raise AuditInputError(
+            f"{where}: field {field!r} must be an integer >= {minimum}, got {v!r}"
+        )
     return int(f)
 
 
 def _check_columns(path: Path, cols: set[str]) -> None:
-    for need, alts in (("model", ("model",)), ("task", ("task",)), ("n", ("n",)),
-                       ("accuracy or correct", ("accuracy", "correct")),
-                       ("choices or labels", ("choices", "labels"))):
+    for need, alts in (
+        ("model", ("model",)),
+        ("task", ("task",)),
+        ("n", ("n",)),
+        ("accuracy or correct", ("accuracy", "correct")),
+        ("choices or labels", ("choices", "labels")),
+    ):
         got = [a for a in alts if a in cols]
         if not got:
             raise AuditInputError(f"{path}: missing column {need}")
@@ -48,11 +54,14 @@ def _labels(r: dict, n: int, where: str) -> dict[int, int]:
             raise TypeError
         labels = {_int(k, "labels", where, 1): _int(v, "labels", where, 1) for k, v in raw.items()}
     except (TypeError, ValueError):
-        raise AuditInputError(f"{where}: field 'labels' must be a JSON object "
-                              f'{{"choices": items}}, got {r["labels"]!r}') from None
+        raise AuditInputError(
+            f"{where}: field 'labels' must be a JSON object "
+            f'{{"choices": items}}, got {r["labels"]!r}'
+        ) from None
     if sum(labels.values()) != n:
-        raise AuditInputError(f"{where}: field 'labels' counts {sum(labels.values())} items "
-                              f"but n = {n}")
+        raise AuditInputError(
+            f"{where}: field 'labels' counts {sum(labels.values())} items but n = {n}"
+        )
     return labels
 
 
@@ -64,8 +73,9 @@ def _correct(r: dict, n: int, where: str) -> tuple[int, float | None]:
         except ValueError:
             acc = math.nan
         if not (0 <= acc <= 1):
-            raise AuditInputError(f"{where}: field 'accuracy' must be in [0, 1], "
-                                  f"got {r['accuracy']!r}")
+            raise AuditInputError(
+                f"{where}: field 'accuracy' must be in [0, 1], got {r['accuracy']!r}"
+            )
         return correct_count(acc, n), acc
     correct = _int(r["correct"], "correct", where, 0)
     if correct > n:
@@ -89,6 +99,16 @@ def read_csv(path: str | Path) -> list[Result]:
         labels = _labels(r, n, where)
         correct, acc = _correct(r, n, where)
         t = _int(r["t"], "t", where, 1) if "t" in r and str(r["t"]).strip() != "" else None
-        out.append(Result(model=r["model"], task=r["task"], n=n, correct=correct, labels=labels,
-                          source=str(path), accuracy=acc, t=t))
+        out.append(
+            Result(
+                model=r["model"],
+                task=r["task"],
+                n=n,
+                correct=correct,
+                labels=labels,
+                source=str(path),
+                accuracy=acc,
+                t=t,
+            )
+        )
     return out

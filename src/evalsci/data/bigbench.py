@@ -33,11 +33,21 @@ import numpy as np
 # De-duplicated example counts of the 16 BIG-bench Lite tasks of the `baselines` study
 # (BIG-bench `dataset_constants.py`, as used by the authors; studies/baselines.md).
 TASK_SIZES = {
-    "bbq_lite_json": 16076, "code_line_description": 60, "conceptual_combinations": 103,
-    "emoji_movie": 100, "formal_fallacies_syllogisms_negation": 14200, "hindu_knowledge": 175,
-    "known_unknowns": 46, "language_identification": 10000, "logical_deduction": 1500,
-    "novel_concepts": 32, "play_dialog_same_or_different": 3264, "strange_stories": 174,
-    "strategyqa": 2289, "symbol_interpretation": 990, "vitaminc_fact_verification": 54668,
+    "bbq_lite_json": 16076,
+    "code_line_description": 60,
+    "conceptual_combinations": 103,
+    "emoji_movie": 100,
+    "formal_fallacies_syllogisms_negation": 14200,
+    "hindu_knowledge": 175,
+    "known_unknowns": 46,
+    "language_identification": 10000,
+    "logical_deduction": 1500,
+    "novel_concepts": 32,
+    "play_dialog_same_or_different": 3264,
+    "strange_stories": 174,
+    "strategyqa": 2289,
+    "symbol_interpretation": 990,
+    "vitaminc_fact_verification": 54668,
     "winowhy": 2862,
 }
 TASKS = tuple(sorted(TASK_SIZES))
@@ -116,10 +126,17 @@ def _format(data: dict, path: Path, subtask: str | None, start: int) -> list[Exa
             top = max(ts.values())
             tgt = [next(k for k, v in ts.items() if v == top)]
         inputs = (task_prefix + input_prefix + text + output_prefix).strip()
-        out.append(Example(
-            position=start + idx, idx=idx, subtask=subtask, inputs=inputs,
-            choices=tuple(k.strip() for k in ts), scores=tuple(int(v) for v in ts.values()),
-            targets=tuple(str(t).strip() for t in tgt)))
+        out.append(
+            Example(
+                position=start + idx,
+                idx=idx,
+                subtask=subtask,
+                inputs=inputs,
+                choices=tuple(k.strip() for k in ts),
+                scores=tuple(int(v) for v in ts.values()),
+                targets=tuple(str(t).strip() for t in tgt),
+            )
+        )
     return out
 
 
@@ -152,8 +169,10 @@ def load_task(task: str, root: str | Path, check_size: bool = True) -> list[Exam
     """
     examples = list(_load(task, str(Path(root).resolve())))
     if check_size and task in TASK_SIZES and len(examples) != TASK_SIZES[task]:
-        raise BigBenchError(f"{task}: {len(examples)} examples in {root}, expected "
-                            f"{TASK_SIZES[task]} (BIG-bench dataset_constants)")
+        raise BigBenchError(
+            f"{task}: {len(examples)} examples in {root}, expected "
+            f"{TASK_SIZES[task]} (BIG-bench dataset_constants)"
+        )
     return examples
 
 

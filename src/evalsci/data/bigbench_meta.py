@@ -64,11 +64,15 @@ def task_size(task: str) -> int:
     try:
         return BBL_TASKS[task][0]
     except KeyError:
-        raise KeyError(f"unknown BIG-bench Lite task {task!r}; known: {sorted(BBL_TASKS)}") from None
+        raise KeyError(
+            f"unknown BIG-bench Lite task {task!r}; known: {sorted(BBL_TASKS)}"
+        ) from None
 
 
 def num_choices(task: str) -> int:
     try:
         return BBL_TASKS[task][1]
     except KeyError:
-        raise KeyError(f"unknown BIG-bench Lite task {task!r}; known: {sorted(BBL_TASKS)}") from None
+        raise KeyError(
+            f"unknown BIG-bench Lite task {task!r}; known: {sorted(BBL_TASKS)}"
+        ) from None

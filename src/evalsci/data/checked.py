@@ -32,8 +32,9 @@ def _verify(path: Path, error: type[Exception]) -> None:
         raise error(str(e)) from None
 
 
-def read_csv(path: str | Path, error: type[Exception] = DataFileError, verify: bool = True,
-             **kwargs) -> pd.DataFrame:
+def read_csv(
+    path: str | Path, error: type[Exception] = DataFileError, verify: bool = True, **kwargs
+) -> pd.DataFrame:
     """pd.read_csv(path) that names the file on any failure (a corrupt .gz raises
     BadGzipFile/EOFError/zlib.error without one) and re-verifies released files."""
     path = Path(path)
@@ -62,9 +63,18 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], path, error=DataFi
         raise error(f"{path}: missing columns {missing} (has {list(df.columns)})")
 
 
-def numeric(df: pd.DataFrame, column: str, path, *, lo: float | None = None,
-            hi: float | None = None, integer: bool = False, allow_nan: bool = False,
-            tol: float = 0.0, error=DataFileError) -> pd.Series:
+def numeric(
+    df: pd.DataFrame,
+    column: str,
+    path,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    integer: bool = False,
+    allow_nan: bool = False,
+    tol: float = 0.0,
+    error=DataFileError,
+) -> pd.Series:
     """df[column] as numbers, every value checked; the first bad one is named with its row.
     `tol`: slack on the bounds (released probabilities exceed 1 by ~1e-12 of float noise)."""
     raw = df[column]
@@ -101,15 +111,18 @@ def binary(df: pd.DataFrame, column: str, path, error=DataFileError) -> pd.Serie
     bad = (values.to_numpy() != 0) & (values.to_numpy() != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise error(f"{path}: column {column!r}, row {i + 1}: {_show(df[column].iloc[i])} is "
-                    "not 0 or 1")
+        raise error(
+            f"{path}: column {column!r}, row {i + 1}: {_show(df[column].iloc[i])} is not 0 or 1"
+        )
     return values.astype(np.int8)
 
 
 def expect_count(found: int, expected: int, what: str, path, error=DataFileError) -> None:
     if found != expected:
-        raise error(f"{path}: {found} {what}, expected {expected} (file cut or edited after "
-                    "it was verified? re-fetch the bundle: delete it and rerun)")
+        raise error(
+            f"{path}: {found} {what}, expected {expected} (file cut or edited after "
+            "it was verified? re-fetch the bundle: delete it and rerun)"
+        )
 
 
 def _show(value) -> str:

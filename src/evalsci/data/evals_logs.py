@@ -48,7 +48,11 @@ def answer_matches(expected: str | int, sampled: str) -> bool:
     """
     if isinstance(expected, bool) or not isinstance(expected, (str, int)):
         raise EvalsLogError(f"expected answer is neither a string nor an integer: {expected!r}")
-    exp = expected.strip().lower().replace("\u00a0", " ") if isinstance(expected, str) else str(expected)
+    exp = (
+        expected.strip().lower().replace("\u00a0", " ")
+        if isinstance(expected, str)
+        else str(expected)
+    )
     out = sampled.strip().lower().replace("\u00a0", " ")
     return re.search(r"(^|\b)" + re.escape(exp) + r"(\b|$|\s)", out) is not None
 
@@ -108,14 +112,18 @@ def read_evals_log(path: str | Path) -> pd.DataFrame:
         raise EvalsLogError(f"{path}: no sampling events (is this an oaieval --record_path log?)")
     missing = sorted(set(sampling) ^ set(match))
     if missing:
-        raise EvalsLogError(f"{path}: samples without both sampling and match events: {missing[:5]}")
+        raise EvalsLogError(
+            f"{path}: samples without both sampling and match events: {missing[:5]}"
+        )
     rows = []
     for sid, s in sampling.items():
         m = match[sid]
         system, user = _split_prompt(s["prompt"])
         sampled = m.get("sampled")
         if sampled is None:  # older logs keep the output only in the sampling event
-            sampled = s["sampled"][0] if isinstance(s.get("sampled"), list) else s.get("sampled", "")
+            sampled = (
+                s["sampled"][0] if isinstance(s.get("sampled"), list) else s.get("sampled", "")
+            )
         rows.append(
             {
                 "sample_id": sid,
@@ -130,7 +138,9 @@ def read_evals_log(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def load_evals_task(root: str | Path, task: str, llms: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_evals_task(
+    root: str | Path, task: str, llms: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Join the logs of `llms` on one task by prompt (the authors' loader).
 
     Returns (instances, coverage): instances has columns prompt, system_prompt and one
@@ -144,14 +154,18 @@ def load_evals_task(root: str | Path, task: str, llms: Sequence[str]) -> tuple[p
         path = root / task / f"{llm}.jsonl"
         if not path.is_file():
             known = sorted(f.name.removesuffix(".jsonl") for f in (root / task).glob("*.jsonl"))
-            raise FileNotFoundError(f"evals log missing: {path} (task {task!r}, LLM {llm!r}); "
-                                    f"LLMs with logs for this task: {known}")
+            raise FileNotFoundError(
+                f"evals log missing: {path} (task {task!r}, LLM {llm!r}); "
+                f"LLMs with logs for this task: {known}"
+            )
         df = read_evals_log(path)
         dup = df.duplicated(subset=["prompt"])
         df = df.loc[~dup, ["prompt", "system_prompt", "success"]].rename(
             columns={"success": f"Success_{llm}"}
         )
-        cov.append({"task": task, "llm": llm, "n_samples": int(len(dup)), "n_duplicates": int(dup.sum())})
+        cov.append(
+            {"task": task, "llm": llm, "n_samples": int(len(dup)), "n_duplicates": int(dup.sum())}
+        )
         if merged is None:
             merged = df
         else:
@@ -198,7 +212,11 @@ def load_evals_collection(
         s.columns = list(llms)
         s.insert(0, "instance_id", ids)
         succ.append(s)
-    return pd.concat(inst, ignore_index=True), pd.concat(succ, ignore_index=True), pd.concat(covs, ignore_index=True)
+    return (
+        pd.concat(inst, ignore_index=True),
+        pd.concat(succ, ignore_index=True),
+        pd.concat(covs, ignore_index=True),
+    )
 
 
 def read_registry_samples(path: str | Path) -> pd.DataFrame:
@@ -236,7 +254,11 @@ KINDS_OF_REASONING_TAGS: dict[str, list[str]] = {
     "logiqav2-logical-reasoning-plus": ["deductive_reasoning"],
     "wanli": ["deductive_reasoning"],
     "alpha_nli": ["abductive_reasoning"],
-    "reclor-logical-reasoning-plus": ["abductive_reasoning", "deductive_reasoning", "inductive_reasoning"],
+    "reclor-logical-reasoning-plus": [
+        "abductive_reasoning",
+        "deductive_reasoning",
+        "inductive_reasoning",
+    ],
     "crass_ai": ["counterfactual_reasoning"],
     "cause_and_effect_one_sentence": ["causal_reasoning"],
     "cause_and_effect_two_sentences": ["causal_reasoning"],
@@ -266,8 +288,13 @@ KINDS_OF_REASONING_OOD: dict[str, list[str]] = {
     "OOD_1": ["arithmetic"],
     "OOD_2": ["causal_reasoning"],
     "OOD_3": [
-        "logical_reasoning", "deductive_reasoning", "inductive_reasoning", "spatial_reasoning",
-        "abductive_reasoning", "counterfactual_reasoning", "analogical_reasoning",
+        "logical_reasoning",
+        "deductive_reasoning",
+        "inductive_reasoning",
+        "spatial_reasoning",
+        "abductive_reasoning",
+        "counterfactual_reasoning",
+        "analogical_reasoning",
     ],
     "OOD_4": ["world_knowledge", "common_sense"],
 }
@@ -281,6 +308,8 @@ def kinds_of_reasoning_evals() -> list[str]:
 def ood_test_datasets(split: str) -> list[str]:
     """KindsOfReasoning evals in the test split of OOD split `split` (e.g. "OOD_1")."""
     if split not in KINDS_OF_REASONING_OOD:
-        raise KeyError(f"unknown KindsOfReasoning OOD split {split!r}; known: {list(KINDS_OF_REASONING_OOD)}")
+        raise KeyError(
+            f"unknown KindsOfReasoning OOD split {split!r}; known: {list(KINDS_OF_REASONING_OOD)}"
+        )
     held = set(KINDS_OF_REASONING_OOD[split])
     return [e for e, tags in KINDS_OF_REASONING_TAGS.items() if held & set(tags)]

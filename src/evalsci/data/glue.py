@@ -58,14 +58,22 @@ OFFLINE_TASKS = ("sst2", "rte", "wnli", "mrpc")
 # Split sizes of the HF datasets (paper Table 2; HF dataset cards). Checked against the
 # offline files by tests/test_glue.py; used where only the size is needed (no download).
 SPLIT_SIZES: dict[tuple[str, str], int] = {
-    ("sst2", "train"): 67349, ("sst2", "validation"): 872,
-    ("rte", "train"): 2490, ("rte", "validation"): 277,
-    ("wnli", "train"): 635, ("wnli", "validation"): 71,
-    ("mrpc", "train"): 3668, ("mrpc", "validation"): 408,
-    ("mnli", "train"): 392702, ("mnli", "validation_matched"): 9815,
-    ("qnli", "train"): 104743, ("qnli", "validation"): 5463,
-    ("qqp", "train"): 363846, ("qqp", "validation"): 40430,
-    ("hellaswag", "train"): 39905, ("hellaswag", "validation"): 10042,
+    ("sst2", "train"): 67349,
+    ("sst2", "validation"): 872,
+    ("rte", "train"): 2490,
+    ("rte", "validation"): 277,
+    ("wnli", "train"): 635,
+    ("wnli", "validation"): 71,
+    ("mrpc", "train"): 3668,
+    ("mrpc", "validation"): 408,
+    ("mnli", "train"): 392702,
+    ("mnli", "validation_matched"): 9815,
+    ("qnli", "train"): 104743,
+    ("qnli", "validation"): 5463,
+    ("qqp", "train"): 363846,
+    ("qqp", "validation"): 40430,
+    ("hellaswag", "train"): 39905,
+    ("hellaswag", "validation"): 10042,
 }
 # The evaluation split of each task (lm-evaluation-harness `validation_split`).
 EVAL_SPLIT = {t: "validation_matched" if t == "mnli" else "validation" for t in LABEL_NAMES}
@@ -167,27 +175,35 @@ def _label(value: str | None, names: tuple[str, ...], path: Path, n: int) -> int
 def _load_mrpc(root: Path, split: str) -> list[dict]:
     dev_path, train_path = root / "MRPC" / "dev_ids.tsv", root / "MRPC" / "msr_paraphrase_train.txt"
     with _open(dev_path) as fh:
-        dev_ids = {(row[0], row[1]) for row in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}
+        dev_ids = {
+            (row[0], row[1]) for row in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        }
     out = []
     with _open(train_path) as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         need = {"Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"}
         if not need <= set(reader.fieldnames or ()):
-            raise GlueDataError(f"{train_path}: missing columns {sorted(need - set(reader.fieldnames or ()))}")
+            raise GlueDataError(
+                f"{train_path}: missing columns {sorted(need - set(reader.fieldnames or ()))}"
+            )
         for n, row in enumerate(reader):
             if ((row["#1 ID"], row["#2 ID"]) in dev_ids) == (split == "validation"):
-                out.append({
-                    "sentence1": row["#1 String"],
-                    "sentence2": row["#2 String"],
-                    "label": _label(row["Quality"], LABEL_NAMES["mrpc"], train_path, n),
-                    "idx": n,
-                })
+                out.append(
+                    {
+                        "sentence1": row["#1 String"],
+                        "sentence2": row["#2 String"],
+                        "label": _label(row["Quality"], LABEL_NAMES["mrpc"], train_path, n),
+                        "idx": n,
+                    }
+                )
     return out
 
 
 def _load_hub(task: str, split: str) -> list[dict]:
     path, name = _HUB[task]
-    offline = os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1"
+    offline = (
+        os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1"
+    )
     if offline:
         raise GlueDataError(
             f"{task} is not in the offline GLUE bundle and loads from the Hugging Face hub "
@@ -202,7 +218,9 @@ def _load_hub(task: str, split: str) -> list[dict]:
     try:
         ds = datasets.load_dataset(path, name, split=split)
     except Exception as e:
-        raise GlueDataError(f"could not load {task} ({path}, {name}, split {split!r}) from the hub: {e}") from e
+        raise GlueDataError(
+            f"could not load {task} ({path}, {name}, split {split!r}) from the hub: {e}"
+        ) from e
     rows = [dict(r) for r in ds]
     for n, r in enumerate(rows):
         r.setdefault("idx", n)

@@ -49,11 +49,20 @@ KEPT_SCENARIOS: dict[str, list[str]] = {
     "commonsense": ["commonsense"],
     "gsm": ["gsm"],
     "med_qa": ["med_qa"],
-    "legalbench": ["abercrombie,", "function_of_decision_section,", "proa,",
-                   "international_citizenship_questions,"],
+    "legalbench": [
+        "abercrombie,",
+        "function_of_decision_section,",
+        "proa,",
+        "international_citizenship_questions,",
+    ],
     "math": ["counting_and_probability", "number_theory", "prealgebra", "precalculus"],
-    "mmlu": ["abstract_algebra", "college_chemistry", "computer_security", "econometrics",
-             "us_foreign_policy"],
+    "mmlu": [
+        "abstract_algebra",
+        "college_chemistry",
+        "computer_security",
+        "econometrics",
+        "us_foreign_policy",
+    ],
 }
 # Dropped, with the paper's reason.
 DROPPED_SCENARIOS: dict[str, str] = {
@@ -69,15 +78,25 @@ DROPPED_SCENARIOS: dict[str, str] = {
 HELM_LITE_OOD: dict[str, list[str]] = {
     "OOD_1": ["math", "gsm", "mmlu/abstract_algebra"],
     "OOD_2": ["legalbench"],
-    "OOD_3": ["commonsense", "med_qa", "mmlu/college_chemistry", "mmlu/computer_security",
-              "mmlu/econometrics", "mmlu/us_foreign_policy"],
+    "OOD_3": [
+        "commonsense",
+        "med_qa",
+        "mmlu/college_chemistry",
+        "mmlu/computer_security",
+        "mmlu/econometrics",
+        "mmlu/us_foreign_policy",
+    ],
 }
 
-_PREFIX = ("Here are some input-output examples. Read the examples carefully to figure out the "
-           "mapping. The output of the last example is not given, and your job is to figure out "
-           "what it is.\n\n")
-_SUFFIX = ("\n\nPlease provide the output to this last example. It is critical to follow the "
-           "format of the preceding outputs!")
+_PREFIX = (
+    "Here are some input-output examples. Read the examples carefully to figure out the "
+    "mapping. The output of the last example is not given, and your job is to figure out "
+    "what it is.\n\n"
+)
+_SUFFIX = (
+    "\n\nPlease provide the output to this last example. It is critical to follow the "
+    "format of the preceding outputs!"
+)
 
 
 def read_run_list(path: str | Path) -> pd.DataFrame:
@@ -130,8 +149,15 @@ def read_helm_run(run_dir: str | Path) -> pd.DataFrame:
     rows = []
     for rs in state["request_states"]:
         inst, req = rs["instance"], rs["request"]
-        rows.append({"instance_id": inst["id"], "split": inst["split"], "question": inst["input"]["text"],
-                     "prompt": cleanup_prompt(req["prompt"]), "model": req["model"]})
+        rows.append(
+            {
+                "instance_id": inst["id"],
+                "split": inst["split"],
+                "question": inst["input"]["text"],
+                "prompt": cleanup_prompt(req["prompt"]),
+                "model": req["model"],
+            }
+        )
     df = pd.DataFrame(rows).set_index("instance_id")
     score = pd.Series({p["instance_id"]: p["stats"][metric] for p in preds}, name="success")
     values = set(score.unique())
@@ -164,19 +190,39 @@ def load_helm_lite(
         for _, r in group.iterrows():
             df = read_helm_run(runs_dir / r["Run"])
             df = df.drop_duplicates(subset=["prompt"])
-            df = df[["prompt", "split", "question", "success"]].rename(columns={"success": r["Model"]})
-            merged = df if merged is None else merged.merge(df, on=["prompt", "split", "question"], how="outer")
+            df = df[["prompt", "split", "question", "success"]].rename(
+                columns={"success": r["Model"]}
+            )
+            merged = (
+                df
+                if merged is None
+                else merged.merge(df, on=["prompt", "split", "question"], how="outer")
+            )
         merged = merged[merged["split"] == "test"].reset_index(drop=True)
         have = [m for m in llms if m in merged.columns]
         for m in llms:
-            cov.append({"dataset": dataset, "llm": m, "n_instances": len(merged),
-                        "n_missing": int(merged[m].isna().sum()) if m in merged else len(merged)})
+            cov.append(
+                {
+                    "dataset": dataset,
+                    "llm": m,
+                    "n_instances": len(merged),
+                    "n_missing": int(merged[m].isna().sum()) if m in merged else len(merged),
+                }
+            )
         if len(have) < len(llms):
             continue  # some LLM has no run for this dataset: reported in coverage, not used
         merged = merged[merged[list(llms)].notna().all(axis=1)].reset_index(drop=True)
         ids = [f"{dataset}/{i}" for i in range(len(merged))]
-        inst.append(pd.DataFrame({"instance_id": ids, "dataset": dataset, "text": merged["prompt"],
-                                  "question": merged["question"]}))
+        inst.append(
+            pd.DataFrame(
+                {
+                    "instance_id": ids,
+                    "dataset": dataset,
+                    "text": merged["prompt"],
+                    "question": merged["question"],
+                }
+            )
+        )
         s = merged[list(llms)].astype(int)
         s.insert(0, "instance_id", ids)
         succ.append(s)

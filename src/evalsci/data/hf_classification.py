@@ -67,126 +67,305 @@ def _specs() -> dict[str, DatasetSpec]:
     S = DatasetSpec
     m = NUM_CHARACTERS_MAX
     specs = [
-        S("ag_news", "ag_news", ("World", "Sports", "Business", "Sci/Tech"),
-          "The text is a news article. Answer with its topic."),
-        S("amazon_counterfactual_en", "SetFit/amazon_counterfactual_en",
-          ("not counterfactual", "counterfactual"),
-          "The text is an Amazon product review. Answer with whether or not the text "
-          "contains a counterfactual statement, which describes an event that did not or "
-          "cannot take place."),
-        S("app_reviews", "app_reviews", ("1", "2", "3", "4", "5"),
-          "The text is an app review. Answer with a rating from 1-5, where 1 indicates that "
-          "the review says the app is bad, and 5 stars indicates that the review says the app "
-          "is great.",
-          text=("review",), label="star", label_shift=-1),
-        S("blog_authorship_corpus", "blog_authorship_corpus", ("female", "male"),
-          "The text is a blog post. Answer with your best guess for the gender of the post's "
-          "author.",
-          label="gender", label_map={"female": 0, "male": 1}, max_chars=m,
-          trust_remote_code=True),
-        S("clickbait_notclickbait_dataset", "christinacdl/clickbait_notclickbait_dataset",
-          ("not clickbait", "clickbait"),
-          "The text is the headline of an article. Answer with whether or not the headline is "
-          "clickbait."),
+        S(
+            "ag_news",
+            "ag_news",
+            ("World", "Sports", "Business", "Sci/Tech"),
+            "The text is a news article. Answer with its topic.",
+        ),
+        S(
+            "amazon_counterfactual_en",
+            "SetFit/amazon_counterfactual_en",
+            ("not counterfactual", "counterfactual"),
+            "The text is an Amazon product review. Answer with whether or not the text "
+            "contains a counterfactual statement, which describes an event that did not or "
+            "cannot take place.",
+        ),
+        S(
+            "app_reviews",
+            "app_reviews",
+            ("1", "2", "3", "4", "5"),
+            "The text is an app review. Answer with a rating from 1-5, where 1 indicates that "
+            "the review says the app is bad, and 5 stars indicates that the review says the app "
+            "is great.",
+            text=("review",),
+            label="star",
+            label_shift=-1,
+        ),
+        S(
+            "blog_authorship_corpus",
+            "blog_authorship_corpus",
+            ("female", "male"),
+            "The text is a blog post. Answer with your best guess for the gender of the post's "
+            "author.",
+            label="gender",
+            label_map={"female": 0, "male": 1},
+            max_chars=m,
+            trust_remote_code=True,
+        ),
+        S(
+            "clickbait_notclickbait_dataset",
+            "christinacdl/clickbait_notclickbait_dataset",
+            ("not clickbait", "clickbait"),
+            "The text is the headline of an article. Answer with whether or not the headline is "
+            "clickbait.",
+        ),
         # Only a test split exists; the task is a modification of the original one.
-        S("climate_fever", "climate_fever",
-          ("supported", "refuted", "not enough info", "disputed"),
-          "The text is a claim about climate change. Answer with how scientifically evidenced "
-          "the claim is.",
-          text=("claim",), label="claim_label", split="test"),
-        S("craigslist_bargains", "aladar/craigslist_bargains",
-          ("bike", "car", "electronics", "furniture", "housing", "phone"),
-          "The text is a dialogue between a buyer and seller on Craigslist. Answer with the "
-          "category of the product they are discussing.",
-          drop_empty=True),
-        S("disaster_response_messages", "disaster_response_messages",
-          ("direct message", "news story", "social media post"),
-          "The text is a disaster response message. Answer with the most likely source of the "
-          "message",
-          text=("message",), label="genre", label_map={"direct": 0, "news": 1, "social": 2},
-          max_chars=m, drop_empty=True, trust_remote_code=True),
-        S("emo", "aladar/emo", ("others", "happy", "sad", "angry"),
-          "The text is an utterance from a dialogue. Answer with the underlying emotion of the "
-          "utterance."),
-        S("emotion", "dair-ai/emotion", ("sadness", "joy", "love", "anger", "fear", "surprise"),
-          "The text is a Twitter message. Answer with its underlying emotion.",
-          trust_remote_code=True),
-        S("enron_spam", "SetFit/enron_spam", ("ham", "spam"),
-          "The text is the subject and message of an email. Answer with whether or not the "
-          "email is spam or ham (i.e., not spam).",
-          drop_empty=True),
-        S("financial_phrasebank", "financial_phrasebank", ("negative", "neutral", "positive"),
-          "The text is a sentence from financial news. Answer with the sentiment of this "
-          "sentence.",
-          config="sentences_allagree", text=("sentence",), trust_remote_code=True),
-        S("FRENK-hate-en", "classla/FRENK-hate-en", ("LGBT", "migrants"),
-          "The text is a Facebook comment on a news article. Answer with the topic of the news "
-          "article.",
-          label="topic", label_map={"lgbt": 0, "migrants": 1}, max_chars=m,
-          trust_remote_code=True),
-        S("hyperpartisan_news_detection", "hyperpartisan_news_detection",
-          ("not hyperpartisan", "hyperpartisan"),
-          "The text is the headline of a news article. Answer with whether or not it is "
-          "hyperpartisan.",
-          config="bypublisher", text=("title",), label="hyperpartisan",
-          label_map={False: 0, True: 1}, drop_empty=True, trust_remote_code=True),
-        S("limit", "limit", ("no motion", "motion"),
-          "Answer with whether the text describes the movement of a physical entity (motion) "
-          "or not (no motion).",
-          text=("sentence",), label="motion", label_map={"no": 0, "yes": 1},
-          trust_remote_code=True),
-        S("massive", "AmazonScience/massive",
-          ("social", "transport", "calendar", "play", "news", "datetime", "recommendation",
-           "email", "iot", "general", "audio", "lists", "qa", "cooking", "takeaway", "music",
-           "alarm", "weather"),
-          "The text is an utterance from a person to a voice assistant. Answer with the domain "
-          "of the utterance.",
-          config="en-US", text=("utt",), label="scenario", trust_remote_code=True),
-        S("movie_rationales", "movie_rationales", ("negative", "positive"),
-          "The text is a movie review. Answer with its sentiment.",
-          text=("review",), trust_remote_code=True),
-        S("mtop_domain", "mteb/mtop_domain",
-          ("messaging", "calling", "event", "timer", "music", "weather", "alarm", "people",
-           "reminder", "recipes", "news"),
-          "The text is an utterance from a person to a voice assistant. Answer with the domain "
-          "of the utterance.",
-          config="en", trust_remote_code=True),
-        S("patent-classification", "ccdv/patent-classification",
-          ("Human Necessities", "Performing Operations; Transporting", "Chemistry; Metallurgy",
-           "Textiles; Paper", "Fixed Constructions",
-           "Mechanical Engineering; Lightning; Heating; Weapons; Blasting", "Physics",
-           "Electricity", "General tagging of new or cross-sectional technology"),
-          "The text is the title of a patent and its abstract. Answer with its domain.",
-          config="abstract", max_chars=m, trust_remote_code=True),
-        S("rotten_tomatoes", "rotten_tomatoes", ("negative", "positive"),
-          "The text is a movie review. Answer with its sentiment."),
-        S("silicone", "silicone", ("commissive", "directive", "inform", "question"),
-          "The text is an utterance. Answer with its broader intention.",
-          config="dyda_da", text=("Utterance",), label="Label", trust_remote_code=True),
-        S("trec", "trec",
-          ("Abbreviation", "Entity", "Description and abstract concept", "Human being",
-           "Location", "Numeric value"),
-          "The text is a question. Answer with the broader category it belongs to.",
-          label="coarse_label", trust_remote_code=True),
-        S("tweets_hate_speech_detection", "tweets_hate_speech_detection",
-          ("not hate speech", "hate speech"),
-          "The text is a tweet. Answer with whether or not it may be associated with hate "
-          "speech, i.e., it has a racist or sexist sentiment associated with it.",
-          text=("tweet",), trust_remote_code=True),
-        S("yahoo_answers_topics", "yahoo_answers_topics",
-          ("Society & Culture", "Science & Mathematics", "Health", "Education & Reference",
-           "Computers & Internet", "Sports", "Business & Finance", "Entertainment & Music",
-           "Family & Relationships", "Politics & Government"),
-          "The text is a question title and body from Yahoo Answers. Answer with its topic.",
-          text=("question_title", "question_content"), label="topic", trust_remote_code=True),
-        S("yelp_review_full", "yelp_review_full", ("1", "2", "3", "4", "5"),
-          "The text is a Yelp review. Answer with a rating from 1-5, where 1 indicates that the "
-          "review says the business is bad, and 5 stars indicates that the review says the "
-          "business is great."),
+        S(
+            "climate_fever",
+            "climate_fever",
+            ("supported", "refuted", "not enough info", "disputed"),
+            "The text is a claim about climate change. Answer with how scientifically evidenced "
+            "the claim is.",
+            text=("claim",),
+            label="claim_label",
+            split="test",
+        ),
+        S(
+            "craigslist_bargains",
+            "aladar/craigslist_bargains",
+            ("bike", "car", "electronics", "furniture", "housing", "phone"),
+            "The text is a dialogue between a buyer and seller on Craigslist. Answer with the "
+            "category of the product they are discussing.",
+            drop_empty=True,
+        ),
+        S(
+            "disaster_response_messages",
+            "disaster_response_messages",
+            ("direct message", "news story", "social media post"),
+            "The text is a disaster response message. Answer with the most likely source of the "
+            "message",
+            text=("message",),
+            label="genre",
+            label_map={"direct": 0, "news": 1, "social": 2},
+            max_chars=m,
+            drop_empty=True,
+            trust_remote_code=True,
+        ),
+        S(
+            "emo",
+            "aladar/emo",
+            ("others", "happy", "sad", "angry"),
+            "The text is an utterance from a dialogue. Answer with the underlying emotion of the "
+            "utterance.",
+        ),
+        S(
+            "emotion",
+            "dair-ai/emotion",
+            ("sadness", "joy", "love", "anger", "fear", "surprise"),
+            "The text is a Twitter message. Answer with its underlying emotion.",
+            trust_remote_code=True,
+        ),
+        S(
+            "enron_spam",
+            "SetFit/enron_spam",
+            ("ham", "spam"),
+            "The text is the subject and message of an email. Answer with whether or not the "
+            "email is spam or ham (i.e., not spam).",
+            drop_empty=True,
+        ),
+        S(
+            "financial_phrasebank",
+            "financial_phrasebank",
+            ("negative", "neutral", "positive"),
+            "The text is a sentence from financial news. Answer with the sentiment of this "
+            "sentence.",
+            config="sentences_allagree",
+            text=("sentence",),
+            trust_remote_code=True,
+        ),
+        S(
+            "FRENK-hate-en",
+            "classla/FRENK-hate-en",
+            ("LGBT", "migrants"),
+            "The text is a Facebook comment on a news article. Answer with the topic of the news "
+            "article.",
+            label="topic",
+            label_map={"lgbt": 0, "migrants": 1},
+            max_chars=m,
+            trust_remote_code=True,
+        ),
+        S(
+            "hyperpartisan_news_detection",
+            "hyperpartisan_news_detection",
+            ("not hyperpartisan", "hyperpartisan"),
+            "The text is the headline of a news article. Answer with whether or not it is "
+            "hyperpartisan.",
+            config="bypublisher",
+            text=("title",),
+            label="hyperpartisan",
+            label_map={False: 0, True: 1},
+            drop_empty=True,
+            trust_remote_code=True,
+        ),
+        S(
+            "limit",
+            "limit",
+            ("no motion", "motion"),
+            "Answer with whether the text describes the movement of a physical entity (motion) "
+            "or not (no motion).",
+            text=("sentence",),
+            label="motion",
+            label_map={"no": 0, "yes": 1},
+            trust_remote_code=True,
+        ),
+        S(
+            "massive",
+            "AmazonScience/massive",
+            (
+                "social",
+                "transport",
+                "calendar",
+                "play",
+                "news",
+                "datetime",
+                "recommendation",
+                "email",
+                "iot",
+                "general",
+                "audio",
+                "lists",
+                "qa",
+                "cooking",
+                "takeaway",
+                "music",
+                "alarm",
+                "weather",
+            ),
+            "The text is an utterance from a person to a voice assistant. Answer with the domain "
+            "of the utterance.",
+            config="en-US",
+            text=("utt",),
+            label="scenario",
+            trust_remote_code=True,
+        ),
+        S(
+            "movie_rationales",
+            "movie_rationales",
+            ("negative", "positive"),
+            "The text is a movie review. Answer with its sentiment.",
+            text=("review",),
+            trust_remote_code=True,
+        ),
+        S(
+            "mtop_domain",
+            "mteb/mtop_domain",
+            (
+                "messaging",
+                "calling",
+                "event",
+                "timer",
+                "music",
+                "weather",
+                "alarm",
+                "people",
+                "reminder",
+                "recipes",
+                "news",
+            ),
+            "The text is an utterance from a person to a voice assistant. Answer with the domain "
+            "of the utterance.",
+            config="en",
+            trust_remote_code=True,
+        ),
+        S(
+            "patent-classification",
+            "ccdv/patent-classification",
+            (
+                "Human Necessities",
+                "Performing Operations; Transporting",
+                "Chemistry; Metallurgy",
+                "Textiles; Paper",
+                "Fixed Constructions",
+                "Mechanical Engineering; Lightning; Heating; Weapons; Blasting",
+                "Physics",
+                "Electricity",
+                "General tagging of new or cross-sectional technology",
+            ),
+            "The text is the title of a patent and its abstract. Answer with its domain.",
+            config="abstract",
+            max_chars=m,
+            trust_remote_code=True,
+        ),
+        S(
+            "rotten_tomatoes",
+            "rotten_tomatoes",
+            ("negative", "positive"),
+            "The text is a movie review. Answer with its sentiment.",
+        ),
+        S(
+            "silicone",
+            "silicone",
+            ("commissive", "directive", "inform", "question"),
+            "The text is an utterance. Answer with its broader intention.",
+            config="dyda_da",
+            text=("Utterance",),
+            label="Label",
+            trust_remote_code=True,
+        ),
+        S(
+            "trec",
+            "trec",
+            (
+                "Abbreviation",
+                "Entity",
+                "Description and abstract concept",
+                "Human being",
+                "Location",
+                "Numeric value",
+            ),
+            "The text is a question. Answer with the broader category it belongs to.",
+            label="coarse_label",
+            trust_remote_code=True,
+        ),
+        S(
+            "tweets_hate_speech_detection",
+            "tweets_hate_speech_detection",
+            ("not hate speech", "hate speech"),
+            "The text is a tweet. Answer with whether or not it may be associated with hate "
+            "speech, i.e., it has a racist or sexist sentiment associated with it.",
+            text=("tweet",),
+            trust_remote_code=True,
+        ),
+        S(
+            "yahoo_answers_topics",
+            "yahoo_answers_topics",
+            (
+                "Society & Culture",
+                "Science & Mathematics",
+                "Health",
+                "Education & Reference",
+                "Computers & Internet",
+                "Sports",
+                "Business & Finance",
+                "Entertainment & Music",
+                "Family & Relationships",
+                "Politics & Government",
+            ),
+            "The text is a question title and body from Yahoo Answers. Answer with its topic.",
+            text=("question_title", "question_content"),
+            label="topic",
+            trust_remote_code=True,
+        ),
+        S(
+            "yelp_review_full",
+            "yelp_review_full",
+            ("1", "2", "3", "4", "5"),
+            "The text is a Yelp review. Answer with a rating from 1-5, where 1 indicates that the "
+            "review says the business is bad, and 5 stars indicates that the review says the "
+            "business is great.",
+        ),
         # Not in the paper: the embedded offline default (GLUE SST-2 train, 67,349 phrases).
-        S("sst2", "nyu-mll/glue", ("negative", "positive"),
-          "The text is a phrase from a movie review. Answer with its sentiment.",
-          config="sst2", text=("sentence",), paper=False, source="glue"),
+        S(
+            "sst2",
+            "nyu-mll/glue",
+            ("negative", "positive"),
+            "The text is a phrase from a movie review. Answer with its sentiment.",
+            config="sst2",
+            text=("sentence",),
+            paper=False,
+            source="glue",
+        ),
     ]
     return {s.key: s for s in specs}
 
@@ -252,15 +431,15 @@ def process(spec: DatasetSpec, raw: pd.DataFrame, origin: str = "") -> pd.DataFr
     return df
 
 
-_BUILDERS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json",
-             ".parquet": "parquet"}
+_BUILDERS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet"}
 
 
 def _read_local(paths: list[Path]):
     import datasets
 
-    suffixes = {p.suffixes[-2] if p.suffix == ".gz" and len(p.suffixes) > 1 else p.suffix
-                for p in paths}
+    suffixes = {
+        p.suffixes[-2] if p.suffix == ".gz" and len(p.suffixes) > 1 else p.suffix for p in paths
+    }
     if len(suffixes) != 1 or next(iter(suffixes)) not in _BUILDERS:
         raise ClassificationDataError(
             f"local data files {[str(p) for p in paths]}: need one type among {sorted(_BUILDERS)}"
@@ -270,8 +449,9 @@ def _read_local(paths: list[Path]):
             raise ClassificationDataError(f"local data file missing: {p}")
     suffix = suffixes.pop()
     kwargs = {"delimiter": "\t"} if suffix == ".tsv" else {}
-    ds = datasets.load_dataset(_BUILDERS[suffix], data_files=[str(p) for p in paths],
-                               split="train", **kwargs)
+    ds = datasets.load_dataset(
+        _BUILDERS[suffix], data_files=[str(p) for p in paths], split="train", **kwargs
+    )
     return ds.to_pandas()
 
 
@@ -286,17 +466,28 @@ def _read_hub(spec: DatasetSpec):
             raise
         ds = datasets.load_dataset(spec.hub, spec.config, split="test", **kwargs)
     except Exception as e:
-        offline = os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1"
-        hint = (" (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set: pass local files through config "
-                "tapt.training.data_files)") if offline else ""
+        offline = (
+            os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1"
+        )
+        hint = (
+            (
+                " (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set: pass local files through config "
+                "tapt.training.data_files)"
+            )
+            if offline
+            else ""
+        )
         raise ClassificationDataError(
             f"could not load {spec.key} ({spec.hub}, config {spec.config}) from the hub{hint}: {e}"
         ) from e
     return ds.to_pandas()
 
 
-def load_frame(key: str, data_files: str | os.PathLike | list | None = None,
-               glue_root: str | os.PathLike | None = None) -> pd.DataFrame:
+def load_frame(
+    key: str,
+    data_files: str | os.PathLike | list | None = None,
+    glue_root: str | os.PathLike | None = None,
+) -> pd.DataFrame:
     """The full processed split of dataset `key`: columns `text`, `label`; index
     `index_from_full_split`.
 
@@ -305,8 +496,9 @@ def load_frame(key: str, data_files: str | os.PathLike | list | None = None,
     """
     spec = get_spec(key)
     if data_files is not None:
-        paths = [Path(p) for p in (data_files if isinstance(data_files, list | tuple)
-                                   else [data_files])]
+        paths = [
+            Path(p) for p in (data_files if isinstance(data_files, list | tuple) else [data_files])
+        ]
         return process(spec, _read_local(paths), origin=", ".join(map(str, paths)))
     if spec.source == "glue":
         from evalsci.data.glue import load_glue

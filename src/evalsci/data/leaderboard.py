@@ -60,7 +60,9 @@ def discover_pairs(root: str | Path, name: Callable[[str], str] = lambda p: p) -
         stem = re.sub(r"_prompts\.csv(\.gz)?$", "", f.name)
         prefix, _, sub = stem.partition("_")
         if prefix not in BENCHMARKS:
-            raise LeaderboardError(f"{f}: unknown benchmark prefix {prefix!r}; known {list(BENCHMARKS)}")
+            raise LeaderboardError(
+                f"{f}: unknown benchmark prefix {prefix!r}; known {list(BENCHMARKS)}"
+            )
         res_prefix, dataset = BENCHMARKS[prefix]
         sub_res = _SUBTASK_ALIASES.get((prefix, sub), sub)
         res_rel = f"{RESULTS_DIR}/{res_prefix}{'__' + sub_res if sub_res else ''}_results.csv"
@@ -76,7 +78,9 @@ def read_runs(path: str | Path) -> pd.DataFrame:
     id (0/1 as numbers, NaN where a run lacks the item). `read_results` keeps one run per model."""
     df = read_csv(path, LeaderboardError)
     if list(df.columns[:2]) != ["model", "timestamp"]:
-        raise LeaderboardError(f"{path}: expected columns 'model, timestamp, <item ids>...', got {list(df.columns[:3])}")
+        raise LeaderboardError(
+            f"{path}: expected columns 'model, timestamp, <item ids>...', got {list(df.columns[:3])}"
+        )
     items = df.columns[2:]
     # every cell 0, 1 or empty (not run); the first other value is named with its row and item
     text = [c for c in items if not pd.api.types.is_numeric_dtype(df[c])]
@@ -91,15 +95,21 @@ def read_runs(path: str | Path) -> pd.DataFrame:
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
         shown = pd.read_csv(path, usecols=[items[j]], dtype=str).iloc[i, 0]
-        raise LeaderboardError(f"{path}: column {items[j]!r}, row {i + 1} (model "
-                               f"{df['model'].iloc[i]!r}): {shown!r} is not 0 or 1")
+        raise LeaderboardError(
+            f"{path}: column {items[j]!r}, row {i + 1} (model "
+            f"{df['model'].iloc[i]!r}): {shown!r} is not 0 or 1"
+        )
     return df
 
 
 def read_results(path: str | Path) -> pd.DataFrame:
     """A results CSV -> models x item ids (0/1), one row per model (last run kept)."""
-    return read_runs(path).drop_duplicates(subset="model", keep="last").set_index("model").drop(
-        columns="timestamp")
+    return (
+        read_runs(path)
+        .drop_duplicates(subset="model", keep="last")
+        .set_index("model")
+        .drop(columns="timestamp")
+    )
 
 
 def load_leaderboard(
@@ -118,21 +128,38 @@ def load_leaderboard(
     for pair in discover_pairs(root, name):
         prompts = read_csv(pair["prompts"], LeaderboardError)
         if not {"id", "prompt"} <= set(prompts.columns):
-            raise LeaderboardError(f"{pair['prompts']}: expected columns id, prompt; got {list(prompts.columns)}")
+            raise LeaderboardError(
+                f"{pair['prompts']}: expected columns id, prompt; got {list(prompts.columns)}"
+            )
         res = read_results(pair["results"])
         ids = prompts["id"].astype(str)
         unknown = sorted(set(ids) - set(res.columns))
         if unknown:
             raise LeaderboardError(f"{pair['results']}: no results for prompt ids {unknown[:5]}")
         iid = pair["dataset"] + "/" + pair["subtask"] + "/" + ids
-        inst.append(pd.DataFrame({"instance_id": iid.values, "dataset": pair["dataset"],
-                                  "subtask": pair["subtask"], "text": prompts["prompt"].astype(str).values}))
+        inst.append(
+            pd.DataFrame(
+                {
+                    "instance_id": iid.values,
+                    "dataset": pair["dataset"],
+                    "subtask": pair["subtask"],
+                    "text": prompts["prompt"].astype(str).values,
+                }
+            )
+        )
         block = res[ids.tolist()].T
         block.index = iid.values
         blocks.append(block)
         for m in res.index:
-            cov.append({"dataset": pair["dataset"], "subtask": pair["subtask"], "model": m,
-                        "n_items": len(ids), "n_missing": int(res.loc[m, ids.tolist()].isna().sum())})
+            cov.append(
+                {
+                    "dataset": pair["dataset"],
+                    "subtask": pair["subtask"],
+                    "model": m,
+                    "n_items": len(ids),
+                    "n_missing": int(res.loc[m, ids.tolist()].isna().sum()),
+                }
+            )
     instances = pd.concat(inst, ignore_index=True)
     success = pd.concat(blocks, axis=0, join="outer")
     coverage = pd.DataFrame(cov)
@@ -142,7 +169,8 @@ def load_leaderboard(
         if lacking:
             raise LeaderboardError(
                 f"models lacking some kept items, or unknown (see coverage): {lacking}; the "
-                f"{len(complete)} models with every kept item: {sorted(complete)}")
+                f"{len(complete)} models with every kept item: {sorted(complete)}"
+            )
         complete = pd.Index(models)
     success = success[list(complete)].astype(int)
     success.index.name = "instance_id"

@@ -122,8 +122,7 @@ def _mirror_copy(mirror: Path, source: str, path: str, dest: Path) -> None:
     src = plain if plain.exists() else gz if gz.exists() else None
     if src is None:
         raise ReleasedDataError(
-            f"released file missing from the mirror: {plain} (nor {gz.name}); "
-            f"{MIRROR_ENV}={mirror}"
+            f"released file missing from the mirror: {plain} (nor {gz.name}); {MIRROR_ENV}={mirror}"
         )
     _store(src, dest)
 
@@ -142,9 +141,11 @@ def _store(src: Path, dest: Path) -> None:
             raise ReleasedDataError(f"cannot read {src}: {type(e).__name__}: {e}") from e
     else:
         # mtime=0 keeps the gzip bytes identical across reruns.
-        with open(src, "rb") as fi, open(dest, "wb") as raw, gzip.GzipFile(
-            fileobj=raw, mode="wb", mtime=0
-        ) as fo:
+        with (
+            open(src, "rb") as fi,
+            open(dest, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fo,
+        ):
             shutil.copyfileobj(fi, fo)
 
 
@@ -224,9 +225,7 @@ def materialise(bundle: str, outdir: str | os.PathLike, mirror: str | None = Non
                     f"checksum mismatch for {source}/{path} (from {origin}): "
                     f"sha256 {got}, pinned {want}. The file is corrupt or not the pinned version."
                 )
-        (staged / "SHA256SUMS").write_text(
-            "".join(f"{h}  {p}\n" for p, h in sorted(files.items()))
-        )
+        (staged / "SHA256SUMS").write_text("".join(f"{h}  {p}\n" for p, h in sorted(files.items())))
         if outdir.exists():
             shutil.rmtree(outdir)
         staged.rename(outdir)
@@ -321,14 +320,18 @@ def verify_bundle(root: str | os.PathLike) -> None:
         pinned = bundle_files(root.name)
         if sums != pinned:
             changed = sorted(set(sums.items()) ^ set(pinned.items()))[:3]
-            raise ReleasedDataError(f"{root / SUMS} differs from the pinned manifest (e.g. "
-                                    f"{changed}); re-fetch: delete {root} and rerun")
+            raise ReleasedDataError(
+                f"{root / SUMS} differs from the pinned manifest (e.g. "
+                f"{changed}); re-fetch: delete {root} and rerun"
+            )
     files = {rel: _local(root, rel) for rel in sums}
     try:
         stats = tuple((rel, *_stat_key(f)) for rel, f in sorted(files.items()))
     except FileNotFoundError as e:
-        raise ReleasedDataError(f"released file missing: {e.filename} (listed in "
-                                f"{root / SUMS}); re-fetch: delete {root} and rerun") from None
+        raise ReleasedDataError(
+            f"released file missing: {e.filename} (listed in "
+            f"{root / SUMS}); re-fetch: delete {root} and rerun"
+        ) from None
     try:
         cache = json.loads(_cache_file(root).read_text())
     except (OSError, ValueError):
@@ -342,7 +345,8 @@ def verify_bundle(root: str | os.PathLike) -> None:
         if got != sums[rel]:
             raise ReleasedDataError(
                 f"{files[rel]} changed after it was verified: sha256 {got}, {root / SUMS} "
-                f"says {sums[rel]}; re-fetch: delete {root} and rerun")
+                f"says {sums[rel]}; re-fetch: delete {root} and rerun"
+            )
         fresh[rel] = got
     if fresh:
         _write_cache(root, {**{r: e[2] for r, e in cache.items() if r in sums}, **fresh})

@@ -31,8 +31,14 @@ from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 
-RELEASED_MODELS = ("Llama-2-7b", "Alpaca-7b", "OLMo-7B", "OLMo-7B-Instruct", "falcon-7b",
-                   "falcon-7b-instruct")
+RELEASED_MODELS = (
+    "Llama-2-7b",
+    "Alpaca-7b",
+    "OLMo-7B",
+    "OLMo-7B-Instruct",
+    "falcon-7b",
+    "falcon-7b-instruct",
+)
 
 
 def settings(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,8 +46,10 @@ def settings(section: Mapping[str, Any]) -> dict[str, Any]:
     grid of its `scale` merged with the scale-independent keys."""
     scale = section.get("scale", "default")
     if scale not in section:
-        raise KeyError(f"config baselines.recompute.scale = {scale!r}, but there is no "
-                       f"baselines.recompute.{scale} section")
+        raise KeyError(
+            f"config baselines.recompute.scale = {scale!r}, but there is no "
+            f"baselines.recompute.{scale} section"
+        )
     out = {k: v for k, v in section.items() if k not in ("default", "full")}
     out.update(section[scale])
     for key in ("models", "tasks", "shots", "prompts"):
@@ -58,11 +66,14 @@ def check_models(section: Mapping[str, Any], lm_models: Mapping[str, Any]) -> No
     where = f"config baselines.recompute.{section.get('scale', 'default')}.models"
     for m in s["models"]:
         if not isinstance(m, str) or "_" in m or "/" in m:
-            raise ValueError(f"{where}: model name {m!r} cannot contain '_' or '/' (file names "
-                             "are <model>_<task>_<shots>-shot); give it another key in lm.models")
+            raise ValueError(
+                f"{where}: model name {m!r} cannot contain '_' or '/' (file names "
+                "are <model>_<task>_<shots>-shot); give it another key in lm.models"
+            )
         if m not in lm_models:
-            raise ValueError(f"{where}: unknown model {m!r}; known (config lm.models): "
-                             f"{sorted(lm_models)}")
+            raise ValueError(
+                f"{where}: unknown model {m!r}; known (config lm.models): {sorted(lm_models)}"
+            )
 
 
 def cells(section: Mapping[str, Any]) -> list[tuple[str, str, int]]:
@@ -79,12 +90,15 @@ def shard_ranges(prompts: int, per_shard: int) -> list[tuple[int, int]]:
     return [(a, min(a + per_shard, prompts)) for a in range(0, prompts, per_shard)]
 
 
-def shard_files(section: Mapping[str, Any], base: str, model: str, task: str,
-                shots: int | str) -> list[str]:
+def shard_files(
+    section: Mapping[str, Any], base: str, model: str, task: str, shots: int | str
+) -> list[str]:
     """The shard outputs of one cell under `base` (results/baselines/recompute)."""
     s = settings(section)
-    return [f"{base}/shards/{model}/{task}/{shots}-shot/prompts-{a:03d}-{b:03d}.csv.gz"
-            for a, b in shard_ranges(int(s["prompts"]), int(s.get("prompts_per_shard", 25)))]
+    return [
+        f"{base}/shards/{model}/{task}/{shots}-shot/prompts-{a:03d}-{b:03d}.csv.gz"
+        for a, b in shard_ranges(int(s["prompts"]), int(s.get("prompts_per_shard", 25)))
+    ]
 
 
 def per_example_files(section: Mapping[str, Any], base: str) -> list[str]:
@@ -97,8 +111,16 @@ def plan_seed(seed: int, task: str, shots: int) -> int:
     return (int(seed) * 1_000_003 + zlib.crc32(f"{task}:{shots}".encode())) % (2**32)
 
 
-def prompt_plans(model: str, task: str, shots: int, n_examples: int, subsample,
-                 s: Mapping[str, Any], per_example_dir: str | Path | None, seed: int):
+def prompt_plans(
+    model: str,
+    task: str,
+    shots: int,
+    n_examples: int,
+    subsample,
+    s: Mapping[str, Any],
+    per_example_dir: str | Path | None,
+    seed: int,
+):
     """The prompts of a cell: the authors' (rebuilt from their CSV) or seeded random ones."""
     prompts = int(s["prompts"])
     if s.get("demonstrations", "released") == "released":
@@ -123,17 +145,34 @@ def prompt_plans(model: str, task: str, shots: int, n_examples: int, subsample,
 def scorer_for(model, tok, s: Mapping[str, Any], batch: Mapping[str, Any], progress=True):
     from evalsci.lm.scoring import Scorer
 
-    return Scorer(model, tok, option_tokens=s.get("option_tokens", "authors"),
-                  max_length=s.get("max_length"),
-                  token_budget=int(batch.get("token_budget", 1024)),
-                  cache_budget=int(batch.get("cache_budget", 65536)), progress=progress)
+    return Scorer(
+        model,
+        tok,
+        option_tokens=s.get("option_tokens", "authors"),
+        max_length=s.get("max_length"),
+        token_budget=int(batch.get("token_budget", 1024)),
+        cache_budget=int(batch.get("cache_budget", 65536)),
+        progress=progress,
+    )
 
 
-def run_shard(*, model: str, spec: Mapping[str, Any], task: str, shots: int, start: int,
-              stop: int, bigbench_dir: str | Path, idxs_dir: str | Path,
-              per_example_dir: str | Path | None, recompute: Mapping[str, Any],
-              lm: Mapping[str, Any], seed: int, out: str | Path,
-              work_dir: str | Path) -> dict:
+def run_shard(
+    *,
+    model: str,
+    spec: Mapping[str, Any],
+    task: str,
+    shots: int,
+    start: int,
+    stop: int,
+    bigbench_dir: str | Path,
+    idxs_dir: str | Path,
+    per_example_dir: str | Path | None,
+    recompute: Mapping[str, Any],
+    lm: Mapping[str, Any],
+    seed: int,
+    out: str | Path,
+    work_dir: str | Path,
+) -> dict:
     """Score prompts [start, stop) of one cell; write their per-option rows to `out`.
 
     Prompt results are kept in `work_dir` (one file per prompt) until the shard is
@@ -151,10 +190,18 @@ def run_shard(*, model: str, spec: Mapping[str, Any], task: str, shots: int, sta
     device = default_device() if device == "auto" else device
     kind = "cuda" if device.startswith("cuda") else "cpu"
     dtype = spec.get("dtype") or (lm.get("cpu_dtype", "float32") if kind == "cpu" else None)
-    plan_desc = {"model": model, "spec": dict(spec), "task": task, "shots": shots,
-                 "device": kind, "dtype": dtype, "option_tokens": s.get("option_tokens"),
-                 "max_length": s.get("max_length"), "n_examples": len(examples),
-                 "prompts": {p.prompt_id: list(p.demos) for p in plans}}
+    plan_desc = {
+        "model": model,
+        "spec": dict(spec),
+        "task": task,
+        "shots": shots,
+        "device": kind,
+        "dtype": dtype,
+        "option_tokens": s.get("option_tokens"),
+        "max_length": s.get("max_length"),
+        "n_examples": len(examples),
+        "prompts": {p.prompt_id: list(p.demos) for p in plans},
+    }
     keys = [f"prompt-{p.prompt_id:04d}" for p in plans]
     by_key = dict(zip(keys, plans, strict=True))
     state: dict[str, Any] = {}
@@ -163,15 +210,22 @@ def run_shard(*, model: str, spec: Mapping[str, Any], task: str, shots: int, sta
         if "scorer" not in state:  # load the model only if some prompt is left to do
             t0 = time.perf_counter()
             m, tok = load_model(spec, device=device, dtype=dtype)
-            log.info("loaded %s on %s (%s) in %.1f s", model, device, m.dtype,
-                     time.perf_counter() - t0)
+            log.info(
+                "loaded %s on %s (%s) in %.1f s", model, device, m.dtype, time.perf_counter() - t0
+            )
             state["scorer"] = scorer_for(m, tok, s, lm.get("batch", {}).get(kind, {}))
-        return evaluate_prompt(state["scorer"], examples, by_key[key], subsample,
-                               desc=f"{task} {shots}-shot {key}")
+        return evaluate_prompt(
+            state["scorer"], examples, by_key[key], subsample, desc=f"{task} {shots}-shot {key}"
+        )
 
     t0 = time.perf_counter()
-    files = run_shards(keys, compute, work_dir, plan=plan_desc,
-                       desc=f"{cell_key(model, task, shots)} prompts {start}-{stop}")
+    files = run_shards(
+        keys,
+        compute,
+        work_dir,
+        plan=plan_desc,
+        desc=f"{cell_key(model, task, shots)} prompts {start}-{stop}",
+    )
     df = read_shards(work_dir, keys)
     write_frame(df, out)
     for f in files:
@@ -184,11 +238,13 @@ def run_shard(*, model: str, spec: Mapping[str, Any], task: str, shots: int, sta
     return stats
 
 
-def assemble_cell(shards: Sequence[str | Path], per_example_out: str | Path,
-                  options_out: str | Path) -> pd.DataFrame:
+def assemble_cell(
+    shards: Sequence[str | Path], per_example_out: str | Path, options_out: str | Path
+) -> pd.DataFrame:
     """The shards of one cell -> the authors' per-example CSV and the per-option file."""
-    options = pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""])
-                         for f in shards], ignore_index=True)
+    options = pd.concat(
+        [pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in shards], ignore_index=True
+    )
     options = options.sort_values(["Prompt ID", "Position", "Option index"], kind="mergesort")
     per_example = authors_table(options)
     write_frame(options, options_out)

@@ -24,11 +24,26 @@ import pandas as pd
 
 from evalsci.lm.prompts import PromptPlan, few_shot_prefix, query
 
-OPTION_COLUMNS = ("Prompt ID", "Demonstration IDs in prompt", "Example ID", "Position",
-                  "Subtask", "Option index", "Option", "Score", "Log-likelihood", "Tokens",
-                  "Cached")
-PER_EXAMPLE_COLUMNS = ("Prompt ID", "Demonstration IDs in prompt", "Example ID",
-                       "Loss of correct answer", "Correct prediction")
+OPTION_COLUMNS = (
+    "Prompt ID",
+    "Demonstration IDs in prompt",
+    "Example ID",
+    "Position",
+    "Subtask",
+    "Option index",
+    "Option",
+    "Score",
+    "Log-likelihood",
+    "Tokens",
+    "Cached",
+)
+PER_EXAMPLE_COLUMNS = (
+    "Prompt ID",
+    "Demonstration IDs in prompt",
+    "Example ID",
+    "Loss of correct answer",
+    "Correct prediction",
+)
 
 
 def demo_ids(plan: PromptPlan) -> str:
@@ -36,8 +51,13 @@ def demo_ids(plan: PromptPlan) -> str:
     return str(list(plan.demos))
 
 
-def evaluate_prompt(scorer, examples: Sequence, plan: PromptPlan,
-                    subsample: Sequence[int] | None, desc: str | None = None) -> pd.DataFrame:
+def evaluate_prompt(
+    scorer,
+    examples: Sequence,
+    plan: PromptPlan,
+    subsample: Sequence[int] | None,
+    desc: str | None = None,
+) -> pd.DataFrame:
     """One row per (evaluated example, option) of `plan` (see OPTION_COLUMNS)."""
     prefix = few_shot_prefix([examples[p] for p in plan.demos])
     evals = [examples[p] for p in plan.eval_positions(len(examples), subsample)]
@@ -46,8 +66,21 @@ def evaluate_prompt(scorer, examples: Sequence, plan: PromptPlan,
     ids = demo_ids(plan)
     for ex, sc in zip(evals, scores, strict=True):
         for o, choice in enumerate(ex.choices):
-            rows.append((plan.prompt_id, ids, ex.idx, ex.position, ex.subtask or "", o, choice,
-                         ex.scores[o], sc.sums[o], int(sc.counts[o]), bool(sc.cached[o])))
+            rows.append(
+                (
+                    plan.prompt_id,
+                    ids,
+                    ex.idx,
+                    ex.position,
+                    ex.subtask or "",
+                    o,
+                    choice,
+                    ex.scores[o],
+                    sc.sums[o],
+                    int(sc.counts[o]),
+                    bool(sc.cached[o]),
+                )
+            )
     return pd.DataFrame(rows, columns=list(OPTION_COLUMNS))
 
 
@@ -58,18 +91,26 @@ def authors_table(options: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"per-option table lacks columns {missing}")
     df = options.copy()
     with np.errstate(invalid="ignore", divide="ignore"):
-        df["loss"] = np.where(df["Tokens"] > 0, -df["Log-likelihood"] / df["Tokens"].clip(lower=1),
-                              np.inf)
+        df["loss"] = np.where(
+            df["Tokens"] > 0, -df["Log-likelihood"] / df["Tokens"].clip(lower=1), np.inf
+        )
     keys = ["Prompt ID", "Example ID"]
-    best = (df.sort_values(keys + ["loss", "Score"], kind="mergesort")
-            .groupby(keys, sort=True).first())
-    correct_loss = (df[df["Score"] == 1].sort_values(keys + ["Position"], kind="mergesort")
-                    .groupby(keys, sort=True)["loss"].last())
-    out = pd.DataFrame({
-        "Demonstration IDs in prompt": best["Demonstration IDs in prompt"],
-        "Loss of correct answer": correct_loss.reindex(best.index),
-        "Correct prediction": (best["Score"] == 1).astype(int),
-    }).reset_index()
+    best = (
+        df.sort_values(keys + ["loss", "Score"], kind="mergesort").groupby(keys, sort=True).first()
+    )
+    correct_loss = (
+        df[df["Score"] == 1]
+        .sort_values(keys + ["Position"], kind="mergesort")
+        .groupby(keys, sort=True)["loss"]
+        .last()
+    )
+    out = pd.DataFrame(
+        {
+            "Demonstration IDs in prompt": best["Demonstration IDs in prompt"],
+            "Loss of correct answer": correct_loss.reindex(best.index),
+            "Correct prediction": (best["Score"] == 1).astype(int),
+        }
+    ).reset_index()
     return out[list(PER_EXAMPLE_COLUMNS)]
 
 

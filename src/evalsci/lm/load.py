@@ -29,6 +29,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+
 def model_spec(models: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The spec of `name` in config `lm.models` (clear error for an unknown name)."""
     if name not in models:
@@ -68,11 +69,14 @@ def check_cpu_dtype(dtype: Any) -> None:
     if _torch_dtype(dtype) is torch.bfloat16 and not cpu_has_native_bf16():
         import warnings
 
-        warnings.warn("lm: bfloat16 on a CPU without native bf16 instructions (no avx512_bf16 "
-                      "or amx_bf16 in /proc/cpuinfo) is several times slower than float32 and "
-                      "its numbers differ from a native-bf16 machine's; use lm.cpu_dtype: "
-                      "float32 (the default) unless this CPU has bf16", RuntimeWarning,
-                      stacklevel=3)
+        warnings.warn(
+            "lm: bfloat16 on a CPU without native bf16 instructions (no avx512_bf16 "
+            "or amx_bf16 in /proc/cpuinfo) is several times slower than float32 and "
+            "its numbers differ from a native-bf16 machine's; use lm.cpu_dtype: "
+            "float32 (the default) unless this CPU has bf16",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def default_device() -> str:
@@ -87,8 +91,14 @@ def _torch_dtype(dtype: Any):
     if dtype is None or isinstance(dtype, torch.dtype):
         return dtype
     try:
-        return {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
-                "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16}[dtype]
+        return {
+            "float32": torch.float32,
+            "fp32": torch.float32,
+            "bfloat16": torch.bfloat16,
+            "bf16": torch.bfloat16,
+            "float16": torch.float16,
+            "fp16": torch.float16,
+        }[dtype]
     except KeyError:
         raise ValueError(f"unknown dtype {dtype!r}; use float32, bfloat16 or float16") from None
 
@@ -176,13 +186,19 @@ def load_model(spec: str | Mapping[str, Any], device: str | None = None, dtype: 
         from evalsci.lm import smollm2
 
         if ckpt:
-            log.info("checkpoint %s not found; loading the GGUF (run rule lm_convert_smollm2 "
-                     "to convert it once)", ckpt)
+            log.info(
+                "checkpoint %s not found; loading the GGUF (run rule lm_convert_smollm2 "
+                "to convert it once)",
+                ckpt,
+            )
         model = smollm2.load_gguf_model(s["gguf"], **kwargs)
     else:
         model = AutoModelForCausalLM.from_pretrained(
-            s["hub"], revision=s.get("revision"),
-            trust_remote_code=bool(s.get("trust_remote_code")), **kwargs)
+            s["hub"],
+            revision=s.get("revision"),
+            trust_remote_code=bool(s.get("trust_remote_code")),
+            **kwargs,
+        )
     if not use_nf4:
         model.to(device)
     model.eval()
@@ -218,16 +234,21 @@ def tiny_tokenizer(vocab_size: int = 400):
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=["<|endoftext|>"], show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tk.train_from_iterator(_TINY_CORPUS * 4, trainer=trainer)
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|endoftext|>",
-                                  pad_token="<|endoftext|>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk, eos_token="<|endoftext|>", pad_token="<|endoftext|>"
+    )
     return tok
 
 
-def tiny_model(arch: str = "llama", seed: int = 0, *, hidden: int = 64, layers: int = 2,
-               dtype: Any = "float32"):
+def tiny_model(
+    arch: str = "llama", seed: int = 0, *, hidden: int = 64, layers: int = 2, dtype: Any = "float32"
+):
     """`(model, tokenizer)`: a random-initialised Llama or GPT-2 with `tiny_tokenizer()`."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
@@ -236,15 +257,30 @@ def tiny_model(arch: str = "llama", seed: int = 0, *, hidden: int = 64, layers: 
     vocab = len(tok)
     torch.manual_seed(seed)
     if arch == "llama":
-        cfg = LlamaConfig(vocab_size=vocab, hidden_size=hidden, intermediate_size=2 * hidden,
-                          num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
-                          max_position_embeddings=4096, eos_token_id=tok.eos_token_id,
-                          bos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+        cfg = LlamaConfig(
+            vocab_size=vocab,
+            hidden_size=hidden,
+            intermediate_size=2 * hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=4096,
+            eos_token_id=tok.eos_token_id,
+            bos_token_id=tok.eos_token_id,
+            pad_token_id=tok.pad_token_id,
+        )
         model = LlamaForCausalLM(cfg)
     elif arch == "gpt2":
-        cfg = GPT2Config(vocab_size=vocab, n_embd=hidden, n_layer=layers, n_head=4,
-                         n_positions=4096, eos_token_id=tok.eos_token_id,
-                         bos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+        cfg = GPT2Config(
+            vocab_size=vocab,
+            n_embd=hidden,
+            n_layer=layers,
+            n_head=4,
+            n_positions=4096,
+            eos_token_id=tok.eos_token_id,
+            bos_token_id=tok.eos_token_id,
+            pad_token_id=tok.pad_token_id,
+        )
         model = GPT2LMHeadModel(cfg)
     else:
         raise ValueError(f"tiny_model: unknown arch {arch!r}; use 'llama' or 'gpt2'")

@@ -55,8 +55,9 @@ class PromptPlan:
         return [p for p in range(n_examples) if p not in d]
 
 
-def random_plans(n_examples: int, shots: int, num_prompts: int,
-                 subsample: Sequence[int] | None, seed: int) -> list[PromptPlan]:
+def random_plans(
+    n_examples: int, shots: int, num_prompts: int, subsample: Sequence[int] | None, seed: int
+) -> list[PromptPlan]:
     """`num_prompts` prompts drawn as the authors did, from a seeded `random.Random`."""
     rng = random.Random(seed)
     if subsample is None:
@@ -79,12 +80,15 @@ def released_plans(per_example_csv: str | Path) -> list[PromptPlan]:
     except ValueError as e:
         raise ValueError(f"{per_example_csv}: needs columns {cols}: {e}") from None
     df = df.drop_duplicates("Prompt ID").sort_values("Prompt ID")
-    return [PromptPlan(int(p), tuple(int(x) for x in json.loads(d)), "released")
-            for p, d in zip(df["Prompt ID"], df["Demonstration IDs in prompt"], strict=True)]
+    return [
+        PromptPlan(int(p), tuple(int(x) for x in json.loads(d)), "released")
+        for p, d in zip(df["Prompt ID"], df["Demonstration IDs in prompt"], strict=True)
+    ]
 
 
-def check_plan(plan: PromptPlan, n_examples: int, shots: int,
-               subsample: Sequence[int] | None) -> None:
+def check_plan(
+    plan: PromptPlan, n_examples: int, shots: int, subsample: Sequence[int] | None
+) -> None:
     """A plan's demonstrations must be K distinct valid positions outside the evaluated set."""
     if len(plan.demos) != shots or len(set(plan.demos)) != shots:
         raise ValueError(f"prompt {plan.prompt_id}: {plan.demos} are not {shots} distinct demos")

@@ -152,8 +152,9 @@ def _new_cache(model, kvs):
 # whose next-token distribution is read, and in float32 whatever the model's dtype: a bf16
 # logit of magnitude ~20 is rounded to 1/8, which alone moved cached and fresh scores of the
 # same candidate by tenths of a nat (issue 15).
-_SPLIT_HEAD_TYPES = frozenset({"llama", "mistral", "gpt2", "gpt_neo", "gpt_neox", "opt", "olmo",
-                               "olmo2", "falcon", "qwen2"})
+_SPLIT_HEAD_TYPES = frozenset(
+    {"llama", "mistral", "gpt2", "gpt_neo", "gpt_neox", "opt", "olmo", "olmo2", "falcon", "qwen2"}
+)
 _LSE_ROWS = 256  # rows of float32 logits held at once (256 x 50k vocab = 50 MB)
 
 
@@ -178,8 +179,12 @@ class _Head:
         if getattr(cfg, "model_type", None) in _SPLIT_HEAD_TYPES:
             head = inner.get_output_embeddings()
             body = getattr(inner, getattr(inner, "base_model_prefix", ""), None)
-            if (type(head) is torch.nn.Linear and head.weight.is_floating_point()
-                    and isinstance(body, torch.nn.Module) and body is not inner):
+            if (
+                type(head) is torch.nn.Linear
+                and head.weight.is_floating_point()
+                and isinstance(body, torch.nn.Module)
+                and body is not inner
+            ):
                 self.body = body
                 self.weight = head.weight.detach().float()
                 self.bias = None if head.bias is None else head.bias.detach().float()
@@ -191,8 +196,13 @@ class _Head:
     def run(self, input_ids, attention_mask, position_ids, cache, select):
         """One forward pass; returns (states of the positions where `select` [B, N] is
         True, in row-major order, and the cache)."""
-        kw = dict(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                  past_key_values=cache, use_cache=True)
+        kw = dict(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            past_key_values=cache,
+            use_cache=True,
+        )
         if self.body is not None:
             out = self.body(**kw)
             return out.last_hidden_state[select], out.past_key_values
@@ -233,8 +243,12 @@ class _Head:
 
         rows = torch.as_tensor(rows, dtype=torch.long, device=states.device)
         targets = torch.as_tensor(targets, dtype=torch.long, device=states.device)
-        lse = torch.cat([torch.logsumexp(self.logits(states[s: s + _LSE_ROWS]), dim=-1)
-                         for s in range(0, states.shape[0], _LSE_ROWS)])
+        lse = torch.cat(
+            [
+                torch.logsumexp(self.logits(states[s : s + _LSE_ROWS]), dim=-1)
+                for s in range(0, states.shape[0], _LSE_ROWS)
+            ]
+        )
         if self.body is None:
             tgt = states[rows, targets].float()
         else:
@@ -285,7 +299,7 @@ def _leading_special_tokens(tokenizer) -> list[int]:
     with_sp = list(tokenizer("a", add_special_tokens=True).input_ids)
     without = list(tokenizer("a", add_special_tokens=False).input_ids)
     for k in range(len(with_sp) - len(without) + 1):
-        if with_sp[k: k + len(without)] == without:
+        if with_sp[k : k + len(without)] == without:
             return with_sp[:k]
     return []
 
@@ -303,10 +317,19 @@ class Scorer:
     `tokenizer(text, add_special_tokens=False)` (lm-evaluation-harness 0.4.x).
     """
 
-    def __init__(self, model, tokenizer, *, option_tokens: str = "span",
-                 max_length: int | None = None, token_budget: int = 2048,
-                 cache_budget: int = 262144, max_rows: int = 256, progress: bool = False,
-                 add_special_tokens: bool = True):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        option_tokens: str = "span",
+        max_length: int | None = None,
+        token_budget: int = 2048,
+        cache_budget: int = 262144,
+        max_rows: int = 256,
+        progress: bool = False,
+        add_special_tokens: bool = True,
+    ):
         if option_tokens not in OPTION_TOKENS:
             raise ValueError(f"option_tokens must be one of {OPTION_TOKENS}, not {option_tokens!r}")
         self.model = model
@@ -324,8 +347,11 @@ class Scorer:
         self._n_choice_cache: dict[str, int] = {}
         self.head = _Head(model)
         dtype = getattr(model, "dtype", None)
-        self.head_dtype = dtype if dtype is not None and dtype.is_floating_point else \
-            next(p.dtype for p in model.parameters() if p.is_floating_point())
+        self.head_dtype = (
+            dtype
+            if dtype is not None and dtype.is_floating_point
+            else next(p.dtype for p in model.parameters() if p.is_floating_point())
+        )
 
     # --- tokenisation -------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -356,20 +382,22 @@ class Scorer:
         states = []
         pos = start
         while pos < len(ids):
-            chunk = ids[pos: pos + self.token_budget]
+            chunk = ids[pos : pos + self.token_budget]
             n = len(chunk)
             inp = torch.tensor([chunk], device=self.device)
             mask = torch.ones(1, pos + n, dtype=torch.long, device=self.device)
             posid = torch.arange(pos, pos + n, device=self.device)[None]
-            st, cache = self.head.run(inp, mask, posid, cache,
-                                      torch.ones(1, n, dtype=torch.bool, device=self.device))
+            st, cache = self.head.run(
+                inp, mask, posid, cache, torch.ones(1, n, dtype=torch.bool, device=self.device)
+            )
             states.append(st)
             self.stats.forward_tokens += n
             pos += n
         return cache, torch.cat(states)
 
-    def _make_prefix(self, text: str, ids: list[int], cache, states, parent: Prefix | None,
-                     c: int) -> Prefix:
+    def _make_prefix(
+        self, text: str, ids: list[int], cache, states, parent: Prefix | None, c: int
+    ) -> Prefix:
         """The Prefix of `ids` whose first `c` tokens are `parent`'s and whose positions
         c.. produced `states` (hidden states, or logits when the head is not split)."""
         import torch
@@ -379,7 +407,7 @@ class Scorer:
             hidden = states if parent is None else torch.cat([parent.hidden[:c], states])
             return Prefix(self, text, ids, cache, last_lp, hidden)
         # logits at hand: keep the per-token log-probabilities, not the [n, vocab] logits
-        lps = self.head.target_lp(states, range(len(ids) - c - 1), ids[c + 1:])
+        lps = self.head.target_lp(states, range(len(ids) - c - 1), ids[c + 1 :])
         if parent is None:
             first = [np.nan]
         elif c == len(parent.ids):
@@ -387,8 +415,9 @@ class Scorer:
         else:
             first = [self._recompute_lp(parent, c, ids[c])]
         head_lp = parent.token_lp[:c] if parent is not None else []
-        return Prefix(self, text, ids, cache, last_lp,
-                      _token_lp=np.concatenate([head_lp, first, lps]))
+        return Prefix(
+            self, text, ids, cache, last_lp, _token_lp=np.concatenate([head_lp, first, lps])
+        )
 
     def prefix(self, text: str = "") -> Prefix:
         """Run the shared prefix once."""
@@ -419,8 +448,9 @@ class Scorer:
             # nothing to reuse, or no new token survived (tokenisation shrank): start afresh
             return self.prefix(new_text)
         with torch.inference_mode():
-            cache = _new_cache(self.model, [(k[..., :c, :], v[..., :c, :])
-                                            for k, v in _kv(pre.cache)])
+            cache = _new_cache(
+                self.model, [(k[..., :c, :], v[..., :c, :]) for k, v in _kv(pre.cache)]
+            )
             cache, states = self._run_prefix(ids, c, cache)
             out = self._make_prefix(new_text, ids, cache, states, pre, c)
         self.stats.seconds += time.perf_counter() - t0
@@ -431,12 +461,16 @@ class Scorer:
         needed when the head is not split, else the kept hidden state gives it)."""
         import torch
 
-        cache = _new_cache(self.model, [(k[..., : c - 1, :], v[..., : c - 1, :])
-                                        for k, v in _kv(pre.cache)])
-        st, _ = self.head.run(torch.tensor([[pre.ids[c - 1]]], device=self.device),
-                              torch.ones(1, c, dtype=torch.long, device=self.device),
-                              torch.tensor([[c - 1]], device=self.device), cache,
-                              torch.ones(1, 1, dtype=torch.bool, device=self.device))
+        cache = _new_cache(
+            self.model, [(k[..., : c - 1, :], v[..., : c - 1, :]) for k, v in _kv(pre.cache)]
+        )
+        st, _ = self.head.run(
+            torch.tensor([[pre.ids[c - 1]]], device=self.device),
+            torch.ones(1, c, dtype=torch.long, device=self.device),
+            torch.tensor([[c - 1]], device=self.device),
+            cache,
+            torch.ones(1, 1, dtype=torch.bool, device=self.device),
+        )
         return float(self.head.target_lp(st, [0], [token])[0])
 
     # --- planning -------------------------------------------------------------------------
@@ -476,16 +510,31 @@ class Scorer:
         return plans
 
     # --- public scoring -------------------------------------------------------------------
-    def score(self, queries: Sequence[Query], prefix: Prefix | str = "", *,
-              use_cache: bool = True, desc: str | None = None) -> list[QueryScores]:
+    def score(
+        self,
+        queries: Sequence[Query],
+        prefix: Prefix | str = "",
+        *,
+        use_cache: bool = True,
+        desc: str | None = None,
+    ) -> list[QueryScores]:
         """Score every option of every query after `prefix` (a Prefix, or its text)."""
         t0 = time.perf_counter()
         if isinstance(prefix, str):
-            prefix = self.prefix(prefix) if use_cache else Prefix(
-                self, prefix, self.encode(prefix), None, None)
+            prefix = (
+                self.prefix(prefix)
+                if use_cache
+                else Prefix(self, prefix, self.encode(prefix), None, None)
+            )
         plans = self._plan(queries, prefix.text, prefix.ids)
-        out = [QueryScores(np.zeros(len(q.options)), np.zeros(len(q.options), dtype=np.int64),
-                           np.zeros(len(q.options), dtype=bool)) for q in queries]
+        out = [
+            QueryScores(
+                np.zeros(len(q.options)),
+                np.zeros(len(q.options), dtype=np.int64),
+                np.zeros(len(q.options), dtype=bool),
+            )
+            for q in queries
+        ]
         cached, packed, rest = [], [], []
         for c in plans:
             if use_cache and c.mode == "cached":
@@ -516,8 +565,9 @@ class Scorer:
         self.stats.seconds += time.perf_counter() - t0
         return out
 
-    def score_uncached(self, queries: Sequence[Query], prefix: str = "",
-                       desc: str | None = None) -> list[QueryScores]:
+    def score_uncached(
+        self, queries: Sequence[Query], prefix: str = "", desc: str | None = None
+    ) -> list[QueryScores]:
         """Reference path: every candidate as one full sequence (batched, right-padded)."""
         return self.score(queries, prefix, use_cache=False, desc=desc)
 
@@ -537,8 +587,12 @@ class Scorer:
             width = w
         if cur:
             batches.append(cur)
-        bar = tqdm(total=len(cands), desc=desc or "score (uncached)", disable=not self.progress,
-                   leave=False)
+        bar = tqdm(
+            total=len(cands),
+            desc=desc or "score (uncached)",
+            disable=not self.progress,
+            leave=False,
+        )
         for batch in batches:
             self._full_batch([cands[k] for k in batch])
             bar.update(len(batch))
@@ -556,15 +610,20 @@ class Scorer:
         for r, c in enumerate(rows):
             ids[r, : c.end] = torch.tensor(c.tokens[: c.end])
             mask[r, : c.end] = 1
-            select[r, c.start - 1: c.end - 1] = True  # the output at j - 1 predicts token j
+            select[r, c.start - 1 : c.end - 1] = True  # the output at j - 1 predicts token j
             c.sum = 0.0
             for j in range(c.start, c.end):
                 reads.add(r * width + j - 1, c.tokens[j], c)
             self.stats.forward_tokens += c.end
         pos = (mask.cumsum(1) - 1).clamp(min=0)
         with torch.inference_mode():
-            states, _ = self.head.run(ids.to(self.device), mask.to(self.device),
-                                      pos.to(self.device), None, select.to(self.device))
+            states, _ = self.head.run(
+                ids.to(self.device),
+                mask.to(self.device),
+                pos.to(self.device),
+                None,
+                select.to(self.device),
+            )
             reads.apply(self.head, states, select.flatten())
 
     # --- cached path ----------------------------------------------------------------------
@@ -576,8 +635,9 @@ class Scorer:
             by_query.setdefault(c.i, []).append(c)
         packs = self._packs(list(by_query.values()), len(prefix))
         kv_prefix = _kv(prefix.cache) if prefix.cache is not None else []
-        bar = tqdm(total=len(by_query), desc=desc or "score", disable=not self.progress,
-                   leave=False)
+        bar = tqdm(
+            total=len(by_query), desc=desc or "score", disable=not self.progress, leave=False
+        )
         for pack in packs:
             self._run_pack(prefix, kv_prefix, pack)
             bar.update(len(pack))
@@ -624,10 +684,13 @@ class Scorer:
         select[0, sorted(set(lay.reads.index))] = True
         with torch.inference_mode():
             cache = _new_cache(self.model, kv_prefix)
-            states, _ = self.head.run(torch.tensor([lay.ids], device=dev),
-                                      lay.mask(len(prefix), self.head_dtype).to(dev),
-                                      torch.tensor([lay.pos], device=dev), cache,
-                                      select.to(dev))
+            states, _ = self.head.run(
+                torch.tensor([lay.ids], device=dev),
+                lay.mask(len(prefix), self.head_dtype).to(dev),
+                torch.tensor([lay.pos], device=dev),
+                cache,
+                select.to(dev),
+            )
             lay.reads.apply(self.head, states, select.flatten())
         self.stats.forward_tokens += len(lay.ids)
 
@@ -696,7 +759,7 @@ class _PackLayout:
         n_prefix = len(prefix)
         for group in groups:
             ctx_end = group[0].ctx_end
-            ctx_start = lay._segment(group[0].tokens[n_prefix: ctx_end], n_prefix, (0, 0))
+            ctx_start = lay._segment(group[0].tokens[n_prefix:ctx_end], n_prefix, (0, 0))
             ctx = (ctx_start, ctx_start + ctx_end - n_prefix)
             for c in group:
                 opt_start = lay._segment(c.tokens[ctx_end:-1], ctx_end, ctx)

@@ -38,8 +38,11 @@ def shard_path(out_dir: str | Path, key: str) -> Path:
 def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     """Write a gzipped CSV atomically and reproducibly (no time stamp, no file name in the
     gzip header: the temporary name would differ between runs)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as raw, \
-            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+    with (
+        atomic_path(path) as tmp,
+        open(tmp, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz,
+    ):
         gz.write(df.to_csv(index=False).encode("utf-8"))
 
 
@@ -64,9 +67,15 @@ def pending(keys: Sequence[str], out_dir: str | Path) -> list[str]:
     return [k for k in keys if not shard_path(out_dir, k).exists()]
 
 
-def run_shards(keys: Sequence[str], compute: Callable[[str], pd.DataFrame],
-               out_dir: str | Path, *, plan: dict | None = None, desc: str = "shards",
-               progress: bool = True) -> list[Path]:
+def run_shards(
+    keys: Sequence[str],
+    compute: Callable[[str], pd.DataFrame],
+    out_dir: str | Path,
+    *,
+    plan: dict | None = None,
+    desc: str = "shards",
+    progress: bool = True,
+) -> list[Path]:
     """Compute every missing shard; returns all shard paths in `keys` order."""
     from tqdm.auto import tqdm
 
@@ -76,8 +85,13 @@ def run_shards(keys: Sequence[str], compute: Callable[[str], pd.DataFrame],
     _sync_plan(out_dir, plan)
     todo = pending(keys, out_dir)
     if len(todo) < len(keys):
-        log.info("%s: %d of %d shards already done in %s", desc, len(keys) - len(todo),
-                 len(keys), out_dir)
+        log.info(
+            "%s: %d of %d shards already done in %s",
+            desc,
+            len(keys) - len(todo),
+            len(keys),
+            out_dir,
+        )
     for key in tqdm(todo, desc=desc, disable=not progress):
         df = compute(key)
         if not isinstance(df, pd.DataFrame):
@@ -92,5 +106,7 @@ def read_shards(out_dir: str | Path, keys: Sequence[str]) -> pd.DataFrame:
     if missing:
         raise FileNotFoundError(f"{len(missing)} shards missing in {out_dir}, e.g. {missing[:3]}")
     # keep_default_na=False: answer texts such as "None" or "NA" stay strings
-    return pd.concat([pd.read_csv(shard_path(out_dir, k), keep_default_na=False, na_values=[""])
-                      for k in keys], ignore_index=True)
+    return pd.concat(
+        [pd.read_csv(shard_path(out_dir, k), keep_default_na=False, na_values=[""]) for k in keys],
+        ignore_index=True,
+    )

@@ -63,8 +63,9 @@ def convert(out_dir: str | Path, package: str = PACKAGE, dtype: str = "bfloat16"
     # tied lm_head may show up as missing; everything else must match
     missing = [k for k in missing if k != "lm_head.weight"]
     if missing or unexpected:
-        raise RuntimeError(f"GGUF -> Llama state dict mismatch: missing={missing}, "
-                           f"unexpected={unexpected}")
+        raise RuntimeError(
+            f"GGUF -> Llama state dict mismatch: missing={missing}, unexpected={unexpected}"
+        )
     fresh.tie_weights()
     fresh.to(getattr(torch, dtype)).eval()
     tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
@@ -75,9 +76,17 @@ def convert(out_dir: str | Path, package: str = PACKAGE, dtype: str = "bfloat16"
     try:
         fresh.save_pretrained(tmp)
         tok.save_pretrained(tmp)
-        (tmp / "evalsci_source.json").write_text(json.dumps(
-            {"package": package, "version": importlib.metadata.version(package),
-             "gguf": path.name, "dtype": dtype}, indent=1))
+        (tmp / "evalsci_source.json").write_text(
+            json.dumps(
+                {
+                    "package": package,
+                    "version": importlib.metadata.version(package),
+                    "gguf": path.name,
+                    "dtype": dtype,
+                },
+                indent=1,
+            )
+        )
         if out_dir.exists():
             shutil.rmtree(out_dir)
         tmp.rename(out_dir)

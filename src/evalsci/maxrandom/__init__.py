@@ -126,7 +126,9 @@ def correct_count(accuracy, n):
     try:
         acc = np.asarray(accuracy, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"accuracy must be a number in [0, 1], got accuracy={accuracy!r}") from None
+        raise ValueError(
+            f"accuracy must be a number in [0, 1], got accuracy={accuracy!r}"
+        ) from None
     bad = ~np.isfinite(acc) | (acc < 0) | (acc > 1)
     if np.any(bad):
         first = float(acc[bad].flat[0] if acc.ndim else acc)

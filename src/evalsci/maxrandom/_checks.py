@@ -23,11 +23,17 @@ def _numeric(x, name: str, what: str) -> np.ndarray:
         raw = np.asarray(x)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {what}, got {name}={x!r}") from None
-    mixed = not isinstance(x, np.ndarray) and raw.ndim > 0 and any(
-        isinstance(v, (bool, np.bool_, str, bytes)) for v in np.asarray(x, dtype=object).flat)
+    mixed = (
+        not isinstance(x, np.ndarray)
+        and raw.ndim > 0
+        and any(
+            isinstance(v, (bool, np.bool_, str, bytes)) for v in np.asarray(x, dtype=object).flat
+        )
+    )
     if raw.dtype.kind not in "iuf" or mixed:  # [10, True] is an int array to numpy
-        raise ValueError(f"{name} must be {what} (not {type(x).__name__} of "
-                         f"{raw.dtype.name}), got {name}={x!r}")
+        raise ValueError(
+            f"{name} must be {what} (not {type(x).__name__} of {raw.dtype.name}), got {name}={x!r}"
+        )
     return raw.astype(float)
 
 

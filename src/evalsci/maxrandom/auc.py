@@ -44,8 +44,10 @@ MAX_DISTRIBUTION_PAIRS = 2_000_000
 
 
 def exact_feasible(n_pos: int, n_neg: int) -> bool:
-    return (n_pos * n_neg <= EXACT_MAX_RECURSION_PAIRS
-            or min(n_pos, n_neg) * n_pos * n_neg <= EXACT_MAX_INTEGER_OPS)
+    return (
+        n_pos * n_neg <= EXACT_MAX_RECURSION_PAIRS
+        or min(n_pos, n_neg) * n_pos * n_neg <= EXACT_MAX_INTEGER_OPS
+    )
 
 
 def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
@@ -70,7 +72,7 @@ def _pmf_gaussian_binomial(m: int, n: int) -> np.ndarray:
     for i in range(1, m + 1):
         a = np.zeros(c.size + n + i, dtype=object)  # times (1 - q^(n+i))
         a[: c.size] = c
-        a[n + i:] -= c
+        a[n + i :] -= c
         # divided by (1 - q^i): b[j] = a[j] + b[j - i], a cumulative sum with stride i
         pad = np.zeros(-(-a.size // i) * i, dtype=object)
         pad[: a.size] = a
@@ -176,8 +178,10 @@ def max_auc_pmf_cdf(n_pos, n_neg, t) -> tuple[np.ndarray, np.ndarray]:
 
     n_pos, n_neg = _sizes(n_pos, n_neg)
     if n_pos * n_neg > MAX_DISTRIBUTION_PAIRS:
-        raise ValueError(f"distribution of U over {n_pos * n_neg} values is too large to write "
-                         f"(n_pos={n_pos}, n_neg={n_neg}; limit {MAX_DISTRIBUTION_PAIRS})")
+        raise ValueError(
+            f"distribution of U over {n_pos * n_neg} values is too large to write "
+            f"(n_pos={n_pos}, n_neg={n_neg}; limit {MAX_DISTRIBUTION_PAIRS})"
+        )
     t_arr, _ = check_t(t)
     dist = u_distribution(n_pos, n_neg)
     k = np.arange(dist.n + 1)

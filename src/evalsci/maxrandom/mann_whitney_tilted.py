@@ -93,8 +93,9 @@ def _expm1_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     z.imag = y
     v = np.expm1(z)
     em = np.abs(np.expm1(x))
-    err = 4 * EPS * (em + np.minimum(2.0, 0.5 * y * y) + np.abs(v.imag)) \
-        + 2 * EPS * np.exp(x) * (np.abs(x) + np.abs(y))
+    err = 4 * EPS * (em + np.minimum(2.0, 0.5 * y * y) + np.abs(v.imag)) + 2 * EPS * np.exp(x) * (
+        np.abs(x) + np.abs(y)
+    )
     return v, err
 
 
@@ -120,7 +121,9 @@ class MannWhitneyTilted:
         self.var = self.n * (self.N + 1) / 12.0
         self._i = np.arange(1, self.m + 1, dtype=float)
         self._k = self.nn + self._i
-        self._lgC = special.gammaln(self.N + 1) - special.gammaln(self.m + 1) - special.gammaln(self.nn + 1)
+        self._lgC = (
+            special.gammaln(self.N + 1) - special.gammaln(self.m + 1) - special.gammaln(self.nn + 1)
+        )
         self._tilt_cache: dict[int, float] = {}
         self._pmf_cache: dict[int, tuple[float, float]] = {}
 
@@ -142,7 +145,9 @@ class MannWhitneyTilted:
         rel = ea / np.abs(a) + eb / np.abs(b) + 4 * EPS
         terms = np.log(r)
         tot, absx = _pairwise_sum(terms)
-        err = float(np.sum(rel * 1.01 + EPS * np.abs(terms)) + math.ceil(math.log2(self.m + 1)) * EPS * absx)
+        err = float(
+            np.sum(rel * 1.01 + EPS * np.abs(terms)) + math.ceil(math.log2(self.m + 1)) * EPS * absx
+        )
         return float(tot), err
 
     def _moments(self, s: float) -> tuple[float, float]:
@@ -153,10 +158,16 @@ class MannWhitneyTilted:
             x = kk * s
             small = np.abs(x) < 1e-4
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                mean = np.where(small, s * (kk * kk - 1) / 12.0,
-                                0.5 * kk / np.tanh(0.5 * x) - 0.5 / np.tanh(0.5 * s))
-                var = np.where(small, (kk * kk - 1) / 12.0,
-                               0.25 / np.sinh(0.5 * s) ** 2 - 0.25 * kk * kk / np.sinh(0.5 * x) ** 2)
+                mean = np.where(
+                    small,
+                    s * (kk * kk - 1) / 12.0,
+                    0.5 * kk / np.tanh(0.5 * x) - 0.5 / np.tanh(0.5 * s),
+                )
+                var = np.where(
+                    small,
+                    (kk * kk - 1) / 12.0,
+                    0.25 / np.sinh(0.5 * s) ** 2 - 0.25 * kk * kk / np.sinh(0.5 * x) ** 2,
+                )
             return mean, var
 
         if s == 0.0:
@@ -268,11 +279,14 @@ class MannWhitneyTilted:
             absA = np.empty(jj.size)
             step = max(1, 4_000_000 // self.N)
             for j0 in range(0, jj.size, step):
-                th = 2 * np.pi * jj[j0: j0 + step, None] / L
-                absA[j0: j0 + step] = np.abs((v * np.exp(1j * th * r)).sum(axis=1))
+                th = 2 * np.pi * jj[j0 : j0 + step, None] / L
+                absA[j0 : j0 + step] = np.abs((v * np.exp(1j * th * r)).sum(axis=1))
         else:  # or by one FFT over the whole grid
-            folded = np.bincount(np.arange(self.N) % L, weights=v, minlength=L) if L < self.N \
+            folded = (
+                np.bincount(np.arange(self.N) % L, weights=v, minlength=L)
+                if L < self.N
                 else np.concatenate([v, np.zeros(L - self.N)])
+            )
             absA = np.abs(np.fft.rfft(folded))[: jj.size]
         absA = np.minimum(absA + 1e-9 * V + 1e-12, V)  # rounding margin; |A| <= V always
         log_b = -V + absA + np.log(special.i0e(absA)) - log_P
@@ -291,8 +305,9 @@ class MannWhitneyTilted:
             if L > self.n:  # u + rL falls outside [0, n] for every r != 0
                 e1 = 0.0
             else:
-                e1 = (math.exp(self._log_tilted_tail(s, ks, lo + L, True))
-                      + math.exp(self._log_tilted_tail(s, ks, hi - L, False)))
+                e1 = math.exp(self._log_tilted_tail(s, ks, lo + L, True)) + math.exp(
+                    self._log_tilted_tail(s, ks, hi - L, False)
+                )
             if e1 < 1e-40 or L >= 1 << 27:
                 break
             L *= 2
@@ -324,7 +339,7 @@ class MannWhitneyTilted:
             scale, rel_s = self._i / self._k, np.zeros(self.m)
         step = max(1, 1_000_000 // self.m)
         for j0 in range(1, J + 1, step):
-            th = theta[j0: j0 + step, None]
+            th = theta[j0 : j0 + step, None]
             A, eA = _expm1_rows(kx, self._k * th)
             B, eB = _expm1_rows(ix, self._i * th)
             absB = np.abs(B)
@@ -333,11 +348,14 @@ class MannWhitneyTilted:
             with np.errstate(divide="ignore"):
                 terms = np.log(ratio)
             tot, absx = _pairwise_sum(terms)
-            logphi[j0: j0 + step] = tot
-            d = ((rel + rel * rel).sum(axis=1) + EPS * np.abs(terms).sum(axis=1)
-                 + math.ceil(math.log2(self.m + 1)) * EPS * absx)
+            logphi[j0 : j0 + step] = tot
+            d = (
+                (rel + rel * rel).sum(axis=1)
+                + EPS * np.abs(terms).sum(axis=1)
+                + math.ceil(math.log2(self.m + 1)) * EPS * absx
+            )
             # |log(1 + e)| <= e + e^2 needs |e| <= 1/2; otherwise no relative bound
-            dlog[j0: j0 + step] = np.where(np.all(rel <= 0.5, axis=1), d, np.inf)
+            dlog[j0 : j0 + step] = np.where(np.all(rel <= 0.5, axis=1), d, np.inf)
         # centre at c: multiply by e^(-i theta_j c) with the phase reduced exactly in integers
         phase = 2 * np.pi * ((j * (c % L)) % L) / L
         psi = np.exp(logphi - 1j * phase)
@@ -400,10 +418,14 @@ class MannWhitneyTilted:
         cu, cau = c[lo:], ca[lo:]
         with np.errstate(divide="ignore", invalid="ignore"):
             # + underflow: every value below 2^-1022 lost costs at most that, per operation
-            abs_err = (3 * (hi * hm + 2 * self.m) + 8) * EPS * cau + 3 * self.m * (hi + 1) * 2.0**-1022
+            abs_err = (3 * (hi * hm + 2 * self.m) + 8) * EPS * cau + 3 * self.m * (
+                hi + 1
+            ) * 2.0**-1022
             good = cu > 2 * abs_err
             rel = np.where(good, abs_err / (cu - abs_err), np.inf)
-            logp = np.where(good, np.log(np.where(good, cu, 1.0)) - log_rho * u - self._lgC, -np.inf)
+            logp = np.where(
+                good, np.log(np.where(good, cu, 1.0)) - log_rho * u - self._lgC, -np.inf
+            )
         rel = rel + 4 * EPS * (abs(self._lgC) + np.abs(log_rho * u) + 1)
         return logp, np.where(good, rel, np.inf)
 
@@ -422,7 +444,10 @@ class MannWhitneyTilted:
             lp, rl = self._harding(lo_f, k_max)
             okk = rl <= 0.5 * REL_TOL  # half: room for the cdf's summation and remainder
             n_ok = int(np.argmin(okk)) if not okk.all() else okk.size  # accepted prefix
-            logp[lo_f - lo: lo_f - lo + n_ok], rel[lo_f - lo: lo_f - lo + n_ok] = lp[:n_ok], rl[:n_ok]
+            logp[lo_f - lo : lo_f - lo + n_ok], rel[lo_f - lo : lo_f - lo + n_ok] = (
+                lp[:n_ok],
+                rl[:n_ok],
+            )
             lo_f += n_ok
         # from the top down: tilted blocks while they are cheap (few frequencies); where one
         # would need the whole spectrum (small V), the truncated recursion for what is left
@@ -442,8 +467,8 @@ class MannWhitneyTilted:
                 if rl[-1] <= 0.5 * REL_TOL:
                     bad = np.flatnonzero(rl > 0.5 * REL_TOL)
                     first = int(bad[-1]) + 1 if bad.size else 0  # accepted suffix down to here
-                    logp[b_lo - lo + first: x - lo + 1] = lp[first:]
-                    rel[b_lo - lo + first: x - lo + 1] = rl[first:]
+                    logp[b_lo - lo + first : x - lo + 1] = lp[first:]
+                    rel[b_lo - lo + first : x - lo + 1] = rl[first:]
                     x = b_lo + first - 1
                     done = True
                     break
@@ -455,18 +480,21 @@ class MannWhitneyTilted:
                     lp, rl = self._harding(lo_f, x)
                     okk = rl <= 0.5 * REL_TOL
                     n_ok = int(np.argmin(okk)) if not okk.all() else okk.size  # accepted prefix
-                    logp[lo_f - lo: lo_f - lo + n_ok] = lp[:n_ok]
-                    rel[lo_f - lo: lo_f - lo + n_ok] = rl[:n_ok]
+                    logp[lo_f - lo : lo_f - lo + n_ok] = lp[:n_ok]
+                    rel[lo_f - lo : lo_f - lo + n_ok] = rl[:n_ok]
                     lo_f += n_ok
                 continue
             raise ValueError(
                 f"Mann-Whitney null pmf at U={x} {self._where()}: no tilted block bounds "
-                f"its relative error below {REL_TOL:g}; refusing to return an approximate value")
+                f"its relative error below {REL_TOL:g}; refusing to return an approximate value"
+            )
         bad = rel > REL_TOL
         if np.any(bad):
             u = lo + int(np.flatnonzero(bad)[0])
-            raise ValueError(f"Mann-Whitney null pmf at U={u} {self._where()}: error bound "
-                             f"{rel[bad][0]:.2g} exceeds {REL_TOL:g}")
+            raise ValueError(
+                f"Mann-Whitney null pmf at U={u} {self._where()}: error bound "
+                f"{rel[bad][0]:.2g} exceeds {REL_TOL:g}"
+            )
         return logp, rel
 
     def log_cdf_lower(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -523,8 +551,10 @@ class MannWhitneyTilted:
         failed = (err > REL_TOL) & ~sub_ok
         if np.any(failed):
             bad = int(xs[failed][0])
-            raise ValueError(f"Mann-Whitney null cdf at U={bad} {self._where()}: error bound "
-                             f"{err[failed][0]:.2g} exceeds {REL_TOL:g}")
+            raise ValueError(
+                f"Mann-Whitney null cdf at U={bad} {self._where()}: error bound "
+                f"{err[failed][0]:.2g} exceeds {REL_TOL:g}"
+            )
         return out, err
 
     def _underflow_top(self) -> int:
@@ -609,15 +639,15 @@ def _log_cumsum(logp: np.ndarray) -> tuple[np.ndarray, float]:
     carry = -np.inf
     nblocks = 0
     for s in range(0, n, _SUM_BLOCK):
-        blk = logp[s: s + _SUM_BLOCK]
+        blk = logp[s : s + _SUM_BLOCK]
         mx = blk.max()
         if mx == -np.inf:
-            out[s: s + blk.size] = carry
+            out[s : s + blk.size] = carry
             continue
         cs = np.cumsum(np.exp(blk - mx))
         with np.errstate(divide="ignore"):
             local = mx + np.log(cs)
-        out[s: s + blk.size] = np.logaddexp(carry, local)
+        out[s : s + blk.size] = np.logaddexp(carry, local)
         carry = out[s + blk.size - 1]
         nblocks += 1
     # cumsum of positives <= (block - 1) eps; exp(x) of |x| <= ~745 adds <= 745 eps relative

@@ -61,8 +61,8 @@ def expected_max_count(dist, t: np.ndarray) -> np.ndarray:
     out = np.empty(t.size)
     step = max(1, _BLOCK // max(1, logF.size))
     for s in range(0, t.size, step):
-        tt = t[s: s + step, None]
-        out[s: s + step] = lo + (-np.expm1(tt * logF[None, :])).sum(axis=1)
+        tt = t[s : s + step, None]
+        out[s : s + step] = lo + (-np.expm1(tt * logF[None, :])).sum(axis=1)
     return out
 
 

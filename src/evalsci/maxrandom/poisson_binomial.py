@@ -53,7 +53,8 @@ def _label_groups(n: int, p: Mapping) -> list[tuple[float, int]]:
         cnt = _as_int(count)
         if cnt is None or cnt < 0:
             raise ValueError(
-                f"number of examples with {lab} labels must be an integer >= 0, got {count!r}")
+                f"number of examples with {lab} labels must be an integer >= 0, got {count!r}"
+            )
         groups[1.0 / lab] = groups.get(1.0 / lab, 0) + cnt
     total = sum(groups.values())
     if total != n:
@@ -69,7 +70,8 @@ def _per_example_groups(n: int, p) -> list[tuple[float, int]]:
         arr = np.asarray(p, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(
-            f"p must be a float, a sequence of n floats or a dict, got p={p!r}") from None
+            f"p must be a float, a sequence of n floats or a dict, got p={p!r}"
+        ) from None
     if arr.ndim != 1:
         raise ValueError(f"per-example p must be a 1-d sequence, got shape {arr.shape}")
     if arr.size != n:
@@ -127,7 +129,7 @@ def _trim(lo: int, f: np.ndarray, exp: int) -> tuple[int, np.ndarray, int]:
     _, e = np.frexp(f.max())
     f = np.ldexp(f, -int(e))
     keep = np.flatnonzero(f >= CUTOFF)
-    return lo + int(keep[0]), f[keep[0]: keep[-1] + 1], exp + int(e)
+    return lo + int(keep[0]), f[keep[0] : keep[-1] + 1], exp + int(e)
 
 
 def _bernoulli_blocks(qs: np.ndarray, block: int = 64) -> list[np.ndarray]:
@@ -142,8 +144,8 @@ def _bernoulli_blocks(qs: np.ndarray, block: int = 64) -> list[np.ndarray]:
     P = np.zeros((nb, block + 1))
     P[:, 0] = 1.0
     for j in range(block):
-        qj = q[:, j: j + 1]
-        P[:, 1: j + 2] = P[:, 1: j + 2] * (1 - qj) + P[:, : j + 1] * qj
+        qj = q[:, j : j + 1]
+        P[:, 1 : j + 2] = P[:, 1 : j + 2] * (1 - qj) + P[:, : j + 1] * qj
         P[:, 0:1] *= 1 - qj
     return list(P)
 

@@ -29,20 +29,42 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REQUEST_COLUMNS = ["key", "metric", "n", "p", "labels", "n_pos", "n_neg", "t", "correct",
-                   "distribution"]
+REQUEST_COLUMNS = [
+    "key",
+    "metric",
+    "n",
+    "p",
+    "labels",
+    "n_pos",
+    "n_neg",
+    "t",
+    "correct",
+    "distribution",
+]
 RESULT_COLUMNS = ["standard", "expected_max", "tail_standard", "tail_max"]
 DISTRIBUTION_COLUMNS = ["key", "k", "accuracy", "pmf", "cdf"]
-_OPTIONAL_DEFAULTS = {"metric": "accuracy", "n": None, "p": None, "labels": None, "n_pos": None,
-                      "n_neg": None, "correct": None, "distribution": False}
+_OPTIONAL_DEFAULTS = {
+    "metric": "accuracy",
+    "n": None,
+    "p": None,
+    "labels": None,
+    "n_pos": None,
+    "n_neg": None,
+    "correct": None,
+    "distribution": False,
+}
 _TRUE, _FALSE = {"true", "1", "yes"}, {"false", "0", "no", ""}
 #: a requested distribution has upper + 1 rows (k = 0..n, or U = 0..n_pos n_neg); cap its size
 MAX_DISTRIBUTION_ROWS = 2_000_001
 
 
 def _empty(v) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v)) or (isinstance(v, str) and
-                                                                   v.strip() == "") or v is pd.NA
+    return (
+        v is None
+        or (isinstance(v, float) and np.isnan(v))
+        or (isinstance(v, str) and v.strip() == "")
+        or v is pd.NA
+    )
 
 
 def _int(v, col: str, where: str, minimum: int | None = None) -> int:
@@ -68,9 +90,20 @@ def validate_requests(df: pd.DataFrame, source: str = "requests") -> pd.DataFram
         key, where = _unique_key(rec, f"{source} row {i}", seen)
         metric = "accuracy" if _empty(rec["metric"]) else str(rec["metric"]).strip()
         if metric not in ("accuracy", "auc"):
-            raise ValueError(f"{where}: column 'metric' must be 'accuracy' or 'auc', got {metric!r}")
-        out = {"key": key, "metric": metric, "n": None, "p": None, "labels": None, "n_pos": None,
-               "n_neg": None, "t": _int(rec["t"], "t", where, 1), "correct": None}
+            raise ValueError(
+                f"{where}: column 'metric' must be 'accuracy' or 'auc', got {metric!r}"
+            )
+        out = {
+            "key": key,
+            "metric": metric,
+            "n": None,
+            "p": None,
+            "labels": None,
+            "n_pos": None,
+            "n_neg": None,
+            "t": _int(rec["t"], "t", where, 1),
+            "correct": None,
+        }
         fields, upper = (_accuracy_fields if metric == "accuracy" else _auc_fields)(rec, where)
         out.update(fields)
         out["correct"] = _correct(rec["correct"], upper, where)
@@ -82,8 +115,9 @@ def validate_requests(df: pd.DataFrame, source: str = "requests") -> pd.DataFram
 def _check_columns(df: pd.DataFrame, source: str) -> None:
     missing = [c for c in ("key", "t") if c not in df.columns]
     if missing:
-        raise ValueError(f"{source}: missing required column(s) {missing}; "
-                         f"columns are {REQUEST_COLUMNS}")
+        raise ValueError(
+            f"{source}: missing required column(s) {missing}; columns are {REQUEST_COLUMNS}"
+        )
     unknown = [c for c in df.columns if c not in REQUEST_COLUMNS]
     if unknown:
         raise ValueError(f"{source}: unknown column(s) {unknown}; columns are {REQUEST_COLUMNS}")
@@ -129,14 +163,17 @@ def _accuracy_fields(rec: dict, where: str) -> tuple[dict, int]:
         if not isinstance(labels, dict):
             raise TypeError
     except (TypeError, ValueError):
-        raise ValueError(f"{where}: column 'labels' must be a JSON object "
-                         f'{{"num_labels": num_examples}}, got {rec["labels"]!r}') from None
+        raise ValueError(
+            f"{where}: column 'labels' must be a JSON object "
+            f'{{"num_labels": num_examples}}, got {rec["labels"]!r}'
+        ) from None
     try:
         success_groups(n, labels)
     except ValueError as e:
         raise ValueError(f"{where}: column 'labels': {e}") from None
-    labels = json.dumps({str(int(float(k))): int(float(v)) for k, v in labels.items()},
-                        sort_keys=True)
+    labels = json.dumps(
+        {str(int(float(k))): int(float(v)) for k, v in labels.items()}, sort_keys=True
+    )
     return {"n": n, "labels": labels}, n
 
 
@@ -146,8 +183,10 @@ def _auc_fields(rec: dict, where: str) -> tuple[dict, int]:
     n_pos = _int(rec["n_pos"], "n_pos", where, 1)
     n_neg = _int(rec["n_neg"], "n_neg", where, 1)
     if not _empty(rec["n"]) and _int(rec["n"], "n", where, 1) != n_pos + n_neg:
-        raise ValueError(f"{where}: column 'n' must be empty or n_pos + n_neg = "
-                         f"{n_pos + n_neg} for metric auc, got {rec['n']!r}")
+        raise ValueError(
+            f"{where}: column 'n' must be empty or n_pos + n_neg = "
+            f"{n_pos + n_neg} for metric auc, got {rec['n']!r}"
+        )
     return {"n": n_pos + n_neg, "n_pos": n_pos, "n_neg": n_neg}, n_pos * n_neg
 
 
@@ -156,8 +195,9 @@ def _correct(value, upper: int, where: str) -> int | None:
         return None
     c = _int(value, "correct", where, 0)
     if c > upper:
-        raise ValueError(f"{where}: column 'correct' must be a count in [0, {upper}], "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{where}: column 'correct' must be a count in [0, {upper}], got {value!r}"
+        )
     return c
 
 
@@ -169,8 +209,10 @@ def _distribution_flag(d, upper: int, where: str) -> bool:
     else:
         raise ValueError(f"{where}: column 'distribution' must be true or false, got {d!r}")
     if flag and upper + 1 > MAX_DISTRIBUTION_ROWS:
-        raise ValueError(f"{where}: column 'distribution': {upper + 1} rows (k = 0..{upper}) "
-                         f"exceed the limit of {MAX_DISTRIBUTION_ROWS}")
+        raise ValueError(
+            f"{where}: column 'distribution': {upper + 1} rows (k = 0..{upper}) "
+            f"exceed the limit of {MAX_DISTRIBUTION_ROWS}"
+        )
     return flag
 
 
@@ -182,30 +224,61 @@ def _typed(res: pd.DataFrame) -> pd.DataFrame:
     return res
 
 
-def accuracy_request(key: str, n: int, t: int, *, p: float | None = None,
-                     labels: dict | None = None, correct: int | None = None,
-                     distribution: bool = False) -> dict:
+def accuracy_request(
+    key: str,
+    n: int,
+    t: int,
+    *,
+    p: float | None = None,
+    labels: dict | None = None,
+    correct: int | None = None,
+    distribution: bool = False,
+) -> dict:
     """One accuracy request row: t random guessers on n examples, each right with probability
     `p`, or with `labels` ({number of labels: number of examples}, the Poisson-binomial case).
     A study builds its rows with this and `auc_request`, then calls `write_requests`."""
-    return {"key": key, "metric": "accuracy", "n": n, "p": p,
-            "labels": None if labels is None else json.dumps(labels), "t": t,
-            "correct": correct, "distribution": distribution}
+    return {
+        "key": key,
+        "metric": "accuracy",
+        "n": n,
+        "p": p,
+        "labels": None if labels is None else json.dumps(labels),
+        "t": t,
+        "correct": correct,
+        "distribution": distribution,
+    }
 
 
-def auc_request(key: str, n_pos: int, n_neg: int, t: int, *, correct: int | None = None,
-                distribution: bool = False) -> dict:
+def auc_request(
+    key: str,
+    n_pos: int,
+    n_neg: int,
+    t: int,
+    *,
+    correct: int | None = None,
+    distribution: bool = False,
+) -> dict:
     """One AUC request row: t random scorers on n_pos positives and n_neg negatives."""
-    return {"key": key, "metric": "auc", "n_pos": n_pos, "n_neg": n_neg, "t": t,
-            "correct": correct, "distribution": distribution}
+    return {
+        "key": key,
+        "metric": "auc",
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "t": t,
+        "correct": correct,
+        "distribution": distribution,
+    }
 
 
 def requests_frame(rows) -> pd.DataFrame:
     """Request rows (dicts from `accuracy_request` / `auc_request`) as one validated table in
     the rule's column order; raises on a bad row or a repeated key."""
     rows = list(rows)
-    df = pd.DataFrame(rows, columns=REQUEST_COLUMNS) if rows else \
-        pd.DataFrame(columns=REQUEST_COLUMNS)
+    df = (
+        pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+        if rows
+        else pd.DataFrame(columns=REQUEST_COLUMNS)
+    )
     return validate_requests(df, source="requests")
 
 
@@ -223,15 +296,23 @@ def write_requests(df: pd.DataFrame, path: str | os.PathLike) -> pd.DataFrame:
 
 def read_requests(path: str | os.PathLike) -> pd.DataFrame:
     """Load and validate a requests.csv (errors name the file, row, key and column)."""
-    df = pd.read_csv(path, dtype={"key": str, "labels": str, "metric": str}, keep_default_na=False,
-                     na_values=[""])
+    df = pd.read_csv(
+        path,
+        dtype={"key": str, "labels": str, "metric": str},
+        keep_default_na=False,
+        na_values=[""],
+    )
     return validate_requests(df, source=str(path))
 
 
 def read_baselines(path: str | os.PathLike) -> pd.DataFrame:
     """Load the rule's baselines.csv indexed by `key` (columns checked)."""
-    df = pd.read_csv(path, dtype={"key": str, "labels": str, "metric": str},
-                     keep_default_na=False, na_values=[""])
+    df = pd.read_csv(
+        path,
+        dtype={"key": str, "labels": str, "metric": str},
+        keep_default_na=False,
+        na_values=[""],
+    )
     missing = [c for c in REQUEST_COLUMNS + RESULT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {missing}")
@@ -271,8 +352,13 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
     res = {c: np.full(len(req), np.nan) for c in RESULT_COLUMNS}
     dist_frames = []
     cols = ["metric", "n", "p", "labels", "n_pos", "n_neg"]
-    group_key = pd.Series([repr(tuple(None if _empty(v) else v for v in r))
-                           for r in req[cols].itertuples(index=False)], index=req.index)
+    group_key = pd.Series(
+        [
+            repr(tuple(None if _empty(v) else v for v in r))
+            for r in req[cols].itertuples(index=False)
+        ],
+        index=req.index,
+    )
     with tqdm(total=len(req), desc="maxrandom", unit="row", disable=not progress) as bar:
         for _, idx in req.groupby(group_key, sort=False, dropna=False).groups.items():
             rows = req.loc[idx]
@@ -302,16 +388,26 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
                 row = rows.iloc[j]
                 k = np.arange(total + 1)
                 tt = np.asarray(float(row["t"]))
-                dist_frames.append(pd.DataFrame({
-                    "key": row["key"], "k": k, "accuracy": k / total,
-                    "pmf": max_order.max_pmf_counts(dist, tt, k),
-                    "cdf": max_order.max_cdf_counts(dist, tt, k)}))
+                dist_frames.append(
+                    pd.DataFrame(
+                        {
+                            "key": row["key"],
+                            "k": k,
+                            "accuracy": k / total,
+                            "pmf": max_order.max_pmf_counts(dist, tt, k),
+                            "cdf": max_order.max_cdf_counts(dist, tt, k),
+                        }
+                    )
+                )
             bar.update(len(rows))
     out = req.copy()
     for c in RESULT_COLUMNS:
         out[c] = res[c]
-    dists = pd.concat(dist_frames, ignore_index=True) if dist_frames else \
-        pd.DataFrame(columns=DISTRIBUTION_COLUMNS)
+    dists = (
+        pd.concat(dist_frames, ignore_index=True)
+        if dist_frames
+        else pd.DataFrame(columns=DISTRIBUTION_COLUMNS)
+    )
     return out, dists
 
 

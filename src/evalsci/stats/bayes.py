@@ -101,14 +101,23 @@ def term_names(model) -> list[str]:
     return names
 
 
-def build_model(formula: str, data: pd.DataFrame, priors: dict[str, PriorSpec], *,
-                family: str = "binomial", noncentered: bool = True):
+def build_model(
+    formula: str,
+    data: pd.DataFrame,
+    priors: dict[str, PriorSpec],
+    *,
+    family: str = "binomial",
+    noncentered: bool = True,
+):
     """A built bambi model whose every term has the prior given in `priors` (no bambi
     defaults)."""
     import bambi as bmb
 
     model = bmb.Model(
-        formula, data, family=family, priors={k: p.to_bambi() for k, p in priors.items()},
+        formula,
+        data,
+        family=family,
+        priors={k: p.to_bambi() for k, p in priors.items()},
         noncentered=noncentered,
     )
     terms = term_names(model)
@@ -173,8 +182,9 @@ def _reuse_nutpie_compilation():
 def fit(model, settings: SamplerSettings):
     """Sample the posterior with NUTS; returns arviz InferenceData (sampling time in attrs)."""
     start = time.perf_counter()
-    reuse = (_reuse_nutpie_compilation() if settings.backend == "nutpie"
-             else contextlib.nullcontext())
+    reuse = (
+        _reuse_nutpie_compilation() if settings.backend == "nutpie" else contextlib.nullcontext()
+    )
     with reuse:
         idata = _fit(model, settings)
     idata.posterior.attrs["sampling_seconds"] = time.perf_counter() - start
@@ -202,8 +212,9 @@ def divergences(idata) -> int:
 def scalar_params(idata) -> list[str]:
     """Posterior variables worth a convergence check: common effects and group-level sigmas
     (not the hundreds of individual group effects, nor deterministics of the likelihood)."""
-    return [name for name in idata.posterior.data_vars
-            if "|" not in name or name.endswith("_sigma")]
+    return [
+        name for name in idata.posterior.data_vars if "|" not in name or name.endswith("_sigma")
+    ]
 
 
 def intercept_plus_group(idata, term: str, intercept: str = "Intercept"):
@@ -217,8 +228,9 @@ def intercept_plus_group(idata, term: str, intercept: str = "Intercept"):
     return post[intercept] + post[term]
 
 
-def diagnostics(idata, var_names: list[str] | None = None, extra: dict | None = None
-                ) -> pd.DataFrame:
+def diagnostics(
+    idata, var_names: list[str] | None = None, extra: dict | None = None
+) -> pd.DataFrame:
     """r-hat, bulk/tail ESS and MCSE per scalar parameter (one row per coordinate).
 
     `extra` maps names to derived posterior DataArrays (dims chain, draw, ...) to check too.
@@ -233,8 +245,13 @@ def diagnostics(idata, var_names: list[str] | None = None, extra: dict | None = 
     return az.summary(ds, kind="diagnostics", round_to="none")
 
 
-def check_diagnostics(diag: pd.DataFrame, n_divergent: int, thresholds: Thresholds,
-                      label: str, primary: tuple[str, ...] = ()) -> None:
+def check_diagnostics(
+    diag: pd.DataFrame,
+    n_divergent: int,
+    thresholds: Thresholds,
+    label: str,
+    primary: tuple[str, ...] = (),
+) -> None:
     """Raise DiagnosticsError (naming model, parameter and value) on any failed check.
 
     Rows named in `primary` must reach `max_r_hat`; the others `max_r_hat_nuisance`."""
@@ -259,9 +276,17 @@ class CheckedFit:
     ok: bool  # passed every check
 
 
-def fit_checked(model, settings: SamplerSettings, thresholds: Thresholds, label: str, *,
-                primary: tuple[str, ...] = (), max_draws: int | None = None,
-                on_failure: str = "error", extra=None) -> CheckedFit:
+def fit_checked(
+    model,
+    settings: SamplerSettings,
+    thresholds: Thresholds,
+    label: str,
+    *,
+    primary: tuple[str, ...] = (),
+    max_draws: int | None = None,
+    on_failure: str = "error",
+    extra=None,
+) -> CheckedFit:
     """`fit`, then `check_diagnostics` on every scalar parameter but the global intercept
     (plus `extra(idata)`: {name: draws}). A fit that fails its checks without divergences is
     refitted with twice the draws, up to `max_draws` per chain (slow-mixing ridges need more
@@ -273,8 +298,13 @@ def fit_checked(model, settings: SamplerSettings, thresholds: Thresholds, label:
     n_draws = settings.draws
     while True:
         idata = fit(model, dataclasses.replace(settings, draws=n_draws))
-        log.info("%s: %d draws per chain sampled in %.1f s with %s", label, n_draws,
-                 idata.posterior.attrs["sampling_seconds"], settings.backend)
+        log.info(
+            "%s: %d draws per chain sampled in %.1f s with %s",
+            label,
+            n_draws,
+            idata.posterior.attrs["sampling_seconds"],
+            settings.backend,
+        )
         checked = [v for v in scalar_params(idata) if v != "Intercept"]
         diag = diagnostics(idata, checked, extra=extra(idata) if extra else None)
         n_div = divergences(idata)
@@ -288,8 +318,7 @@ def fit_checked(model, settings: SamplerSettings, thresholds: Thresholds, label:
                 continue
             if on_failure == "error":
                 raise
-            log.warning("continuing although diagnostics failed (on_failure = warn)",
-                        exc_info=True)
+            log.warning("continuing although diagnostics failed (on_failure = warn)", exc_info=True)
             return CheckedFit(idata, diag, n_draws, False)
 
 
@@ -311,8 +340,7 @@ def summarize(idata, label: str, hdi_prob: float = 0.89) -> dict:
     """Posterior mean, sd, HDI bounds, MCSE and diagnostics of one scalar ("var[level]")."""
     import arviz as az
 
-    s = az.summary(idata, var_names=[label.partition("[")[0]], hdi_prob=hdi_prob,
-                   round_to="none")
+    s = az.summary(idata, var_names=[label.partition("[")[0]], hdi_prob=hdi_prob, round_to="none")
     if label not in s.index:
         raise ValueError(f"{label!r} not in the posterior summary (rows: {list(s.index)})")
     row = s.loc[label]

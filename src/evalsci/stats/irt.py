@@ -76,16 +76,25 @@ def _fit(torch, y, obs, dims, max_iter, prior_scale, seed) -> MIRTFit:
     theta = (0.1 * torch.randn(n_subj, dims, generator=gen, dtype=f64)).requires_grad_()
     a = (0.1 * torch.randn(n_items, dims, generator=gen, dtype=f64)).requires_grad_()
     b = torch.zeros(n_items, dtype=f64).requires_grad_()
-    opt = torch.optim.LBFGS([theta, a, b], lr=1.0, max_iter=max_iter, history_size=20,
-                            line_search_fn="strong_wolfe", tolerance_grad=1e-6,
-                            tolerance_change=1e-10)
+    opt = torch.optim.LBFGS(
+        [theta, a, b],
+        lr=1.0,
+        max_iter=max_iter,
+        history_size=20,
+        line_search_fn="strong_wolfe",
+        tolerance_grad=1e-6,
+        tolerance_change=1e-10,
+    )
     var = prior_scale**2
     history: list[float] = []
 
     def closure():
         opt.zero_grad()
         logits = theta @ a.T - b[None, :]
-        nll = (torch.nn.functional.binary_cross_entropy_with_logits(logits, yt, reduction="none") * mask).sum()
+        nll = (
+            torch.nn.functional.binary_cross_entropy_with_logits(logits, yt, reduction="none")
+            * mask
+        ).sum()
         # Negative log priors (up to constants).
         nlp = 0.5 * (theta**2).sum() + 0.5 * ((a**2).sum() + (b**2).sum()) / var
         loss = nll + nlp

@@ -101,9 +101,11 @@ def _make_c_expand_func(n_dim, n_expanded, expand_fn, user_data, shared_vars, sh
 
 def _patchable(module) -> bool:
     try:
-        return (list(inspect.signature(module._make_c_logp_func).parameters) == _LOGP_ARGS
-                and list(inspect.signature(module._make_c_expand_func).parameters) == _EXPAND_ARGS
-                and callable(module.make_extraction_fn))
+        return (
+            list(inspect.signature(module._make_c_logp_func).parameters) == _LOGP_ARGS
+            and list(inspect.signature(module._make_c_expand_func).parameters) == _EXPAND_ARGS
+            and callable(module.make_extraction_fn)
+        )
     except (AttributeError, TypeError, ValueError):
         return False
 
@@ -115,8 +117,11 @@ def lean_callbacks():
     import nutpie.compile_pymc as module
 
     if not _patchable(module):
-        log.info("nutpie %s: its callbacks are not the ones evalsci knows; compiling them as "
-                 "nutpie does (slower, same draws)", getattr(nutpie, "__version__", "?"))
+        log.info(
+            "nutpie %s: its callbacks are not the ones evalsci knows; compiling them as "
+            "nutpie does (slower, same draws)",
+            getattr(nutpie, "__version__", "?"),
+        )
         yield
         return
     saved = module._make_c_logp_func, module._make_c_expand_func

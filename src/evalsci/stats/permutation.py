@@ -40,7 +40,9 @@ def paired_mean_test(
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"paired samples must be 1-d and of equal length, got {x.shape}, {y.shape}")
+        raise ValueError(
+            f"paired samples must be 1-d and of equal length, got {x.shape}, {y.shape}"
+        )
     if len(x) < 2:
         raise ValueError("a paired permutation test needs at least 2 pairs")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)

@@ -60,14 +60,18 @@ def make_classifier(name: str, seed: int = 0, threads: int = 1):
         from xgboost import XGBClassifier
 
         bins = {"max_bin": int(m.group(1))} if m.group(1) else {}
-        return XGBClassifier(tree_method="hist", n_jobs=threads, random_state=seed, verbosity=0,
-                             **bins)
-    raise ValueError(f"unknown classifier {name!r}; use logreg_l1_C<C>, logreg_l2_C<C>, xgboost "
-                     "or xgboost_bins<N>")
+        return XGBClassifier(
+            tree_method="hist", n_jobs=threads, random_state=seed, verbosity=0, **bins
+        )
+    raise ValueError(
+        f"unknown classifier {name!r}; use logreg_l1_C<C>, logreg_l2_C<C>, xgboost "
+        "or xgboost_bins<N>"
+    )
 
 
-def fit_predict(name: str, x_train, y_train: np.ndarray, x_eval: list, seed: int = 0,
-                threads: int = 1) -> list[np.ndarray]:
+def fit_predict(
+    name: str, x_train, y_train: np.ndarray, x_eval: list, seed: int = 0, threads: int = 1
+) -> list[np.ndarray]:
     """Fit `name` on (x_train, y_train); P(success) for each matrix in `x_eval`.
 
     With a single label in y_train no classifier can be fitted; every prediction is then that
@@ -81,8 +85,9 @@ def fit_predict(name: str, x_train, y_train: np.ndarray, x_eval: list, seed: int
     return [clf.predict_proba(x)[:, 1] for x in x_eval]
 
 
-def fit_predict_shared(name: str, x_train, jobs: list[tuple[np.ndarray, list]], seed: int = 0,
-                       threads: int = 1) -> list[list[np.ndarray]]:
+def fit_predict_shared(
+    name: str, x_train, jobs: list[tuple[np.ndarray, list]], seed: int = 0, threads: int = 1
+) -> list[list[np.ndarray]]:
     """`fit_predict(name, x_train, y, x_eval)` for each (y, x_eval) of `jobs`: one model per
     label vector on the same training matrix (the baselines fit one per LLM).
 
@@ -93,8 +98,9 @@ def fit_predict_shared(name: str, x_train, jobs: list[tuple[np.ndarray, list]], 
     that no tree can split on are left out (`splittable_columns`).
     """
     if not _XGBOOST.match(name):
-        return [fit_predict(name, x_train, y, x_eval, seed=seed, threads=threads)
-                for y, x_eval in jobs]
+        return [
+            fit_predict(name, x_train, y, x_eval, seed=seed, threads=threads) for y, x_eval in jobs
+        ]
     clf = make_classifier(name, seed=seed, threads=threads)
     shared = _SharedTrainMatrix(type(clf))(**clf.get_params())
     cols = splittable_columns(x_train, clf.get_params().get("min_child_weight"))
@@ -179,8 +185,9 @@ def instance_block(kind: str, emb: np.ndarray, emb_ref: np.ndarray) -> np.ndarra
     raise ValueError(f"unknown generic features {kind!r}; known {GENERIC_FEATURES}")
 
 
-def generic_matrix(kind: str, block: np.ndarray, z_ref: np.ndarray,
-                   rows: np.ndarray | None = None) -> np.ndarray:
+def generic_matrix(
+    kind: str, block: np.ndarray, z_ref: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     """Rows (LLM l, instance i), LLM-major: [block_i, z_l] (+ block_i * z_l for interaction).
 
     `block` is n x k (from `instance_block`), `z_ref` is L x r (each LLM's success on the r

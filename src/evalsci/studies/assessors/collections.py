@@ -47,8 +47,9 @@ def subsample_instances(instances: pd.DataFrame, n: int | None, seed: int) -> pd
     return instances.loc[np.sort(np.concatenate(keep))].reset_index(drop=True)
 
 
-def load_collection(name: str, ccfg: Mapping, root: str | Path, seed: int,
-                    run_list: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def load_collection(
+    name: str, ccfg: Mapping, root: str | Path, seed: int, run_list: str | Path | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(instances, success, coverage) of collection `name` read from `root`."""
     loader = ccfg["loader"]
     llms = configured_llms(ccfg)
@@ -64,8 +65,10 @@ def load_collection(name: str, ccfg: Mapping, root: str | Path, seed: int,
         missing = [m for m in llms if m not in succ.columns]
         if missing:
             known = sorted(c for c in succ.columns if c != "instance_id")
-            raise KeyError(f"{name}: configured LLMs unknown or lacking some items (see "
-                           f"coverage): {missing}; the {len(known)} LLMs with every item: {known}")
+            raise KeyError(
+                f"{name}: configured LLMs unknown or lacking some items (see "
+                f"coverage): {missing}; the {len(known)} LLMs with every item: {known}"
+            )
         succ = succ[["instance_id", *llms]]
     elif loader == "helm":
         if run_list is None:
@@ -78,6 +81,11 @@ def load_collection(name: str, ccfg: Mapping, root: str | Path, seed: int,
     succ = succ.set_index("instance_id").loc[inst["instance_id"]].reset_index()
     if succ[llms].isna().any().any():
         raise ValueError(f"{name}: missing success values after the coverage filter")
-    log.info("%s: %d instances, %d LLMs, datasets %s", name, len(inst), len(llms),
-             inst["dataset"].value_counts().to_dict())
+    log.info(
+        "%s: %d instances, %d LLMs, datasets %s",
+        name,
+        len(inst),
+        len(llms),
+        inst["dataset"].value_counts().to_dict(),
+    )
     return inst.reset_index(drop=True), succ, cov

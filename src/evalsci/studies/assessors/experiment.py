@@ -43,13 +43,34 @@ from .selectors import (
 )
 from .splits import LeakageError, check_llm_splits
 
-__all__ = ["RESULT_COLUMNS", "split_seed", "SplitData", "prepare_split", "irt_item_features",
-           "select_references", "run_split", "run_nref", "SplitRunRows"]
+__all__ = [
+    "RESULT_COLUMNS",
+    "split_seed",
+    "SplitData",
+    "prepare_split",
+    "irt_item_features",
+    "select_references",
+    "run_split",
+    "run_nref",
+    "SplitRunRows",
+]
 
 log = logging.getLogger(__name__)
 
-RESULT_COLUMNS = ["split", "method", "features", "selector", "classifier", "n_ref", "llm",
-                  "llm_role", "eval_set", "auc", "n_pos", "n_neg"]
+RESULT_COLUMNS = [
+    "split",
+    "method",
+    "features",
+    "selector",
+    "classifier",
+    "n_ref",
+    "llm",
+    "llm_role",
+    "eval_set",
+    "auc",
+    "n_pos",
+    "n_neg",
+]
 
 
 def split_seed(seed: int, split: str) -> int:
@@ -60,11 +81,20 @@ def split_seed(seed: int, split: str) -> int:
 class SplitData:
     """Index sets and matrices of one split, built once and checked for leakage."""
 
-    def __init__(self, split: str, emb: np.ndarray, success: pd.DataFrame, roles: pd.Series,
-                 llms: Mapping[str, Sequence[str]], texts: Sequence[str] | None = None):
+    def __init__(
+        self,
+        split: str,
+        emb: np.ndarray,
+        success: pd.DataFrame,
+        roles: pd.Series,
+        llms: Mapping[str, Sequence[str]],
+        texts: Sequence[str] | None = None,
+    ):
         check_llm_splits(llms, list(success.columns))
         if len(emb) != len(success) or not roles.index.equals(success.index):
-            raise ValueError("embeddings, success and split roles must list the same instances in the same order")
+            raise ValueError(
+                "embeddings, success and split roles must list the same instances in the same order"
+            )
         self.split = split
         self.llms = {k: list(v) for k, v in llms.items()}
         pos = {r: np.flatnonzero(roles.to_numpy() == r) for r in ("train", "validation", "test")}
@@ -94,7 +124,7 @@ def check_no_leakage(pos: Mapping[str, np.ndarray], llms: Mapping[str, Sequence[
     for i, r in enumerate(roles):
         if len(pos[r]) == 0:
             raise LeakageError(f"no {r} instances")
-        for s in roles[i + 1:]:
+        for s in roles[i + 1 :]:
             if np.intersect1d(pos[r], pos[s]).size:
                 raise LeakageError(f"instances in both {r} and {s}")
             if set(llms[r]) & set(llms[s]):
@@ -109,26 +139,41 @@ def irt_item_features(data: SplitData, irt: Mapping | None, seed: int) -> np.nda
     """The IRT selectors' item features: the 2PL fitted on the training LLMs x training
     instances only (notebook 2 of the authors), one row per training instance."""
     irt = dict(irt or {})
-    fit = fit_mirt_2pl(data.z_train.T.astype(np.float64), dims=int(irt.get("dims", 10)),
-                       max_iter=int(irt.get("max_iter", 500)), seed=seed)
+    fit = fit_mirt_2pl(
+        data.z_train.T.astype(np.float64),
+        dims=int(irt.get("dims", 10)),
+        max_iter=int(irt.get("max_iter", 500)),
+        seed=seed,
+    )
     return item_features(fit)
 
 
-def select_references(data: SplitData, selectors: Sequence[str], n_ref: int, seed: int,
-                      irt: Mapping | None = None, fa_max_factors: int = 30,
-                      best_of_draws: int = 20,
-                      irt_features: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def select_references(
+    data: SplitData,
+    selectors: Sequence[str],
+    n_ref: int,
+    seed: int,
+    irt: Mapping | None = None,
+    fa_max_factors: int = 30,
+    best_of_draws: int = 20,
+    irt_features: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
     """Reference sets (positions into the training instances) for each selector.
 
     `irt_features`: `irt_item_features(data, irt, seed)` computed beforehand (the workflow's
     assessors_irt job fits every split of a collection in one process); None fits it here."""
-    feats: dict[str, np.ndarray] = {"embeddings": data.emb["train"], "success": data.z_train.astype(np.float64)}
+    feats: dict[str, np.ndarray] = {
+        "embeddings": data.emb["train"],
+        "success": data.z_train.astype(np.float64),
+    }
     if any(SELECTORS[s][1] == "irt" for s in selectors):
         if irt_features is None:
             irt_features = irt_item_features(data, irt, seed)
         if len(irt_features) != len(data.pos["train"]):
-            raise ValueError(f"{data.split}: {len(irt_features)} IRT item features for "
-                             f"{len(data.pos['train'])} training instances")
+            raise ValueError(
+                f"{data.split}: {len(irt_features)} IRT item features for "
+                f"{len(data.pos['train'])} training instances"
+            )
         feats["irt"] = irt_features
     out = {}
     n_train = len(data.pos["train"])
@@ -140,7 +185,9 @@ def select_references(data: SplitData, selectors: Sequence[str], n_ref: int, see
         if method == "random":
             ref = select_random(n_train, n_ref, data.z_train, rng)
         elif method == "random_best_of":
-            ref = select_random_best_of(feats[fset], data.z_train, n_ref, rng, n_draws=best_of_draws)
+            ref = select_random_best_of(
+                feats[fset], data.z_train, n_ref, rng, n_draws=best_of_draws
+            )
         elif method == "kmeans":
             ref = select_kmeans(feats[fset], n_ref, seed)
         else:
@@ -158,8 +205,9 @@ def tall_rows(n_llm: int, n_inst: int, cap: int | None, seed: int) -> np.ndarray
         return None
     per = max(1, cap // n_llm)
     rng = np.random.default_rng(seed)
-    return np.concatenate([j * n_inst + np.sort(rng.choice(n_inst, size=per, replace=False))
-                           for j in range(n_llm)])
+    return np.concatenate(
+        [j * n_inst + np.sort(rng.choice(n_inst, size=per, replace=False)) for j in range(n_llm)]
+    )
 
 
 def _rows(split, method, features, selector, classifier, n_ref, data, role_llms, preds):
@@ -169,8 +217,22 @@ def _rows(split, method, features, selector, classifier, n_ref, data, role_llms,
         eval_set = "validation" if llm_role == "validation" else "test"
         for m in llms:
             y = data.labels(m, eval_set)
-            rows.append([split, method, features, selector, classifier, n_ref, m, llm_role,
-                         eval_set, auc(y, preds[m]), int(y.sum()), int(len(y) - y.sum())])
+            rows.append(
+                [
+                    split,
+                    method,
+                    features,
+                    selector,
+                    classifier,
+                    n_ref,
+                    m,
+                    llm_role,
+                    eval_set,
+                    auc(y, preds[m]),
+                    int(y.sum()),
+                    int(len(y) - y.sum()),
+                ]
+            )
     return rows
 
 
@@ -180,8 +242,14 @@ def _phase(split: str, name: str, since: float) -> float:
     return now
 
 
-def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
-              return_predictions: bool = False, irt_features: np.ndarray | None = None):
+def run_split(
+    data: SplitData,
+    cfg: Mapping,
+    seed: int,
+    threads: int = 1,
+    return_predictions: bool = False,
+    irt_features: np.ndarray | None = None,
+):
     """All assessors of one split; returns (results DataFrame, references[, predictions]).
 
     Steps: reference selection, the generic assessors (every feature set x selector x
@@ -191,10 +259,16 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
     classifiers = list(cfg["classifiers"])
     selectors = list(cfg["selectors"])
     clock = time.perf_counter()
-    refs = select_references(data, selectors, int(cfg["n_ref"]), seed, irt=cfg.get("irt"),
-                             fa_max_factors=int(cfg.get("fa_max_factors", 30)),
-                             best_of_draws=int(cfg.get("random_best_of_draws", 20)),
-                             irt_features=irt_features)
+    refs = select_references(
+        data,
+        selectors,
+        int(cfg["n_ref"]),
+        seed,
+        irt=cfg.get("irt"),
+        fa_max_factors=int(cfg.get("fa_max_factors", 30)),
+        best_of_draws=int(cfg.get("random_best_of_draws", 20)),
+        irt_features=irt_features,
+    )
     tall = TallTraining.of(data, cfg.get("max_train_rows"), seed)
     clock = _phase(split, "reference selection", clock)
     predictions: dict[tuple, np.ndarray] = {}
@@ -204,8 +278,9 @@ def run_split(data: SplitData, cfg: Mapping, seed: int, threads: int = 1,
     clock = _phase(split, "reference-only baseline", clock)
     rows += _all_train(data, tall, classifiers, seed, threads)
     clock = _phase(split, "all-train-data baseline", clock)
-    rows += _specific_assessors(data, cfg.get("specific_features", ["embeddings"]), classifiers,
-                                seed, threads)
+    rows += _specific_assessors(
+        data, cfg.get("specific_features", ["embeddings"]), classifiers, seed, threads
+    )
     _phase(split, "specific assessors", clock)
     res = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     references = {s: data.ids["train"][r].tolist() for s, r in refs.items()}
@@ -229,8 +304,12 @@ class TallTraining:
         keep = tall_rows(n_llm, n_inst, cap, seed)
         if keep is None:
             return cls(y, None)
-        log.info("%s: generic training rows subsampled to %d of %d", data.split, len(keep),
-                 n_llm * n_inst)
+        log.info(
+            "%s: generic training rows subsampled to %d of %d",
+            data.split,
+            len(keep),
+            n_llm * n_inst,
+        )
         return cls(y[keep], keep)
 
     def rows(self, x: np.ndarray) -> np.ndarray:
@@ -241,35 +320,49 @@ def _eval_llms(data: SplitData) -> dict[str, list[str]]:
     return {"validation": data.llms["validation"], "test": data.llms["test"]}
 
 
-def _generic_assessors(data: SplitData, cfg: Mapping, refs, tall: TallTraining, seed: int,
-                       threads: int, predictions: dict) -> list[list]:
+def _generic_assessors(
+    data: SplitData,
+    cfg: Mapping,
+    refs,
+    tall: TallTraining,
+    seed: int,
+    threads: int,
+    predictions: dict,
+) -> list[list]:
     """One generic assessor per (features, selector, classifier), trained on the training
     LLMs' success on the reference instances."""
     split, n_ref, train_llms = data.split, int(cfg["n_ref"]), data.llms["train"]
     eval_llms = _eval_llms(data)
     e_tr = data.emb["train"]
     rows: list[list] = []
-    combos = [(f, s, c) for f in cfg["generic_features"] for s in cfg["selectors"]
-              for c in cfg["classifiers"]]
+    combos = [
+        (f, s, c)
+        for f in cfg["generic_features"]
+        for s in cfg["selectors"]
+        for c in cfg["classifiers"]
+    ]
     for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
         ref = refs[sel]
-        x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
-                              data.z_ref(train_llms, ref), rows=tall.keep)
+        x_tr = generic_matrix(
+            feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref), rows=tall.keep
+        )
         xs, order = [], []
         for role, llms in eval_llms.items():
             blk = instance_block(feat, data.emb[role], e_tr[ref])
             for m in llms:
                 xs.append(generic_matrix(feat, blk, data.z_ref([m], ref)))
                 order.append(m)
-        preds = dict(zip(order, fit_predict(clf, x_tr, tall.y, xs, seed=seed, threads=threads),
-                         strict=True))
+        preds = dict(
+            zip(order, fit_predict(clf, x_tr, tall.y, xs, seed=seed, threads=threads), strict=True)
+        )
         rows += _rows(split, "generic", feat, sel, clf, n_ref, data, eval_llms, preds)
         predictions.update({("generic", feat, sel, clf, m): p for m, p in preds.items()})
     return rows
 
 
-def _reference_only(data: SplitData, refs, classifiers, n_ref: int, seed: int,
-                    threads: int) -> list[list]:
+def _reference_only(
+    data: SplitData, refs, classifiers, n_ref: int, seed: int, threads: int
+) -> list[list]:
     """Baseline: per LLM, a classifier on the embeddings of its reference instances only."""
     e_tr, eval_llms = data.emb["train"], _eval_llms(data)
     rows: list[list] = []
@@ -277,24 +370,36 @@ def _reference_only(data: SplitData, refs, classifiers, n_ref: int, seed: int,
         for clf in classifiers:
             # every LLM's model is fitted on the same matrix e_tr[ref]: share its binning
             llms = [(role, m) for role, ms in eval_llms.items() for m in ms]
-            fits = fit_predict_shared(clf, e_tr[ref], [(data.z_ref([m], ref)[0], [data.emb[role]])
-                                                       for role, m in llms],
-                                      seed=seed, threads=threads)
+            fits = fit_predict_shared(
+                clf,
+                e_tr[ref],
+                [(data.z_ref([m], ref)[0], [data.emb[role]]) for role, m in llms],
+                seed=seed,
+                threads=threads,
+            )
             preds = {m: p[0] for (_, m), p in zip(llms, fits, strict=True)}
-            rows += _rows(data.split, "reference_only", "embeddings", sel, clf, n_ref, data,
-                          eval_llms, preds)
+            rows += _rows(
+                data.split, "reference_only", "embeddings", sel, clf, n_ref, data, eval_llms, preds
+            )
     return rows
 
 
-def _all_train(data: SplitData, tall: TallTraining, classifiers, seed: int,
-               threads: int) -> list[list]:
+def _all_train(
+    data: SplitData, tall: TallTraining, classifiers, seed: int, threads: int
+) -> list[list]:
     """Baseline: the training LLMs pooled, instance embeddings only."""
     eval_llms = _eval_llms(data)
     x_tall = tall.rows(np.tile(data.emb["train"], (len(data.llms["train"]), 1)))
     rows: list[list] = []
     for clf in classifiers:
-        p_val, p_te = fit_predict(clf, x_tall, tall.y, [data.emb["validation"], data.emb["test"]],
-                                  seed=seed, threads=threads)
+        p_val, p_te = fit_predict(
+            clf,
+            x_tall,
+            tall.y,
+            [data.emb["validation"], data.emb["test"]],
+            seed=seed,
+            threads=threads,
+        )
         preds = {m: p_val for m in eval_llms["validation"]} | {m: p_te for m in eval_llms["test"]}
         rows += _rows(data.split, "all_train", "embeddings", "", clf, 0, data, eval_llms, preds)
     return rows
@@ -309,36 +414,65 @@ def _specific_features(data: SplitData, names) -> dict[str, tuple]:
         elif name == "ngram1":
             if data.texts is None:
                 raise ValueError("specific feature 'ngram1' needs the instance texts")
-            feats[name] = ngram_features(data.texts["train"], data.texts["validation"],
-                                         data.texts["test"])
+            feats[name] = ngram_features(
+                data.texts["train"], data.texts["validation"], data.texts["test"]
+            )
         else:
-            raise ValueError(f"unknown specific-assessor features {name!r}; use embeddings or ngram1")
+            raise ValueError(
+                f"unknown specific-assessor features {name!r}; use embeddings or ngram1"
+            )
     return feats
 
 
-def _specific_assessors(data: SplitData, feature_names, classifiers, seed: int,
-                        threads: int) -> list[list]:
+def _specific_assessors(
+    data: SplitData, feature_names, classifiers, seed: int, threads: int
+) -> list[list]:
     """Per test LLM, an assessor on all its training instances (chosen later on its
     validation AUC)."""
     n_train = len(data.pos["train"])
     rows: list[list] = []
     for fname, (x_tr, x_va, x_te) in _specific_features(data, feature_names).items():
         for clf in classifiers:
-            fits = fit_predict_shared(clf, x_tr, [(data.labels(m, "train"), [x_va, x_te])
-                                                  for m in data.llms["test"]],
-                                      seed=seed, threads=threads)
+            fits = fit_predict_shared(
+                clf,
+                x_tr,
+                [(data.labels(m, "train"), [x_va, x_te]) for m in data.llms["test"]],
+                seed=seed,
+                threads=threads,
+            )
             for m, (p_va, p_te) in zip(data.llms["test"], fits, strict=True):
                 for eval_set, p in (("validation", p_va), ("test", p_te)):
                     y = data.labels(m, eval_set)
-                    rows.append([data.split, "specific", fname, "", clf, n_train, m, "test",
-                                 eval_set, auc(y, p), int(y.sum()), int(len(y) - y.sum())])
+                    rows.append(
+                        [
+                            data.split,
+                            "specific",
+                            fname,
+                            "",
+                            clf,
+                            n_train,
+                            m,
+                            "test",
+                            eval_set,
+                            auc(y, p),
+                            int(y.sum()),
+                            int(len(y) - y.sum()),
+                        ]
+                    )
     return rows
 
 
-def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], seed: int,
-             classifier: str = "xgboost", selector: str = "clustering_embeddings",
-             threads: int = 1, max_train_rows: int | None = None,
-             reuse: SplitRunRows | None = None) -> pd.DataFrame:
+def run_nref(
+    data: SplitData,
+    n_refs: Sequence[int],
+    features: Sequence[str],
+    seed: int,
+    classifier: str = "xgboost",
+    selector: str = "clustering_embeddings",
+    threads: int = 1,
+    max_train_rows: int | None = None,
+    reuse: SplitRunRows | None = None,
+) -> pd.DataFrame:
     """Generic assessor AUC against the number of reference instances (Figures 8-9).
 
     One selector (KMeans on embeddings) and one classifier (XGBoost), as in the paper; sizes
@@ -357,26 +491,42 @@ def run_nref(data: SplitData, n_refs: Sequence[int], features: Sequence[str], se
     rows: list[list] = []
     for n_ref in n_refs:
         if n_ref > len(e_tr):
-            log.warning("%s: n_ref=%d exceeds the %d training instances; skipped", split, n_ref, len(e_tr))
+            log.warning(
+                "%s: n_ref=%d exceeds the %d training instances; skipped", split, n_ref, len(e_tr)
+            )
             continue
         ref = select_references(data, [selector], n_ref, seed)[selector]
-        known = reuse.generic(n_ref, selector, classifier, features, data.ids["train"][ref],
-                              max_train_rows) if reuse is not None else None
+        known = (
+            reuse.generic(
+                n_ref, selector, classifier, features, data.ids["train"][ref], max_train_rows
+            )
+            if reuse is not None
+            else None
+        )
         if known is not None:
             log.info("%s: n_ref=%d taken from the split's run (same fits)", split, n_ref)
             rows += known
             continue
         for feat in tqdm(features, desc=f"{split}: n_ref={n_ref}", mininterval=5):
-            x_tr = generic_matrix(feat, instance_block(feat, e_tr, e_tr[ref]),
-                                  data.z_ref(train_llms, ref), rows=keep)
+            x_tr = generic_matrix(
+                feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref), rows=keep
+            )
             xs, order = [], []
             for role, llms in eval_llms.items():
                 blk = instance_block(feat, data.emb[role], e_tr[ref])
                 for m in llms:
                     xs.append(generic_matrix(feat, blk, data.z_ref([m], ref)))
                     order.append(m)
-            preds = dict(zip(order, fit_predict(classifier, x_tr, y_tall, xs, seed=seed, threads=threads), strict=True))
-            rows += _rows(split, "generic", feat, selector, classifier, n_ref, data, eval_llms, preds)
+            preds = dict(
+                zip(
+                    order,
+                    fit_predict(classifier, x_tr, y_tall, xs, seed=seed, threads=threads),
+                    strict=True,
+                )
+            )
+            rows += _rows(
+                split, "generic", feat, selector, classifier, n_ref, data, eval_llms, preds
+            )
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 
@@ -391,8 +541,13 @@ class SplitRunRows:
     row cap, every feature set); otherwise None and the sweep fits them itself.
     """
 
-    def __init__(self, results: pd.DataFrame, references: Mapping[str, Sequence[str]],
-                 n_ref: int, max_train_rows: int | None):
+    def __init__(
+        self,
+        results: pd.DataFrame,
+        references: Mapping[str, Sequence[str]],
+        n_ref: int,
+        max_train_rows: int | None,
+    ):
         self.results, self.references = results, references
         self.n_ref, self.max_train_rows = int(n_ref), max_train_rows
 
@@ -403,23 +558,40 @@ class SplitRunRows:
 
         # pandas reads floats back exactly as it wrote them (shortest round-trip repr), so the
         # rewritten rows are byte-identical (tests/test_assessors_nref_reuse.py)
-        results = pd.read_csv(results_path,
-                              dtype={"selector": str, "features": str, "classifier": str,
-                                     "llm": str}, keep_default_na=False, na_values=[""])
+        results = pd.read_csv(
+            results_path,
+            dtype={"selector": str, "features": str, "classifier": str, "llm": str},
+            keep_default_na=False,
+            na_values=[""],
+        )
         references = json.loads(Path(references_path).read_text())
         return cls(results, references, n_ref, max_train_rows)
 
-    def generic(self, n_ref: int, selector: str, classifier: str, features: Sequence[str],
-                ref_ids, max_train_rows: int | None) -> list[list] | None:
-        if (n_ref != self.n_ref or max_train_rows != self.max_train_rows
-                or list(self.references.get(selector, [])) != [str(i) for i in ref_ids]):
+    def generic(
+        self,
+        n_ref: int,
+        selector: str,
+        classifier: str,
+        features: Sequence[str],
+        ref_ids,
+        max_train_rows: int | None,
+    ) -> list[list] | None:
+        if (
+            n_ref != self.n_ref
+            or max_train_rows != self.max_train_rows
+            or list(self.references.get(selector, [])) != [str(i) for i in ref_ids]
+        ):
             return None
         r = self.results
         out = []
         for feat in features:
-            g = r[(r["method"] == "generic") & (r["features"] == feat)
-                  & (r["selector"] == selector) & (r["classifier"] == classifier)
-                  & (r["n_ref"] == n_ref)]
+            g = r[
+                (r["method"] == "generic")
+                & (r["features"] == feat)
+                & (r["selector"] == selector)
+                & (r["classifier"] == classifier)
+                & (r["n_ref"] == n_ref)
+            ]
             if g.empty:
                 return None
             out += g[RESULT_COLUMNS].to_numpy(dtype=object).tolist()

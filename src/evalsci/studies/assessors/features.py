@@ -55,13 +55,22 @@ def embed_sentences(
     # bits on one CPU; another CPU's kernels differ in the last float32 bit, see
     # docs/reproducibility.md).
     with torch_pinned(threads=torch.get_num_threads()):
-        emb = st.encode(list(texts), batch_size=batch_size, show_progress_bar=progress,
-                        convert_to_numpy=True, normalize_embeddings=True)
+        emb = st.encode(
+            list(texts),
+            batch_size=batch_size,
+            show_progress_bar=progress,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+        )
     return emb.astype(np.float32)
 
 
-def embed_openai(texts: Sequence[str], model: str = "text-embedding-3-large", dims: int = 1024,
-                 batch_size: int = 2048) -> np.ndarray:
+def embed_openai(
+    texts: Sequence[str],
+    model: str = "text-embedding-3-large",
+    dims: int = 1024,
+    batch_size: int = 2048,
+) -> np.ndarray:
     """OpenAI embeddings truncated to `dims` (the paper's features); needs OPENAI_API_KEY."""
     if not os.environ.get("OPENAI_API_KEY"):
         raise RuntimeError("OPENAI_API_KEY is not set; OpenAI embeddings are unavailable")
@@ -71,18 +80,28 @@ def embed_openai(texts: Sequence[str], model: str = "text-embedding-3-large", di
     out = []
     texts = [t.replace("\n", " ") for t in texts]  # as the authors do
     for i in range(0, len(texts), batch_size):
-        resp = client.embeddings.create(input=texts[i:i + batch_size], model=model)
+        resp = client.embeddings.create(input=texts[i : i + batch_size], model=model)
         out.extend(np.asarray(d.embedding[:dims], dtype=np.float32) for d in resp.data)
     emb = np.vstack(out)
     return emb / np.linalg.norm(emb, axis=1, keepdims=True)
 
 
-def ngram_features(train_texts: Sequence[str], *other: Sequence[str], ngram_range=(1, 1),
-                   min_df: int = 2, max_features: int | None = 20000):
+def ngram_features(
+    train_texts: Sequence[str],
+    *other: Sequence[str],
+    ngram_range=(1, 1),
+    min_df: int = 2,
+    max_features: int | None = 20000,
+):
     """TF-IDF n-gram features fitted on `train_texts` only; returns sparse matrices."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vec = TfidfVectorizer(ngram_range=ngram_range, min_df=min_df, strip_accents="unicode",
-                          decode_error="replace", max_features=max_features)
+    vec = TfidfVectorizer(
+        ngram_range=ngram_range,
+        min_df=min_df,
+        strip_accents="unicode",
+        decode_error="replace",
+        max_features=max_features,
+    )
     x_train = vec.fit_transform(list(train_texts))
     return (x_train, *[vec.transform(list(t)) for t in other])

@@ -28,7 +28,11 @@ METHOD_COLORS = {
     "reference_only": "#ff7f0e",
     "all_train": "#8c564b",
 }
-FEATURE_COLORS = {"embeddings": "#1f77b4", "similarity": "#ff7f0e", "similarity_interaction": "#2ca02c"}
+FEATURE_COLORS = {
+    "embeddings": "#1f77b4",
+    "similarity": "#ff7f0e",
+    "similarity_interaction": "#2ca02c",
+}
 
 
 def _style():
@@ -38,7 +42,9 @@ def _style():
     return COLORS
 
 
-def plot_figure2(fig2: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: int, outputs) -> None:
+def plot_figure2(
+    fig2: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: int, outputs
+) -> None:
     """Horizontal bars of test AUC per test LLM (rows) and method, one panel per split."""
     import matplotlib.pyplot as plt
 
@@ -49,39 +55,60 @@ def plot_figure2(fig2: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t
     llms = list(dict.fromkeys(fig2["llm"]))
     ncol = min(3, len(splits))
     nrow = int(np.ceil(len(splits) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.3 * ncol, 0.35 * len(llms) * len(METHODS) / 2.2 * nrow + 1),
-                             sharex=True, squeeze=False)
+    fig, axes = plt.subplots(
+        nrow,
+        ncol,
+        figsize=(3.3 * ncol, 0.35 * len(llms) * len(METHODS) / 2.2 * nrow + 1),
+        sharex=True,
+        squeeze=False,
+    )
     h = 0.8 / len(METHODS)
-    mr = maxrandom[(maxrandom["collection"] == collection) & (maxrandom["search"] == "generic")
-                   & (maxrandom["eval_set"] == "test")]
+    mr = maxrandom[
+        (maxrandom["collection"] == collection)
+        & (maxrandom["search"] == "generic")
+        & (maxrandom["eval_set"] == "test")
+    ]
     for ax, split in zip(axes.flat, splits, strict=False):
         d = fig2[fig2["split"] == split]
         for k, method in enumerate(METHODS):
             v = d[d["method"] == method].set_index("llm")["auc"].reindex(llms)
-            ax.barh(np.arange(len(llms)) + (k - (len(METHODS) - 1) / 2) * h, v.to_numpy(), height=h,
-                    color=METHOD_COLORS[method], label=LABELS[method])
+            ax.barh(
+                np.arange(len(llms)) + (k - (len(METHODS) - 1) / 2) * h,
+                v.to_numpy(),
+                height=h,
+                color=METHOD_COLORS[method],
+                label=LABELS[method],
+            )
         m = mr[mr["split"] == split].set_index("llm")["expected_max"].reindex(llms).to_numpy()
         for i, val in enumerate(m):
             if np.isfinite(val):
-                ax.plot([val, val], [i - 0.45, i + 0.45], color=colors["max"], lw=1.5,
-                        label=f"max random (t={t})" if i == 0 else None)
+                ax.plot(
+                    [val, val],
+                    [i - 0.45, i + 0.45],
+                    color=colors["max"],
+                    lw=1.5,
+                    label=f"max random (t={t})" if i == 0 else None,
+                )
         ax.axvline(0.5, color=colors["standard"], ls="--", lw=1, label="random (0.5)")
         ax.set_yticks(np.arange(len(llms)), [s.split("__")[-1][:24] for s in llms])
         ax.invert_yaxis()
         ax.set_xlim(0.4, 1.0)
         ax.set_title(split)
         ax.set_xlabel("test AUC")
-    for ax in list(axes.flat)[len(splits):]:
+    for ax in list(axes.flat)[len(splits) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, -0.02))
+    fig.legend(
+        handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, -0.02)
+    )
     fig.suptitle(f"Figure 2 ({collection}): predictive performance of assessors on test LLMs")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     savefig(fig, outputs)
 
 
-def plot_nref(nref: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: int, title: str,
-              outputs) -> None:
+def plot_nref(
+    nref: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: int, title: str, outputs
+) -> None:
     """AUC against the number of reference instances: validation (top), test (bottom)."""
     import matplotlib.pyplot as plt
 
@@ -89,7 +116,9 @@ def plot_nref(nref: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: i
 
     colors = _style()
     splits = list(dict.fromkeys(nref["split"]))
-    fig, axes = plt.subplots(2, len(splits), figsize=(2.6 * len(splits), 5.2), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        2, len(splits), figsize=(2.6 * len(splits), 5.2), sharey=True, squeeze=False
+    )
     mr = maxrandom[(maxrandom["collection"] == collection) & (maxrandom["search"] == "nref")]
     for j, split in enumerate(splits):
         for i, (eval_set, role) in enumerate((("validation", "validation"), ("test", "test"))):
@@ -111,7 +140,9 @@ def plot_nref(nref: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: i
             if i == 1:
                 ax.set_xlabel("reference instances")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=5, frameon=False, bbox_to_anchor=(0.5, -0.02))
+    fig.legend(
+        handles, labels, loc="lower center", ncol=5, frameon=False, bbox_to_anchor=(0.5, -0.02)
+    )
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))
     savefig(fig, outputs)

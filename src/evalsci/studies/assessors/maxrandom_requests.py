@@ -23,8 +23,13 @@ def request_key(collection: str, split: str, eval_set: str, llm: str, search: st
     return f"{collection}|{split}|{eval_set}|{llm}|{search}"
 
 
-def build_requests(collection: str, success: pd.DataFrame, splits: pd.DataFrame,
-                   llms: Mapping[str, Sequence[str]], t: Mapping[str, int]) -> pd.DataFrame:
+def build_requests(
+    collection: str,
+    success: pd.DataFrame,
+    splits: pd.DataFrame,
+    llms: Mapping[str, Sequence[str]],
+    t: Mapping[str, int],
+) -> pd.DataFrame:
     """One request per (split, validation or test LLM on its evaluation set, search in `t`).
 
     `success` is indexed by instance_id (one column per LLM), `splits` by instance_id (one
@@ -46,8 +51,11 @@ def build_requests(collection: str, success: pd.DataFrame, splits: pd.DataFrame,
                 for search, tt in t.items():
                     if tt < 1:
                         continue
-                    rows.append(auc_request(request_key(collection, split, role, llm, search),
-                                            n_pos, n_neg, int(tt)))
+                    rows.append(
+                        auc_request(
+                            request_key(collection, split, role, llm, search), n_pos, n_neg, int(tt)
+                        )
+                    )
     return requests_frame(rows)
 
 
@@ -60,6 +68,8 @@ def read_answers(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"{path}: no 'expected_max' column")
     parts = df["key"].str.split("|", expand=True)
     if parts.shape[1] != 5:
-        raise ValueError(f"{path}: keys are not assessors keys (collection|split|eval_set|llm|search)")
+        raise ValueError(
+            f"{path}: keys are not assessors keys (collection|split|eval_set|llm|search)"
+        )
     df[["collection", "split", "eval_set", "llm", "search"]] = parts
     return df

@@ -50,7 +50,9 @@ def win_rates(val: pd.DataFrame, keys: list[str]) -> pd.Series:
     return pd.concat(per_llm, axis=1).mean(axis=1).sort_index()
 
 
-def choose(results: pd.DataFrame, split: str, method: str) -> tuple[tuple, float, int, pd.DataFrame]:
+def choose(
+    results: pd.DataFrame, split: str, method: str
+) -> tuple[tuple, float, int, pd.DataFrame]:
     """(winning combination, its win rate, t, its validation rows) of `method` on `split`."""
     src, keys = COMBO_KEYS[method]
     r = results[(results["split"] == split) & (results["method"] == src)]
@@ -75,7 +77,9 @@ def figure2_table(results: pd.DataFrame) -> pd.DataFrame:
             if method == "specific":
                 r = results[(results["split"] == split) & (results["method"] == "specific")]
                 for llm, g in r.groupby("llm", sort=False):
-                    v = g[g["eval_set"] == "validation"].set_index(["features", "classifier"])["auc"]
+                    v = g[g["eval_set"] == "validation"].set_index(["features", "classifier"])[
+                        "auc"
+                    ]
                     best = np.nanargmax(v.round(TIE_DECIMALS).to_numpy()) if v.notna().any() else 0
                     f, c = v.index[int(best)]
                     t = g[(g["eval_set"] == "test") & (g["features"] == f) & (g["classifier"] == c)]
@@ -94,7 +98,16 @@ def table3(results: pd.DataFrame) -> pd.DataFrame:
         (feat, sel, clf), wr, t, r = choose(results, split, "generic")
         val = r[r["llm_role"] == "validation"]["auc"]
         test = r[r["llm_role"] == "test"]["auc"]
-        rows.append({"split": split, "features": feat, "selector": sel, "classifier": clf,
-                     "win_rate": round(wr, 4), "val_auc_mean": round(float(val.mean()), 4),
-                     "test_auc_mean": round(float(test.mean()), 4), "n_combinations": t})
+        rows.append(
+            {
+                "split": split,
+                "features": feat,
+                "selector": sel,
+                "classifier": clf,
+                "win_rate": round(wr, 4),
+                "val_auc_mean": round(float(val.mean()), 4),
+                "test_auc_mean": round(float(test.mean()), 4),
+                "n_combinations": t,
+            }
+        )
     return pd.DataFrame(rows)

@@ -63,8 +63,9 @@ def _both_labels(z: np.ndarray) -> bool:
     return bool(np.all(z.min(axis=0) == 0) and np.all(z.max(axis=0) == 1))
 
 
-def select_random(n_items: int, n_ref: int, success: np.ndarray, rng: np.random.Generator,
-                  max_tries: int = 100) -> np.ndarray:
+def select_random(
+    n_items: int, n_ref: int, success: np.ndarray, rng: np.random.Generator, max_tries: int = 100
+) -> np.ndarray:
     """A random subset in which every training LLM has both labels (if one is found)."""
     n_ref = min(n_ref, n_items)
     pick = rng.choice(n_items, size=n_ref, replace=False)
@@ -75,9 +76,14 @@ def select_random(n_items: int, n_ref: int, success: np.ndarray, rng: np.random.
     return np.sort(pick)
 
 
-def select_random_best_of(features: np.ndarray, success: np.ndarray, n_ref: int,
-                          rng: np.random.Generator, n_draws: int = 20,
-                          holdout: float = 0.3) -> np.ndarray:
+def select_random_best_of(
+    features: np.ndarray,
+    success: np.ndarray,
+    n_ref: int,
+    rng: np.random.Generator,
+    n_draws: int = 20,
+    holdout: float = 0.3,
+) -> np.ndarray:
     """The best of `n_draws` random subsets, scored by hard-label AUC on a 30 % holdout."""
     from sklearn.linear_model import LogisticRegression
 
@@ -148,8 +154,9 @@ def n_factors_kaiser(features: np.ndarray, max_factors: int = 30) -> int:
     return int(np.clip((eig > 1).sum(), 1, min(max_factors, x.shape[1])))
 
 
-def select_factor_analysis(features: np.ndarray, n_ref: int, seed: int,
-                           max_factors: int = 30) -> np.ndarray:
+def select_factor_analysis(
+    features: np.ndarray, n_ref: int, seed: int, max_factors: int = 30
+) -> np.ndarray:
     """Factor analysis with varimax; top-|score| instances spread evenly across factors."""
     from sklearn.decomposition import FactorAnalysis
 
@@ -160,7 +167,9 @@ def select_factor_analysis(features: np.ndarray, n_ref: int, seed: int,
         return np.arange(n_ref)
     x = (x - x.mean(axis=0)) / x.std(axis=0)
     n_f = n_factors_kaiser(x, max_factors)
-    fa = FactorAnalysis(n_components=n_f, rotation="varimax" if n_f > 1 else None, random_state=seed)
+    fa = FactorAnalysis(
+        n_components=n_f, rotation="varimax" if n_f > 1 else None, random_state=seed
+    )
     h = np.round(np.abs(fa.fit_transform(x)), SCORE_DECIMALS)
     per = [n_ref // n_f + (1 if k < n_ref % n_f else 0) for k in range(n_f)]
     taken: list[int] = []

@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["ROLES", "define_splits", "make_instance_splits", "check_llm_splits", "check_instance_split"]
+__all__ = [
+    "ROLES",
+    "define_splits",
+    "make_instance_splits",
+    "check_llm_splits",
+    "check_instance_split",
+]
 
 ROLES = ("train", "validation", "test")
 
@@ -25,7 +31,9 @@ class LeakageError(AssertionError):
     """Two splits that must be disjoint share an instance or an LLM."""
 
 
-def define_splits(datasets: Sequence[str], ood: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]]:
+def define_splits(
+    datasets: Sequence[str], ood: Mapping[str, Sequence[str]] | None
+) -> dict[str, list[str]]:
     """Split name -> held-out datasets ([] for the in-distribution split "random").
 
     `ood` None means leave-one-dataset-out: one split `ood_<dataset>` per dataset. A held-out
@@ -40,7 +48,9 @@ def define_splits(datasets: Sequence[str], ood: Mapping[str, Sequence[str]] | No
         for split, held in ood.items():
             matched = [d for d in names if any(d == h or d.startswith(h + "/") for h in held)]
             if not matched:
-                raise ValueError(f"OOD split {split!r} holds out {list(held)}, which match no dataset of {names}")
+                raise ValueError(
+                    f"OOD split {split!r} holds out {list(held)}, which match no dataset of {names}"
+                )
             splits[split] = matched
     return splits
 
@@ -54,7 +64,9 @@ def make_instance_splits(
 ) -> pd.DataFrame:
     """One column per split (values train/validation/test), indexed by instance_id."""
     if not 0 < test_size < 1 or not 0 < validation_size < 1:
-        raise ValueError(f"test_size and validation_size must be in (0, 1); got {test_size}, {validation_size}")
+        raise ValueError(
+            f"test_size and validation_size must be in (0, 1); got {test_size}, {validation_size}"
+        )
     ids = instances["instance_id"].to_numpy()
     ds = instances["dataset"].to_numpy()
     out = pd.DataFrame(index=pd.Index(ids, name="instance_id"))
@@ -94,7 +106,7 @@ def check_llm_splits(llms: Mapping[str, Sequence[str]], available: Sequence[str]
         if not llms.get(r):
             raise LeakageError(f"no {r} LLMs configured")
     for i, r in enumerate(ROLES):
-        for s in ROLES[i + 1:]:
+        for s in ROLES[i + 1 :]:
             both = set(llms[r]) & set(llms[s])
             if both:
                 raise LeakageError(f"LLMs in both {r} and {s}: {sorted(both)}")

@@ -54,12 +54,24 @@ log = logging.getLogger(__name__)
 
 # max_train_rows 0 = every (training LLM, training instance) row, as the paper.
 GRIDS = {
-    "default": {"classifiers": ["logreg_l2_C1", "xgboost_bins64"],
-                "n_ref_sweep": [1, 3, 10, 30, 100, 300], "max_train_rows": 6000},
-    "paper": {"classifiers": list(PAPER_CLASSIFIERS), "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
-              "max_train_rows": 0},
-    "full": {"classifiers": [f"logreg_{p}_C{c}" for p in ("l2", "l1") for c in ("0.01", "0.1", "1", "10")]
-             + ["xgboost"], "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000], "max_train_rows": 0},
+    "default": {
+        "classifiers": ["logreg_l2_C1", "xgboost_bins64"],
+        "n_ref_sweep": [1, 3, 10, 30, 100, 300],
+        "max_train_rows": 6000,
+    },
+    "paper": {
+        "classifiers": list(PAPER_CLASSIFIERS),
+        "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
+        "max_train_rows": 0,
+    },
+    "full": {
+        "classifiers": [
+            f"logreg_{p}_C{c}" for p in ("l2", "l1") for c in ("0.01", "0.1", "1", "10")
+        ]
+        + ["xgboost"],
+        "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
+        "max_train_rows": 0,
+    },
 }
 
 
@@ -77,13 +89,16 @@ def resolve(cfg: Mapping) -> dict:
 def n_combinations(cfg: Mapping) -> dict[str, int]:
     """t of each search: the generic assessor's combinations and the n_ref sweep's."""
     cfg = resolve(cfg)
-    return {"generic": len(cfg["generic_features"]) * len(cfg["selectors"]) * len(cfg["classifiers"]),
-            "nref": len(cfg["n_ref_sweep"]) * len(cfg["generic_features"])}
+    return {
+        "generic": len(cfg["generic_features"]) * len(cfg["selectors"]) * len(cfg["classifiers"]),
+        "nref": len(cfg["n_ref_sweep"]) * len(cfg["generic_features"]),
+    }
 
 
 def _read_instances(path) -> pd.DataFrame:
-    df = read_csv(path, dtype={"instance_id": str, "dataset": str, "text": str},
-                  keep_default_na=False)
+    df = read_csv(
+        path, dtype={"instance_id": str, "dataset": str, "text": str}, keep_default_na=False
+    )
     require_columns(df, ("instance_id", "dataset", "text"), path)
     return df
 
@@ -96,19 +111,29 @@ def _read_success(path) -> pd.DataFrame:
     return df.set_index("instance_id")
 
 
-def build_data(bundle_dir: str, collection: str, ccfg: Mapping, seed: int, out: Mapping[str, str],
-               run_list: str | None = None) -> None:
+def build_data(
+    bundle_dir: str,
+    collection: str,
+    ccfg: Mapping,
+    seed: int,
+    out: Mapping[str, str],
+    run_list: str | None = None,
+) -> None:
     """Load a collection from its released bundle (or raw path) into the normalised tables."""
     root = Path(ccfg.get("path") or Path(bundle_dir) / ccfg.get("subdir", ""))
     inst, succ, cov = load_collection(collection, ccfg, root, seed, run_list=run_list)
     gaps = cov[cov["n_missing"] > 0] if "n_missing" in cov else cov.iloc[:0]
     if len(gaps):
-        log.warning("%s: coverage gaps (LLM lacks instances others have):\n%s", collection, gaps.to_string())
+        log.warning(
+            "%s: coverage gaps (LLM lacks instances others have):\n%s", collection, gaps.to_string()
+        )
     else:
         log.info("%s: every LLM covers the same instances", collection)
     for key, df in (("instances", inst), ("success", succ), ("coverage", cov)):
         with atomic_path(out[key]) as tmp:
-            df.to_csv(tmp, index=False, compression="gzip" if str(out[key]).endswith(".gz") else None)
+            df.to_csv(
+                tmp, index=False, compression="gzip" if str(out[key]).endswith(".gz") else None
+            )
 
 
 def build_embeddings(instances_path: str, ecfg: Mapping, out: str) -> None:
@@ -120,9 +145,15 @@ def build_embeddings(instances_path: str, ecfg: Mapping, out: str) -> None:
         emb = embed_openai(texts, dims=1024)  # the paper truncates to 1024
     else:
         if ecfg.get("openai"):
-            log.warning("embedding.openai is set but OPENAI_API_KEY is not: using sentence embeddings")
-        emb = embed_sentences(texts, model=ecfg.get("model"), max_seq_length=ecfg.get("max_seq_length"),
-                              batch_size=int(ecfg.get("batch_size", 32)))
+            log.warning(
+                "embedding.openai is set but OPENAI_API_KEY is not: using sentence embeddings"
+            )
+        emb = embed_sentences(
+            texts,
+            model=ecfg.get("model"),
+            max_seq_length=ecfg.get("max_seq_length"),
+            batch_size=int(ecfg.get("batch_size", 32)),
+        )
     with atomic_path(out) as tmp:
         with open(tmp, "wb") as fh:
             np.save(fh, emb)
@@ -136,8 +167,13 @@ def split_names(ccfg: Mapping) -> list[str]:
 def build_splits(instances_path: str, ccfg: Mapping, cfg: Mapping, seed: int, out: str) -> None:
     inst = _read_instances(instances_path)
     held = define_splits(inst["dataset"].tolist(), ccfg["ood_splits"])
-    splits = make_instance_splits(inst, held, seed, test_size=float(cfg["test_size"]),
-                                  validation_size=float(cfg["validation_size"]))
+    splits = make_instance_splits(
+        inst,
+        held,
+        seed,
+        test_size=float(cfg["test_size"]),
+        validation_size=float(cfg["validation_size"]),
+    )
     summary = {s: splits[s].value_counts().to_dict() for s in splits.columns}
     log.info("split sizes: %s", summary)
     with atomic_path(out) as tmp:
@@ -158,7 +194,9 @@ def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embedd
     roles = roles.loc[inst["instance_id"], split]
     llms = {r: list(ccfg["llms"][r]) for r in ("train", "validation", "test")}
     check_llm_splits(llms, list(succ.columns))
-    return SplitData(split, emb, succ[configured_llms(ccfg)], roles, llms, texts=inst["text"].tolist())
+    return SplitData(
+        split, emb, succ[configured_llms(ccfg)], roles, llms, texts=inst["text"].tolist()
+    )
 
 
 def uses_irt(cfg: Mapping) -> bool:
@@ -167,8 +205,14 @@ def uses_irt(cfg: Mapping) -> bool:
     return any(SELECTORS[s][1] == "irt" for s in cfg["selectors"] if s in SELECTORS)
 
 
-def build_irt(data_paths: Mapping[str, str], splits: Sequence[str], ccfg: Mapping, cfg: Mapping,
-              seed: int, out: str) -> None:
+def build_irt(
+    data_paths: Mapping[str, str],
+    splits: Sequence[str],
+    ccfg: Mapping,
+    cfg: Mapping,
+    seed: int,
+    out: str,
+) -> None:
     """The IRT selectors' item features of every split (irt.npz: `features/<split>` and the
     training instance ids they belong to, `ids/<split>`). One job per collection: torch's
     import (~2.5 s) is paid once, not by every split's job. Empty without IRT selectors."""
@@ -179,11 +223,16 @@ def build_irt(data_paths: Mapping[str, str], splits: Sequence[str], ccfg: Mappin
     if uses_irt(cfg):
         for split in splits:
             data = _load_split(data_paths, split, ccfg, embeddings=False)
-            arrays[f"features/{split}"] = irt_item_features(data, cfg.get("irt"),
-                                                           split_seed(seed, split))
+            arrays[f"features/{split}"] = irt_item_features(
+                data, cfg.get("irt"), split_seed(seed, split)
+            )
             arrays[f"ids/{split}"] = np.asarray(data.ids["train"], dtype=str)
-            log.info("%s: IRT on %d training LLMs x %d training instances", split,
-                     len(data.llms["train"]), len(data.pos["train"]))
+            log.info(
+                "%s: IRT on %d training LLMs x %d training instances",
+                split,
+                len(data.llms["train"]),
+                len(data.pos["train"]),
+            )
     with atomic_path(out) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
 
@@ -193,17 +242,28 @@ def _irt_features(path: str, data) -> np.ndarray:
     with np.load(path) as z:
         key = f"features/{data.split}"
         if key not in z.files:
-            raise KeyError(f"{path}: no IRT features for split {data.split!r}; has "
-                           f"{sorted(k.split('/', 1)[1] for k in z.files if k.startswith('features/'))}")
+            raise KeyError(
+                f"{path}: no IRT features for split {data.split!r}; has "
+                f"{sorted(k.split('/', 1)[1] for k in z.files if k.startswith('features/'))}"
+            )
         ids, feats = z[f"ids/{data.split}"], z[key]
     if not np.array_equal(ids, np.asarray(data.ids["train"], dtype=str)):
-        raise ValueError(f"{path}: the IRT features of {data.split!r} belong to other training "
-                         "instances than the split's (rerun assessors_irt)")
+        raise ValueError(
+            f"{path}: the IRT features of {data.split!r} belong to other training "
+            "instances than the split's (rerun assessors_irt)"
+        )
     return feats
 
 
-def run_one_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: Mapping, seed: int,
-                  out: Mapping[str, str], threads: int = 1) -> None:
+def run_one_split(
+    data_paths: Mapping[str, str],
+    split: str,
+    ccfg: Mapping,
+    cfg: Mapping,
+    seed: int,
+    out: Mapping[str, str],
+    threads: int = 1,
+) -> None:
     from .experiment import run_split, split_seed
 
     cfg = resolve(cfg)
@@ -216,8 +276,15 @@ def run_one_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg:
         tmp.write_text(json.dumps(refs, indent=1, sort_keys=True))
 
 
-def run_one_nref(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: Mapping, seed: int,
-                 out: str, threads: int = 1) -> None:
+def run_one_nref(
+    data_paths: Mapping[str, str],
+    split: str,
+    ccfg: Mapping,
+    cfg: Mapping,
+    seed: int,
+    out: str,
+    threads: int = 1,
+) -> None:
     from .experiment import SplitRunRows, run_nref, split_seed
 
     cfg = resolve(cfg)
@@ -225,17 +292,33 @@ def run_one_nref(data_paths: Mapping[str, str], split: str, ccfg: Mapping, cfg: 
     # Figures 8-9 use XGBoost: the grid's own variant of it (binned as the grid's), else plain.
     xgb = next((c for c in cfg["classifiers"] if c.startswith("xgboost")), "xgboost")
     # The sweep's point at the configured n_ref was fitted by the split's run: reuse it.
-    reuse = (SplitRunRows.read(data_paths["run_results"], data_paths["run_references"],
-                               int(cfg["n_ref"]), cfg.get("max_train_rows"))
-             if "run_results" in data_paths else None)
-    res = run_nref(data, cfg["n_ref_sweep"], cfg["generic_features"], split_seed(seed, split),
-                   classifier=xgb, threads=threads, max_train_rows=cfg.get("max_train_rows"),
-                   reuse=reuse)
+    reuse = (
+        SplitRunRows.read(
+            data_paths["run_results"],
+            data_paths["run_references"],
+            int(cfg["n_ref"]),
+            cfg.get("max_train_rows"),
+        )
+        if "run_results" in data_paths
+        else None
+    )
+    res = run_nref(
+        data,
+        cfg["n_ref_sweep"],
+        cfg["generic_features"],
+        split_seed(seed, split),
+        classifier=xgb,
+        threads=threads,
+        max_train_rows=cfg.get("max_train_rows"),
+        reuse=reuse,
+    )
     with atomic_path(out) as tmp:
         res.to_csv(tmp, index=False, compression="gzip")
 
 
-def build_requests_file(collections: Mapping[str, Mapping[str, str]], cfg: Mapping, out: str) -> None:
+def build_requests_file(
+    collections: Mapping[str, Mapping[str, str]], cfg: Mapping, out: str
+) -> None:
     """maxrandom requests for every collection (paths: {collection: {success, splits}})."""
     from evalsci.maxrandom.requests import write_requests
 
@@ -254,7 +337,9 @@ def build_requests_file(collections: Mapping[str, Mapping[str, str]], cfg: Mappi
 def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
     from .experiment import RESULT_COLUMNS
 
-    df = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True)
+    df = pd.concat(
+        [pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True
+    )
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"run tables {list(paths)[:2]}...: missing columns {missing}")
@@ -275,18 +360,25 @@ def select_collection(run_paths: Sequence[str], out: Mapping[str, Sequence[str] 
     write_table(table3(res), [out["table3"]])
 
 
-def make_figure2(figure2_path: str, baselines_path: str, collection: str, cfg: Mapping,
-                 outputs) -> None:
+def make_figure2(
+    figure2_path: str, baselines_path: str, collection: str, cfg: Mapping, outputs
+) -> None:
     """Figure 2 of one collection: test AUC per method, split and test LLM, max random line."""
     from .figures import plot_figure2
     from .maxrandom_requests import read_answers
 
-    plot_figure2(pd.read_csv(figure2_path), read_answers(baselines_path), collection,
-                 n_combinations(cfg)["generic"], outputs)
+    plot_figure2(
+        pd.read_csv(figure2_path),
+        read_answers(baselines_path),
+        collection,
+        n_combinations(cfg)["generic"],
+        outputs,
+    )
 
 
-def make_table3(table_paths: Sequence[str], collections: Sequence[str], baselines_path: str,
-                outputs) -> None:
+def make_table3(
+    table_paths: Sequence[str], collections: Sequence[str], baselines_path: str, outputs
+) -> None:
     """Table 3 of every collection, with the paper's choice and the max random val AUC."""
     from evalsci.tables import write_table
 
@@ -294,17 +386,35 @@ def make_table3(table_paths: Sequence[str], collections: Sequence[str], baseline
     from .tables import table3_with_paper
 
     mr = read_answers(baselines_path)
-    parts = [table3_with_paper(pd.read_csv(p), c, mr)
-             for c, p in zip(collections, table_paths, strict=True)]
+    parts = [
+        table3_with_paper(pd.read_csv(p), c, mr)
+        for c, p in zip(collections, table_paths, strict=True)
+    ]
     write_table(pd.concat(parts, ignore_index=True), outputs)
 
 
-NREF_COLUMNS = ["split", "n_ref", "features", "llm", "llm_role", "eval_set", "auc", "n_pos",
-                "n_neg"]
+NREF_COLUMNS = [
+    "split",
+    "n_ref",
+    "features",
+    "llm",
+    "llm_role",
+    "eval_set",
+    "auc",
+    "n_pos",
+    "n_neg",
+]
 
 
-def make_nref_figure(run_paths: Sequence[str], baselines_path: str, collection: str, fig: str,
-                     cfg: Mapping, table_out: str, figure_out) -> None:
+def make_nref_figure(
+    run_paths: Sequence[str],
+    baselines_path: str,
+    collection: str,
+    fig: str,
+    cfg: Mapping,
+    table_out: str,
+    figure_out,
+) -> None:
     """Figures 8-9: AUC against the number of reference instances (and the figure's data)."""
     from .figures import plot_nref
     from .maxrandom_requests import read_answers
@@ -312,6 +422,12 @@ def make_nref_figure(run_paths: Sequence[str], baselines_path: str, collection: 
     runs = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
     with atomic_path(table_out) as tmp:
         runs[NREF_COLUMNS].to_csv(tmp, index=False)
-    plot_nref(runs, read_answers(baselines_path), collection, n_combinations(cfg)["nref"],
-              f"Figure {fig.removeprefix('figure')} ({collection}): generic assessor (clustering "
-              "on embeddings, XGBoost) against the number of reference instances", figure_out)
+    plot_nref(
+        runs,
+        read_answers(baselines_path),
+        collection,
+        n_combinations(cfg)["nref"],
+        f"Figure {fig.removeprefix('figure')} ({collection}): generic assessor (clustering "
+        "on embeddings, XGBoost) against the number of reference instances",
+        figure_out,
+    )

@@ -10,7 +10,9 @@ from evalsci import reference
 __all__ = ["table3_with_paper"]
 
 
-def table3_with_paper(t3: pd.DataFrame, collection: str, maxrandom: pd.DataFrame | None) -> pd.DataFrame:
+def table3_with_paper(
+    t3: pd.DataFrame, collection: str, maxrandom: pd.DataFrame | None
+) -> pd.DataFrame:
     """Table 3 of one collection plus the paper's winning combination (in-distribution only)
     and the max random validation AUC for t = number of combinations (mean over val LLMs)."""
     ref = reference.load("assessors")
@@ -19,10 +21,16 @@ def table3_with_paper(t3: pd.DataFrame, collection: str, maxrandom: pd.DataFrame
     out = t3.copy()
     out.insert(0, "collection", collection)
     for col in ("features", "selector", "classifier"):
-        out[f"{col}_paper"] = [paper[s][col] if s == "random" and paper else "" for s in out["split"]]
+        out[f"{col}_paper"] = [
+            paper[s][col] if s == "random" and paper else "" for s in out["split"]
+        ]
     if maxrandom is not None:
-        mr = maxrandom[(maxrandom["collection"] == collection) & (maxrandom["search"] == "generic")
-                       & (maxrandom["eval_set"] == "validation")]
-        out["max_random_val_auc"] = [round(float(mr.loc[mr["split"] == s, "expected_max"].mean()), 4)
-                                     for s in out["split"]]
+        mr = maxrandom[
+            (maxrandom["collection"] == collection)
+            & (maxrandom["search"] == "generic")
+            & (maxrandom["eval_set"] == "validation")
+        ]
+        out["max_random_val_auc"] = [
+            round(float(mr.loc[mr["split"] == s, "expected_max"].mean()), 4) for s in out["split"]
+        ]
     return out

@@ -90,8 +90,10 @@ def item_choices(benchmark: str, task: str, prompts: list[str], ids: list) -> li
         raise ChoicesError(f"no prompt-based choices for benchmark {benchmark!r}")
     for item, k in zip(ids, raw, strict=True):
         if k < 2:
-            raise ChoicesError(f"{benchmark} {task} item {item}: found {k} options in the prompt "
-                               "and the task has no known answer set")
+            raise ChoicesError(
+                f"{benchmark} {task} item {item}: found {k} options in the prompt "
+                "and the task has no known answer set"
+            )
     return raw
 
 

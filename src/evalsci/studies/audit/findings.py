@@ -12,9 +12,16 @@ import pandas as pd
 from evalsci.doctables import block
 
 TABLES = "results/audit/tables"
-INPUTS = [f"{TABLES}/{n}.csv" for n in ("open_llm_leaderboard_v2", "open_llm_leaderboard_v2_sweep",
-                                         "mizrahi_paraphrases", "baselines_prompts",
-                                         "openai_evals")]
+INPUTS = [
+    f"{TABLES}/{n}.csv"
+    for n in (
+        "open_llm_leaderboard_v2",
+        "open_llm_leaderboard_v2_sweep",
+        "mizrahi_paraphrases",
+        "baselines_prompts",
+        "openai_evals",
+    )
+]
 SWEEP_TS = (1, 10, 78, 159, 1000, 10000)
 
 
@@ -25,9 +32,11 @@ def _totals(df: pd.DataFrame) -> dict:
 
 def _line(tot: dict) -> str:
     share = tot["flipped"] / tot["above_standard"] if tot["above_standard"] else float("nan")
-    return (f"{tot['runs']} runs, {tot['above_standard']} above the standard baseline, "
-            f"{tot['above_max']} above the max random baseline: {tot['flipped']} flipped "
-            f"({100 * share:.1f}% of those above the standard baseline)")
+    return (
+        f"{tot['runs']} runs, {tot['above_standard']} above the standard baseline, "
+        f"{tot['above_max']} above the max random baseline: {tot['flipped']} flipped "
+        f"({100 * share:.1f}% of those above the standard baseline)"
+    )
 
 
 @block("audit_findings", doc="docs/audit.md", inputs=INPUTS)
@@ -39,42 +48,64 @@ def findings_markdown(tables: str | Path) -> str:
     """The findings from the counts tables in `tables` (results/audit/tables)."""
     tables = Path(tables)
     lb = pd.read_csv(tables / "open_llm_leaderboard_v2.csv")
-    out = ["**Open LLM Leaderboard v2** (every multiple-choice task: "
-           f"{lb.task.nunique()} tasks, of which {lb.task.str.startswith('BBH/').sum() // 2} "
-           "BBH, 3 MuSR, MMLU-Pro):", ""]
-    for kind, desc in (("runs", "t = rows of the file (every run)"),
-                       ("models", "t = distinct models (last run per model)")):
+    out = [
+        "**Open LLM Leaderboard v2** (every multiple-choice task: "
+        f"{lb.task.nunique()} tasks, of which {lb.task.str.startswith('BBH/').sum() // 2} "
+        "BBH, 3 MuSR, MMLU-Pro):",
+        "",
+    ]
+    for kind, desc in (
+        ("runs", "t = rows of the file (every run)"),
+        ("models", "t = distinct models (last run per model)"),
+    ):
         d = lb[lb.t_kind == kind]
         out.append(f"- {desc}: {_line(_totals(d))}.")
     runs_t = lb[lb.t_kind == "runs"].set_index("task")
     mod_t = lb[lb.t_kind == "models"].set_index("task")
     w = runs_t.loc["BBH/web_of_lies"]
-    out.append(f"- BBH web_of_lies (n = {w.n}, 2 choices): {w.above_standard} of {w.runs} runs "
-               f"beat p = 1/2, {w.above_max} beat the expected best of t = {w.t} random guessers; "
-               f"with one run per model, {mod_t.loc['BBH/web_of_lies'].above_standard} of "
-               f"{mod_t.loc['BBH/web_of_lies'].runs} and {mod_t.loc['BBH/web_of_lies'].above_max}.")
+    out.append(
+        f"- BBH web_of_lies (n = {w.n}, 2 choices): {w.above_standard} of {w.runs} runs "
+        f"beat p = 1/2, {w.above_max} beat the expected best of t = {w.t} random guessers; "
+        f"with one run per model, {mod_t.loc['BBH/web_of_lies'].above_standard} of "
+        f"{mod_t.loc['BBH/web_of_lies'].runs} and {mod_t.loc['BBH/web_of_lies'].above_max}."
+    )
     top = runs_t.sort_values("flipped", ascending=False).head(5)
-    out.append("- Most flipped runs (t = rows): " + "; ".join(
-        f"{t} {r.flipped} of {r.above_standard}" for t, r in top.iterrows()) + ".")
+    out.append(
+        "- Most flipped runs (t = rows): "
+        + "; ".join(f"{t} {r.flipped} of {r.above_standard}" for t, r in top.iterrows())
+        + "."
+    )
     for group in ("BBH", "MuSR", "MMLU-Pro"):
         d = lb[(lb.t_kind == "models") & lb.task.str.startswith(group)]
         out.append(f"- {group}, one run per model: {_line(_totals(d))}.")
     sw = pd.read_csv(tables / "open_llm_leaderboard_v2_sweep.csv")
     allg = sw[sw.group == "all"].set_index("t")
     pts = [t for t in SWEEP_TS if t in allg.index]
-    out.append("- Flipped share against t (one run per model, all tasks): " + ", ".join(
-        f"t = {t}: {100 * allg.loc[t, 'flipped_share']:.1f}%" for t in pts) + ".")
+    out.append(
+        "- Flipped share against t (one run per model, all tasks): "
+        + ", ".join(f"t = {t}: {100 * allg.loc[t, 'flipped_share']:.1f}%" for t in pts)
+        + "."
+    )
     out.append("")
     mz = pd.read_csv(tables / "mizrahi_paraphrases.csv")
     for suite in ("BBH", "BBL"):
         d = mz[mz.task.str.startswith(suite + "/")]
-        out.append(f"**Mizrahi et al., {suite}** (each model's best paraphrase, t = paraphrases, "
-                   f"{d.t.min()}-{d.t.max()}): {_line(_totals(d))}.")
+        out.append(
+            f"**Mizrahi et al., {suite}** (each model's best paraphrase, t = paraphrases, "
+            f"{d.t.min()}-{d.t.max()}): {_line(_totals(d))}."
+        )
     bp = pd.read_csv(tables / "baselines_prompts.csv")
-    out.append(f"**Yauney & Mimno's 288 experiments** (every prompt against the best of its "
-               f"experiment's t prompts): {_line(_totals(bp))}.")
+    out.append(
+        f"**Yauney & Mimno's 288 experiments** (every prompt against the best of its "
+        f"experiment's t prompts): {_line(_totals(bp))}."
+    )
     ev = pd.read_csv(tables / "openai_evals.csv")
-    out.append(f"**14 OpenAI LLMs** (t = 14): {_line(_totals(ev))}; per dataset: " + "; ".join(
-        f"{r.task} (n = {r.n}, {r.choices} choices) {r.above_standard}/{r.above_max}/{r.flipped}"
-        for r in ev.itertuples()) + " (above standard / above max / flipped).")
+    out.append(
+        f"**14 OpenAI LLMs** (t = 14): {_line(_totals(ev))}; per dataset: "
+        + "; ".join(
+            f"{r.task} (n = {r.n}, {r.choices} choices) {r.above_standard}/{r.above_max}/{r.flipped}"
+            for r in ev.itertuples()
+        )
+        + " (above standard / above max / flipped)."
+    )
     return "\n".join(out) + "\n"

@@ -26,8 +26,9 @@ def sweep_ts(t_max: int, points: int, extra=()) -> np.ndarray:
     return np.unique(np.concatenate([grid, np.asarray(list(extra), dtype=np.int64)]))
 
 
-def build(runs: pd.DataFrame, sweep_runs: pd.DataFrame | None = None,
-          ts: np.ndarray | None = None) -> pd.DataFrame:
+def build(
+    runs: pd.DataFrame, sweep_runs: pd.DataFrame | None = None, ts: np.ndarray | None = None
+) -> pd.DataFrame:
     """Request rows (maxrandom schema) for every run, and for the sweep's (n, labels) x ts."""
     rows = {}
     for r in runs[["n", "labels", "t", "correct"]].drop_duplicates().itertuples(index=False):
@@ -36,8 +37,9 @@ def build(runs: pd.DataFrame, sweep_runs: pd.DataFrame | None = None,
         for r in sweep_runs[["n", "labels"]].drop_duplicates().itertuples(index=False):
             for t in ts:
                 rows[sweep_key(r.n, r.labels, t)] = (r.n, r.labels, int(t), pd.NA)
-    df = pd.DataFrame([(k, *v) for k, v in sorted(rows.items())],
-                      columns=["key", "n", "labels", "t", "correct"])
+    df = pd.DataFrame(
+        [(k, *v) for k, v in sorted(rows.items())], columns=["key", "n", "labels", "t", "correct"]
+    )
     df["correct"] = df["correct"].astype("Int64")
     return df
 
@@ -48,8 +50,10 @@ def attach(runs: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     keys = [run_key(*r) for r in runs[["n", "labels", "t", "correct"]].itertuples(index=False)]
     missing = [k for k in keys if k not in baselines.index]
     if missing:
-        raise KeyError(f"{len(missing)} runs have no maxrandom answer (rerun the audit_requests "
-                       f"rule), e.g. {missing[:2]}")
+        raise KeyError(
+            f"{len(missing)} runs have no maxrandom answer (rerun the audit_requests "
+            f"rule), e.g. {missing[:2]}"
+        )
     ans = baselines.loc[keys]
     out = runs.copy()
     out["standard"] = ans["standard"].to_numpy()

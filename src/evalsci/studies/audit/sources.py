@@ -35,8 +35,19 @@ from .choices import MMLU_PRO_OPTIONS, OUT_OF_SCOPE, item_choices
 
 log = logging.getLogger(__name__)
 
-RUN_COLUMNS = ["source", "task", "model", "shots", "run", "t_kind", "t", "n", "labels", "correct",
-               "accuracy"]
+RUN_COLUMNS = [
+    "source",
+    "task",
+    "model",
+    "shots",
+    "run",
+    "t_kind",
+    "t",
+    "n",
+    "labels",
+    "correct",
+    "accuracy",
+]
 SOURCES = ("open_llm_leaderboard_v2", "mizrahi_paraphrases", "baselines_prompts", "openai_evals")
 
 
@@ -54,12 +65,15 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 # --- Open LLM Leaderboard v2 ------------------------------------------------------------
 
+
 def _leaderboard_task_runs(task: str, runs: pd.DataFrame, choices: np.ndarray) -> list[dict]:
     """Rows for both t kinds of one task: every run (t = rows), the last run per model
     (t = models; the bundle's repeated runs of a model are mostly identical rows)."""
     items = runs.iloc[:, 2:].to_numpy(dtype=float)
-    kinds = {"runs": np.arange(len(runs)),
-             "models": np.flatnonzero(~runs["model"].duplicated(keep="last").to_numpy())}
+    kinds = {
+        "runs": np.arange(len(runs)),
+        "models": np.flatnonzero(~runs["model"].duplicated(keep="last").to_numpy()),
+    }
     rows = []
     for kind, idx in kinds.items():
         for i in idx:
@@ -67,11 +81,21 @@ def _leaderboard_task_runs(task: str, runs: pd.DataFrame, choices: np.ndarray) -
             n = int(answered.sum())
             if n == 0:
                 continue
-            rows.append({"source": SOURCES[0], "task": task, "model": runs["model"].iloc[i],
-                         "shots": pd.NA, "run": f"{runs['model'].iloc[i]}@{runs['timestamp'].iloc[i]}",
-                         "t_kind": kind, "t": len(idx), "n": n,
-                         "labels": _labels_json(labels_of(choices[answered])),
-                         "correct": int(items[i][answered].sum()), "accuracy": np.nan})
+            rows.append(
+                {
+                    "source": SOURCES[0],
+                    "task": task,
+                    "model": runs["model"].iloc[i],
+                    "shots": pd.NA,
+                    "run": f"{runs['model'].iloc[i]}@{runs['timestamp'].iloc[i]}",
+                    "t_kind": kind,
+                    "t": len(idx),
+                    "n": n,
+                    "labels": _labels_json(labels_of(choices[answered])),
+                    "correct": int(items[i][answered].sum()),
+                    "accuracy": np.nan,
+                }
+            )
     return rows
 
 
@@ -85,8 +109,13 @@ def leaderboard_runs(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         runs = read_runs(pair["results"])
         if bench in ("MATH", "IFEval"):
             key = "MATH-LvL-5" if bench == "MATH" else "IFEval"
-            skipped.append({"task": f"{key}/{sub}" if bench == "MATH" else key,
-                            "runs": len(runs), "reason": OUT_OF_SCOPE[key]})
+            skipped.append(
+                {
+                    "task": f"{key}/{sub}" if bench == "MATH" else key,
+                    "runs": len(runs),
+                    "reason": OUT_OF_SCOPE[key],
+                }
+            )
             continue
         prompts = read_csv(pair["prompts"])  # names the file on any failure
         ids = prompts["id"].astype(str).tolist()
@@ -105,19 +134,32 @@ def leaderboard_runs(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 # --- Mizrahi et al.'s paraphrases (the baselines study's Section 5.3 experiments) -------
 
+
 def mizrahi_runs(bundle: str | Path) -> pd.DataFrame:
     from evalsci.studies.baselines import load, section53
 
     exps = section53.experiments(load.load_multi_prompt(bundle))
-    rows = [{"source": SOURCES[1], "task": f"{e.suite}/{e.task}", "model": e.model, "shots": pd.NA,
-             "run": e.model, "t_kind": "paraphrases", "t": int(e.t_paraphrases), "n": int(e.n),
-             "labels": _labels_json({int(e.k): int(e.n)}),
-             "correct": correct_count(float(e.max_acc), int(e.n)), "accuracy": float(e.max_acc)}
-            for e in exps.itertuples()]
+    rows = [
+        {
+            "source": SOURCES[1],
+            "task": f"{e.suite}/{e.task}",
+            "model": e.model,
+            "shots": pd.NA,
+            "run": e.model,
+            "t_kind": "paraphrases",
+            "t": int(e.t_paraphrases),
+            "n": int(e.n),
+            "labels": _labels_json({int(e.k): int(e.n)}),
+            "correct": correct_count(float(e.max_acc), int(e.n)),
+            "accuracy": float(e.max_acc),
+        }
+        for e in exps.itertuples()
+    ]
     return _frame(rows)
 
 
 # --- Yauney & Mimno's 288 experiments: every prompt is a run ----------------------------
+
 
 def baselines_prompt_runs(aggregated: str | Path) -> pd.DataFrame:
     from evalsci.data.bigbench_meta import num_choices
@@ -129,19 +171,33 @@ def baselines_prompt_runs(aggregated: str | Path) -> pd.DataFrame:
         n, k = eval_size(cell.task, cell.shots), num_choices(cell.task)
         t = num_prompts(cell.task, cell.shots, len(accs))
         for i, (c, a) in enumerate(zip(correct_count(accs, n), accs, strict=True)):
-            rows.append({"source": SOURCES[2], "task": cell.task, "model": cell.model,
-                         "shots": cell.shots, "run": f"prompt {i}", "t_kind": "prompts", "t": t,
-                         "n": n, "labels": _labels_json({k: n}), "correct": int(c),
-                         "accuracy": float(a)})
+            rows.append(
+                {
+                    "source": SOURCES[2],
+                    "task": cell.task,
+                    "model": cell.model,
+                    "shots": cell.shots,
+                    "run": f"prompt {i}",
+                    "t_kind": "prompts",
+                    "t": t,
+                    "n": n,
+                    "labels": _labels_json({k: n}),
+                    "correct": int(c),
+                    "accuracy": float(a),
+                }
+            )
     return _frame(rows)
 
 
 # --- the 14 OpenAI LLMs of the evals logs -----------------------------------------------
 
 # The instruction in each dataset's system prompt names the answers (evals logs, cfi bundle).
-EVALS_ANSWERS = {"causal_judgment": ("yes", "no"), "commonsense_qa_2": ("yes", "no"),
-                 "moral_permissibility": ("yes", "no"),
-                 "neubaroco": ("entailment", "neutral", "contradiction")}
+EVALS_ANSWERS = {
+    "causal_judgment": ("yes", "no"),
+    "commonsense_qa_2": ("yes", "no"),
+    "moral_permissibility": ("yes", "no"),
+    "neubaroco": ("entailment", "neutral", "contradiction"),
+}
 
 
 def evals_runs(root: str | Path) -> pd.DataFrame:
@@ -153,15 +209,31 @@ def evals_runs(root: str | Path) -> pd.DataFrame:
         llms = sorted(p.stem for p in (root / task).glob("*.jsonl"))
         if not llms:
             raise FileNotFoundError(f"no evals logs under {root / task}")
-        expected = {str(e).strip().lower() for e in read_evals_log(root / task / f"{llms[0]}.jsonl").expected}
+        expected = {
+            str(e).strip().lower()
+            for e in read_evals_log(root / task / f"{llms[0]}.jsonl").expected
+        }
         if expected != set(answers):
-            raise ValueError(f"{root / task}: expected answers {sorted(expected)}, the instruction "
-                             f"names {sorted(answers)}")
+            raise ValueError(
+                f"{root / task}: expected answers {sorted(expected)}, the instruction "
+                f"names {sorted(answers)}"
+            )
         _, success, _ = load_evals_collection(root, [task], llms)
         n = len(success)
         for llm in llms:
-            rows.append({"source": SOURCES[3], "task": task, "model": llm, "shots": pd.NA,
-                         "run": llm, "t_kind": "llms", "t": len(llms), "n": n,
-                         "labels": _labels_json({len(answers): n}),
-                         "correct": int(success[llm].sum()), "accuracy": np.nan})
+            rows.append(
+                {
+                    "source": SOURCES[3],
+                    "task": task,
+                    "model": llm,
+                    "shots": pd.NA,
+                    "run": llm,
+                    "t_kind": "llms",
+                    "t": len(llms),
+                    "n": n,
+                    "labels": _labels_json({len(answers): n}),
+                    "correct": int(success[llm].sum()),
+                    "accuracy": np.nan,
+                }
+            )
     return _frame(rows)

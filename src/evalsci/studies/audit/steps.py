@@ -21,8 +21,12 @@ TITLES = {
     "openai_evals": "14 OpenAI LLMs (evals logs)",
 }
 # the t kind drawn in each source's runs figure
-FIGURE_T_KIND = {"open_llm_leaderboard_v2": "runs", "mizrahi_paraphrases": "paraphrases",
-                 "baselines_prompts": "prompts", "openai_evals": "llms"}
+FIGURE_T_KIND = {
+    "open_llm_leaderboard_v2": "runs",
+    "mizrahi_paraphrases": "paraphrases",
+    "baselines_prompts": "prompts",
+    "openai_evals": "llms",
+}
 
 
 def write_csv(df: pd.DataFrame, path) -> None:
@@ -71,8 +75,9 @@ def make_requests(runs_paths: list, out, cfg: dict) -> None:
     log.info("%d baseline requests -> %s", len(df), out)
 
 
-def make_tables(source: str, runs_path, baselines, outputs: list, detail_out, figure_outputs,
-                scope=None) -> None:
+def make_tables(
+    source: str, runs_path, baselines, outputs: list, detail_out, figure_outputs, scope=None
+) -> None:
     from evalsci.maxrandom.requests import read_baselines
 
     judged = tables.judge(read_runs(runs_path), read_baselines(baselines))
@@ -80,8 +85,11 @@ def make_tables(source: str, runs_path, baselines, outputs: list, detail_out, fi
     note = ""
     if scope is not None:
         sc = pd.read_csv(scope)
-        note = "Out of scope (no random baseline): " + "; ".join(
-            f"{r.task} ({r.runs} runs): {r.reason}" for r in sc.itertuples()) + "."
+        note = (
+            "Out of scope (no random baseline): "
+            + "; ".join(f"{r.task} ({r.runs} runs): {r.reason}" for r in sc.itertuples())
+            + "."
+        )
     write_table(df, outputs, markdown=tables.to_markdown(df, note))
     write_csv(judged, detail_out)
     from . import figures
@@ -101,5 +109,6 @@ def make_sweep(detail, baselines, outputs: list, figure_outputs, cfg: dict) -> N
     marks = {k: int(judged[judged.t_kind == k].t.mode().iloc[0]) for k in ("runs", "models")}
     from . import figures
 
-    figures.sweep_figure(sw, figure_outputs, TITLES["open_llm_leaderboard_v2"] +
-                         ": one run per model", marks)
+    figures.sweep_figure(
+        sw, figure_outputs, TITLES["open_llm_leaderboard_v2"] + ": one run per model", marks
+    )

@@ -15,20 +15,47 @@ from evalsci.audit.judge import choices_label, verdict
 
 from .maxrandom_requests import attach, sweep_key
 
-COUNT_COLUMNS = ["task", "n", "choices", "t_kind", "t", "runs", "above_standard", "above_max",
-                 "flipped"]
+COUNT_COLUMNS = [
+    "task",
+    "n",
+    "choices",
+    "t_kind",
+    "t",
+    "runs",
+    "above_standard",
+    "above_max",
+    "flipped",
+]
 # the columns that name a row in each source's table
 ROW_KEYS = {"baselines_prompts": ["model", "task", "shots"]}
-RUN_DETAIL = ["task", "model", "shots", "run", "t_kind", "t", "n", "choices", "labels", "correct",
-              "accuracy", "standard", "max_baseline", "p_standard", "p_max", "verdict"]
+RUN_DETAIL = [
+    "task",
+    "model",
+    "shots",
+    "run",
+    "t_kind",
+    "t",
+    "n",
+    "choices",
+    "labels",
+    "correct",
+    "accuracy",
+    "standard",
+    "max_baseline",
+    "p_standard",
+    "p_max",
+    "verdict",
+]
 
 
 def judge(runs: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     """Runs with baselines, tail p-values and a verdict (the per-run detail table)."""
     out = attach(runs, baselines)
     out["choices"] = [choices_label(json.loads(s)) for s in out["labels"]]
-    out["verdict"] = [verdict(a, s, m) for a, s, m in
-                      zip(out.accuracy, out.standard, out.max_baseline, strict=True)]
+    out["verdict"] = [
+        verdict(a, s, m)
+        for a, s, m in zip(out.accuracy, out.standard, out.max_baseline, strict=True)
+    ]
     return out[RUN_DETAIL]
 
 
@@ -44,10 +71,19 @@ def counts(judged: pd.DataFrame, source: str) -> pd.DataFrame:
         above_s = g.accuracy > g.standard
         above_m = g.accuracy > g.max_baseline
         first = g.iloc[0]
-        rows.append({**{k: first[k] for k in keys}, "n": int(_mode(g.n)),
-                     "choices": _mode(g.choices.astype(str)), "t_kind": first.t_kind,
-                     "t": int(_mode(g.t)), "runs": len(g), "above_standard": int(above_s.sum()),
-                     "above_max": int(above_m.sum()), "flipped": int((above_s & ~above_m).sum())})
+        rows.append(
+            {
+                **{k: first[k] for k in keys},
+                "n": int(_mode(g.n)),
+                "choices": _mode(g.choices.astype(str)),
+                "t_kind": first.t_kind,
+                "t": int(_mode(g.t)),
+                "runs": len(g),
+                "above_standard": int(above_s.sum()),
+                "above_max": int(above_m.sum()),
+                "flipped": int((above_s & ~above_m).sum()),
+            }
+        )
     cols = [*keys, *COUNT_COLUMNS[1:]]
     df = pd.DataFrame(rows, columns=cols)
     if "shots" in df:
@@ -59,7 +95,9 @@ def group_of(task: str) -> str:
     return task.split("/")[0]
 
 
-def sweep(judged: pd.DataFrame, baselines: pd.DataFrame, ts, t_kind: str = "models") -> pd.DataFrame:
+def sweep(
+    judged: pd.DataFrame, baselines: pd.DataFrame, ts, t_kind: str = "models"
+) -> pd.DataFrame:
     """Flipped share against t: runs of `t_kind` (one per model by default), per benchmark
     group and over all tasks; the max baseline of t guessers at each t of `ts`."""
     d = judged[judged.t_kind == t_kind].copy()
@@ -74,15 +112,28 @@ def sweep(judged: pd.DataFrame, baselines: pd.DataFrame, ts, t_kind: str = "mode
             sel = np.ones(len(d), bool) if group == "all" else (d.group == group).to_numpy()
             s, m = int(above_s[sel].sum()), int((above_m & sel).sum())
             flipped = int((above_s & ~above_m & sel).sum())
-            rows.append({"group": group, "t": int(t), "runs": int(sel.sum()), "above_standard": s,
-                         "above_max": m, "flipped": flipped,
-                         "flipped_share": flipped / s if s else np.nan})
+            rows.append(
+                {
+                    "group": group,
+                    "t": int(t),
+                    "runs": int(sel.sum()),
+                    "above_standard": s,
+                    "above_max": m,
+                    "flipped": flipped,
+                    "flipped_share": flipped / s if s else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def _md_escape(df: pd.DataFrame) -> pd.DataFrame:
-    return df.assign(**{c: df[c].astype(str).str.replace("|", "\\|", regex=False)
-                        for c in df.columns if df[c].dtype == object})
+    return df.assign(
+        **{
+            c: df[c].astype(str).str.replace("|", "\\|", regex=False)
+            for c in df.columns
+            if df[c].dtype == object
+        }
+    )
 
 
 def to_markdown(df: pd.DataFrame, note: str = "") -> str:

@@ -73,40 +73,62 @@ def describe(cell: Cell, path, accs: np.ndarray) -> tuple[dict, pd.DataFrame]:
     sizes = df.groupby("Prompt ID").size()
     demos = df.groupby("Prompt ID")["Demonstration IDs in prompt"].first()
     row = {
-        "config": cell.key, "model": cell.model, "task": cell.task, "shots": cell.shots,
+        "config": cell.key,
+        "model": cell.model,
+        "task": cell.task,
+        "shots": cell.shots,
         "match": "yes" if same_len and diff <= TOLERANCE else "no",
-        "max_abs_diff": diff, "prompts": len(per_prompt), "prompts_aggregated": len(theirs),
-        "rows": len(df), "eval_n": eval_size(cell.task, cell.shots),
-        "examples_per_prompt_min": int(sizes.min()), "examples_per_prompt_max": int(sizes.max()),
+        "max_abs_diff": diff,
+        "prompts": len(per_prompt),
+        "prompts_aggregated": len(theirs),
+        "rows": len(df),
+        "eval_n": eval_size(cell.task, cell.shots),
+        "examples_per_prompt_min": int(sizes.min()),
+        "examples_per_prompt_max": int(sizes.max()),
         "distinct_example_ids": int(df["Example ID"].nunique()),
         "distinct_demo_sets": int(demos.nunique()),
         # Only tasks with a fixed 200-example subsample should evaluate one example set;
         # in smaller tasks each prompt's demonstrations are left out of its evaluation.
         "prompts_other_example_set": int(sum(s != modal for s in ids_per_prompt))
-        if display_size(cell.task) >= SUBSAMPLE else 0,
+        if display_size(cell.task) >= SUBSAMPLE
+        else 0,
     }
-    slim = df[["Demonstration IDs in prompt", "Example ID", "Loss of correct answer",
-               "Correct prediction"]].drop_duplicates(["Demonstration IDs in prompt", "Example ID"])
+    slim = df[
+        [
+            "Demonstration IDs in prompt",
+            "Example ID",
+            "Loss of correct answer",
+            "Correct prediction",
+        ]
+    ].drop_duplicates(["Demonstration IDs in prompt", "Example ID"])
     return row, slim
 
 
 def _notes(row: dict, expected_ids: int | None) -> str:
     notes = []
     if row["match"] == "no":
-        notes.append(f"MISMATCH: per-prompt means differ from aggregated (max |diff| "
-                     f"{row['max_abs_diff']:.3g}; {row['prompts']} vs {row['prompts_aggregated']} prompts)")
+        notes.append(
+            f"MISMATCH: per-prompt means differ from aggregated (max |diff| "
+            f"{row['max_abs_diff']:.3g}; {row['prompts']} vs {row['prompts_aggregated']} prompts)"
+        )
     if row["examples_per_prompt_max"] < row["eval_n"]:
-        msg = (f"merged subtask IDs: {row['examples_per_prompt_min']}-"
-               f"{row['examples_per_prompt_max']} distinct Example IDs per prompt of n={row['eval_n']}")
+        msg = (
+            f"merged subtask IDs: {row['examples_per_prompt_min']}-"
+            f"{row['examples_per_prompt_max']} distinct Example IDs per prompt of n={row['eval_n']}"
+        )
         if expected_ids is not None:
             msg += f" (subtask structure implies {expected_ids})"
         notes.append(msg)
     if row["distinct_demo_sets"] < row["prompts"]:
-        notes.append(f"duplicated prompts: {row['distinct_demo_sets']} distinct demonstration "
-                     f"sets among {row['prompts']} prompts")
+        notes.append(
+            f"duplicated prompts: {row['distinct_demo_sets']} distinct demonstration "
+            f"sets among {row['prompts']} prompts"
+        )
     if row["prompts_other_example_set"]:
-        notes.append(f"{row['prompts_other_example_set']} prompt(s) evaluated on a different "
-                     f"example set ({row['distinct_example_ids']} distinct Example IDs in file)")
+        notes.append(
+            f"{row['prompts_other_example_set']} prompt(s) evaluated on a different "
+            f"example set ({row['distinct_example_ids']} distinct Example IDs in file)"
+        )
     return "; ".join(notes)
 
 
@@ -114,10 +136,15 @@ def _pair_stats(a: pd.DataFrame, b: pd.DataFrame) -> dict:
     j = a.merge(b, on=["Demonstration IDs in prompt", "Example ID"], suffixes=("_a", "_b"))
     if j.empty:
         return {"pairs": 0, "loss_close": float("nan"), "same_correct": float("nan")}
-    return {"pairs": len(j),
-            "loss_close": float((np.abs(j["Loss of correct answer_a"] -
-                                        j["Loss of correct answer_b"]) < LOSS_CLOSE).mean()),
-            "same_correct": float((j["Correct prediction_a"] == j["Correct prediction_b"]).mean())}
+    return {
+        "pairs": len(j),
+        "loss_close": float(
+            (
+                np.abs(j["Loss of correct answer_a"] - j["Loss of correct answer_b"]) < LOSS_CLOSE
+            ).mean()
+        ),
+        "same_correct": float((j["Correct prediction_a"] == j["Correct prediction_b"]).mean()),
+    }
 
 
 def check_group(args) -> tuple[list[dict], list[dict]]:
@@ -133,14 +160,25 @@ def check_group(args) -> tuple[list[dict], list[dict]]:
     for base, instr in INSTRUCT_OF.items():
         if base in slims and instr in slims:
             c = cells[0][0]
-            pairs.append({"task": c.task, "shots": c.shots, "base": base, "instruct": instr,
-                          **_pair_stats(slims[base], slims[instr])})
+            pairs.append(
+                {
+                    "task": c.task,
+                    "shots": c.shots,
+                    "base": base,
+                    "instruct": instr,
+                    **_pair_stats(slims[base], slims[instr]),
+                }
+            )
     return rows, pairs
 
 
-def check_all(files: dict[Cell, Path], aggregated: dict[Cell, np.ndarray],
-              bigbench: str | Path | None, subsamples: dict[str, list[int]],
-              threads: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+def check_all(
+    files: dict[Cell, Path],
+    aggregated: dict[Cell, np.ndarray],
+    bigbench: str | Path | None,
+    subsamples: dict[str, list[int]],
+    threads: int = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     missing = [c.key for c in files if c not in aggregated]
     if missing:
         raise ValueError(f"per-example files without aggregated accuracies: {missing[:3]}")
@@ -154,7 +192,9 @@ def check_all(files: dict[Cell, Path], aggregated: dict[Cell, np.ndarray],
         jobs.append((cells, {c: aggregated[c] for c, _ in cells}, exp))
     if threads > 1:
         with ProcessPoolExecutor(threads) as pool:
-            results = list(tqdm(pool.map(check_group, jobs), total=len(jobs), desc="per-example check"))
+            results = list(
+                tqdm(pool.map(check_group, jobs), total=len(jobs), desc="per-example check")
+            )
     else:
         results = [check_group(j) for j in tqdm(jobs, desc="per-example check")]
     rows = [r for rs, _ in results for r in rs]
@@ -169,15 +209,18 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
         return pairs
     w = pairs.assign(lc=pairs.loss_close * pairs.pairs, sc=pairs.same_correct * pairs.pairs)
     g = w.groupby(["base", "instruct"], sort=False)[["pairs", "lc", "sc"]].sum()
-    return pd.DataFrame({"pairs": g.pairs, "loss_close": g.lc / g.pairs,
-                         "same_correct": g.sc / g.pairs}).reset_index()
+    return pd.DataFrame(
+        {"pairs": g.pairs, "loss_close": g.lc / g.pairs, "same_correct": g.sc / g.pairs}
+    ).reset_index()
 
 
 def quirks_markdown(checks: pd.DataFrame, pairs: pd.DataFrame) -> str:
     n_match = int((checks.match == "yes").sum())
-    lines = ["# Per-example results vs aggregated-results.json\n",
-             f"{n_match} of {len(checks)} experiments reproduce their 200 aggregated accuracies "
-             f"(sorted, |diff| <= {TOLERANCE:g}).\n"]
+    lines = [
+        "# Per-example results vs aggregated-results.json\n",
+        f"{n_match} of {len(checks)} experiments reproduce their 200 aggregated accuracies "
+        f"(sorted, |diff| <= {TOLERANCE:g}).\n",
+    ]
     bad = checks[checks.match == "no"]
     if len(bad):
         lines.append("Mismatches: " + ", ".join(bad.config) + "\n")
@@ -186,29 +229,39 @@ def quirks_markdown(checks: pd.DataFrame, pairs: pd.DataFrame) -> str:
     if len(merged):
         lines.append("**Merged subtask examples** (`Example ID` is the index within a subtask):")
         for task, d in merged.groupby("task"):
-            lines.append(f"- {task}: {d.examples_per_prompt_min.min()}-{d.examples_per_prompt_max.max()} "
-                         f"distinct IDs per prompt, evaluated n = {d.eval_n.min()}-{d.eval_n.max()} "
-                         f"({len(d)} experiments). {d.notes.iloc[0].split('; ')[0]}")
+            lines.append(
+                f"- {task}: {d.examples_per_prompt_min.min()}-{d.examples_per_prompt_max.max()} "
+                f"distinct IDs per prompt, evaluated n = {d.eval_n.min()}-{d.eval_n.max()} "
+                f"({len(d)} experiments). {d.notes.iloc[0].split('; ')[0]}"
+            )
     dup = checks[checks.distinct_demo_sets < checks.prompts]
     if len(dup):
         lines.append("\n**Duplicated prompts** (fewer distinct demonstration sets than prompts):")
         for (task, shots), d in dup.groupby(["task", "shots"]):
-            why = (f"only N = {display_size(task)} distinct 1-shot prompts exist; Table 1 uses t = N"
-                   if display_size(task) < SUBSAMPLE and shots == 1 else
-                   "the same demonstrations drawn again by chance; Table 1 keeps t = 200")
-            lines.append(f"- {task} {shots}-shot: {d.distinct_demo_sets.min()}-"
-                         f"{d.distinct_demo_sets.max()} distinct of {d.prompts.max()} prompts ({why})")
+            why = (
+                f"only N = {display_size(task)} distinct 1-shot prompts exist; Table 1 uses t = N"
+                if display_size(task) < SUBSAMPLE and shots == 1
+                else "the same demonstrations drawn again by chance; Table 1 keeps t = 200"
+            )
+            lines.append(
+                f"- {task} {shots}-shot: {d.distinct_demo_sets.min()}-"
+                f"{d.distinct_demo_sets.max()} distinct of {d.prompts.max()} prompts ({why})"
+            )
     odd = checks[checks.prompts_other_example_set > 0]
     if len(odd):
         lines.append("\n**Prompts on a different example set:**")
         for r in odd.itertuples():
-            lines.append(f"- {r.config}: {r.prompts_other_example_set} prompt(s); "
-                         f"{r.distinct_example_ids} distinct Example IDs in the file")
+            lines.append(
+                f"- {r.config}: {r.prompts_other_example_set} prompt(s); "
+                f"{r.distinct_example_ids} distinct Example IDs in the file"
+            )
     ps = pair_summary(pairs)
     if len(ps):
         lines.append("\n**Base vs instruction-tuned model on the same (prompt, example):**")
         for r in ps.itertuples():
-            lines.append(f"- {r.base} vs {r.instruct}: {r.pairs} pairs, "
-                         f"{100 * r.loss_close:.1f}% losses within {LOSS_CLOSE}, "
-                         f"{100 * r.same_correct:.1f}% identical correctness")
+            lines.append(
+                f"- {r.base} vs {r.instruct}: {r.pairs} pairs, "
+                f"{100 * r.loss_close:.1f}% losses within {LOSS_CLOSE}, "
+                f"{100 * r.same_correct:.1f}% identical correctness"
+            )
     return "\n".join(lines) + "\n"

@@ -25,11 +25,13 @@ TAIL_TS = np.unique(np.concatenate([np.arange(1, 21), np.arange(25, PROMPTS + 1,
 # Figure 2 (p = 1/2) and Figure 6 (p = 1/2 .. 1/5, larger ranges): contours of the
 # expected max accuracy over (t, n) on a log grid (quarter decades).
 FIG2_NS = np.floor(10 ** (1 + np.arange(13) / 4)).astype(int)  # 10 .. 10,000
-FIG2_TS = np.unique(np.concatenate([[1, 2, 3, 5], np.round(10 ** (1 + np.arange(13) / 4))])
-                    ).astype(int)
+FIG2_TS = np.unique(np.concatenate([[1, 2, 3, 5], np.round(10 ** (1 + np.arange(13) / 4))])).astype(
+    int
+)
 FIG6_NS = np.floor(10 ** (1 + np.arange(17) / 4)).astype(int)  # 10 .. 100,000
-FIG6_TS = np.unique(np.concatenate([[1, 2, 3, 5], np.round(10 ** (1 + np.arange(17) / 4))])
-                    ).astype(int)
+FIG6_TS = np.unique(np.concatenate([[1, 2, 3, 5], np.round(10 ** (1 + np.arange(17) / 4))])).astype(
+    int
+)
 FIG6_CHOICES = (2, 3, 4, 5)
 # Figure 7: tail probability P(max of t >= acc * n) over (n, accuracy).
 FIG7_TS = (1, 10, 100, 200)
@@ -66,8 +68,7 @@ def tail_keys(aggregated: dict[Cell, np.ndarray]) -> set[str]:
 
 
 def baseline_curve_keys(tasks) -> set[str]:
-    return {keys.emax(display_size(task), num_choices(task), t)
-            for task in tasks for t in CURVE_TS}
+    return {keys.emax(display_size(task), num_choices(task), t) for task in tasks for t in CURVE_TS}
 
 
 def analytic_keys() -> set[str]:

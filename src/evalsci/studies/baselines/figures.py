@@ -36,20 +36,36 @@ FIG3_TASKS = ("emoji_movie", "known_unknowns", "bbq_lite_json", "hindu_knowledge
 # Figure 4 shows 1- and 2-shot (as the authors' figure script does); with 4-shot, falcon-7b
 # would also clear the max baseline on emoji_movie (Table 1).
 FIG4_SHOTS = (1, 2)
-FULL_RESULTS = {"figure9": ("Llama-2-7b", "Alpaca-7b"), "figure10": ("OLMo-7B", "OLMo-7B-Instruct"),
-                "figure11": ("falcon-7b", "falcon-7b-instruct")}
+FULL_RESULTS = {
+    "figure9": ("Llama-2-7b", "Alpaca-7b"),
+    "figure10": ("OLMo-7B", "OLMo-7B-Instruct"),
+    "figure11": ("falcon-7b", "falcon-7b-instruct"),
+}
 # Full-results grid order (the authors' Appendix E panels).
-FULL_TASK_ORDER = ("code_line_description", "bbq_lite_json", "hindu_knowledge",
-                   "conceptual_combinations", "formal_fallacies_syllogisms_negation",
-                   "known_unknowns", "logical_deduction", "play_dialog_same_or_different",
-                   "strange_stories", "symbol_interpretation", "winowhy", "strategyqa",
-                   "novel_concepts", "emoji_movie", "vitaminc_fact_verification",
-                   "language_identification")
+FULL_TASK_ORDER = (
+    "code_line_description",
+    "bbq_lite_json",
+    "hindu_knowledge",
+    "conceptual_combinations",
+    "formal_fallacies_syllogisms_negation",
+    "known_unknowns",
+    "logical_deduction",
+    "play_dialog_same_or_different",
+    "strange_stories",
+    "symbol_interpretation",
+    "winowhy",
+    "strategyqa",
+    "novel_concepts",
+    "emoji_movie",
+    "vitaminc_fact_verification",
+    "language_identification",
+)
 
 
 def _no_data(ax, what="not in this run's experiments"):
-    ax.text(0.5, 0.5, what, ha="center", va="center", transform=ax.transAxes, fontsize=7,
-            color="0.5")
+    ax.text(
+        0.5, 0.5, what, ha="center", va="center", transform=ax.transAxes, fontsize=7, color="0.5"
+    )
 
 
 # ------------------------------------------------------------------ accuracy vs t panels
@@ -65,25 +81,42 @@ def curve_column(axs, task: str, lines, aggregated, baselines: Baselines, title=
     if not any(cell in aggregated for cell, _, _ in lines):
         _no_data(ax_acc)  # baselines are requested only for the tasks of this run
         return
-    ax_acc.plot(ts, baselines.many([keys.emax(n, k, t) for t in ts], "expected_max"),
-                color="black", lw=1.6, label="Max random baseline", zorder=5)
-    ax_acc.axhline(baselines.standard(n, k), color="black", ls=(0, (2, 2)), lw=1.2,
-                   label="Standard random baseline")
+    ax_acc.plot(
+        ts,
+        baselines.many([keys.emax(n, k, t) for t in ts], "expected_max"),
+        color="black",
+        lw=1.6,
+        label="Max random baseline",
+        zorder=5,
+    )
+    ax_acc.axhline(
+        baselines.standard(n, k),
+        color="black",
+        ls=(0, (2, 2)),
+        lw=1.2,
+        label="Standard random baseline",
+    )
     for cell, label, color in lines:
         if cell not in aggregated:
             continue
         df = curves.cell_curve(cell, aggregated[cell])
         sd = np.sqrt(df["var"])
         ax_acc.plot(df.t, df.expected_max_acc, color=color, lw=1.4, label=label)
-        ax_acc.fill_between(df.t, df.expected_max_acc - sd, df.expected_max_acc + sd,
-                            color=color, alpha=0.15, lw=0)
+        ax_acc.fill_between(
+            df.t, df.expected_max_acc - sd, df.expected_max_acc + sd, color=color, alpha=0.15, lw=0
+        )
         tail = df[df.has_tail]
         ax_std.plot(tail.t, baselines.many(tail.tail_key, "tail_standard"), color=color, lw=1.2)
         ax_max.plot(tail.t, baselines.many(tail.tail_key, "tail_max"), color=color, lw=1.2)
         if df.t.max() < PROMPTS:  # 1-shot on a small task ends at t = N
             for ax, col in ((ax_std, "tail_standard"), (ax_max, "tail_max")):
-                ax.scatter(tail.t.iloc[-1:], baselines.many(tail.tail_key.iloc[-1:], col),
-                           color=color, s=10, zorder=6)
+                ax.scatter(
+                    tail.t.iloc[-1:],
+                    baselines.many(tail.tail_key.iloc[-1:], col),
+                    color=color,
+                    s=10,
+                    zorder=6,
+                )
     for ax in axs:
         ax.set_xlim(0, PROMPTS)
     for ax in (ax_std, ax_max):
@@ -99,21 +132,33 @@ def _label_rows(axs_col0, xlabel_axes):
 
 
 def _legend(fig, entries, ncol, y=0.0):
-    handles = [Line2D([], [], color="black", ls=(0, (2, 2)), lw=1.2),
-               Line2D([], [], color="black", lw=1.6)] + \
-              [Line2D([], [], color=c, lw=2) for _, c in entries]
+    handles = [
+        Line2D([], [], color="black", ls=(0, (2, 2)), lw=1.2),
+        Line2D([], [], color="black", lw=1.6),
+    ] + [Line2D([], [], color=c, lw=2) for _, c in entries]
     labels = ["Standard random baseline", "Max random baseline"] + [lab for lab, _ in entries]
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol,
-               frameon=False)
+    fig.legend(
+        handles, labels, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol, frameon=False
+    )
 
 
 def figure3(aggregated, baselines, outputs, model="OLMo-7B"):
-    fig, axs = plt.subplots(3, len(FIG3_TASKS), figsize=(3.2 * len(FIG3_TASKS), 5.4),
-                            gridspec_kw={"height_ratios": [1, 0.5, 0.5]}, squeeze=False)
-    lines = [(Cell(model, task, k), f"Best {k}-shot across t prompts", BASE_COLORS[k])
-             for task in FIG3_TASKS for k in SHOTS]
+    fig, axs = plt.subplots(
+        3,
+        len(FIG3_TASKS),
+        figsize=(3.2 * len(FIG3_TASKS), 5.4),
+        gridspec_kw={"height_ratios": [1, 0.5, 0.5]},
+        squeeze=False,
+    )
+    lines = [
+        (Cell(model, task, k), f"Best {k}-shot across t prompts", BASE_COLORS[k])
+        for task in FIG3_TASKS
+        for k in SHOTS
+    ]
     for j, task in enumerate(FIG3_TASKS):
-        curve_column(axs[:, j], task, [x for x in lines if x[0].task == task], aggregated, baselines)
+        curve_column(
+            axs[:, j], task, [x for x in lines if x[0].task == task], aggregated, baselines
+        )
     _label_rows(axs[:, 0], axs[2, :])
     fig.suptitle(f"{model} (4-bit): expected maximum validation accuracy", y=1.0)
     fig.tight_layout()
@@ -125,15 +170,20 @@ def figure4(aggregated, baselines, outputs, task="emoji_movie"):
     fig, axs = plt.subplots(3, 3, figsize=(10, 5.4), gridspec_kw={"height_ratios": [1, 0.5, 0.5]})
     for j, base in enumerate(BASE_MODELS):
         instr = INSTRUCT_OF[base]
-        lines = [(Cell(base, task, k), f"{k}-shot base", BASE_COLORS[k]) for k in FIG4_SHOTS] + \
-                [(Cell(instr, task, k), f"{k}-shot instr.", INSTRUCT_COLORS[k]) for k in FIG4_SHOTS]
+        lines = [(Cell(base, task, k), f"{k}-shot base", BASE_COLORS[k]) for k in FIG4_SHOTS] + [
+            (Cell(instr, task, k), f"{k}-shot instr.", INSTRUCT_COLORS[k]) for k in FIG4_SHOTS
+        ]
         curve_column(axs[:, j], task, lines, aggregated, baselines, title=False)
         axs[0, j].set_title(f"{base} / {instr}", fontweight="bold")
     _label_rows(axs[:, 0], axs[2, :])
     fig.suptitle(f"{task}: base and instruction-tuned models", y=1.0)
     fig.tight_layout()
-    _legend(fig, [(f"Best {k}-shot base", BASE_COLORS[k]) for k in FIG4_SHOTS] +
-            [(f"Best {k}-shot instruction-tuned", INSTRUCT_COLORS[k]) for k in FIG4_SHOTS], 3)
+    _legend(
+        fig,
+        [(f"Best {k}-shot base", BASE_COLORS[k]) for k in FIG4_SHOTS]
+        + [(f"Best {k}-shot instruction-tuned", INSTRUCT_COLORS[k]) for k in FIG4_SHOTS],
+        3,
+    )
     savefig(fig, outputs)
 
 
@@ -144,15 +194,21 @@ def full_results(aggregated, baselines, outputs, base: str, instr: str):
     for idx, task in enumerate(tasks):
         r, c = divmod(idx, 4)
         axs = [fig.add_subplot(gs[4 * r + i, c]) for i in range(3)]
-        lines = [(Cell(base, task, k), "", BASE_COLORS[k]) for k in SHOTS] + \
-                [(Cell(instr, task, k), "", INSTRUCT_COLORS[k]) for k in SHOTS]
+        lines = [(Cell(base, task, k), "", BASE_COLORS[k]) for k in SHOTS] + [
+            (Cell(instr, task, k), "", INSTRUCT_COLORS[k]) for k in SHOTS
+        ]
         curve_column(axs, task, lines, aggregated, baselines)
         if c == 0:
             _label_rows(axs, [])
         axs[2].set_xlabel("t" if r < 3 else "t = number of validation set evaluations")
     fig.suptitle(f"Full BIG-bench Lite results for {base} and {instr}", y=0.9)
-    _legend(fig, [(f"Best {k}-shot {base}", BASE_COLORS[k]) for k in SHOTS] +
-            [(f"Best {k}-shot {instr}", INSTRUCT_COLORS[k]) for k in SHOTS], 4, y=0.1)
+    _legend(
+        fig,
+        [(f"Best {k}-shot {base}", BASE_COLORS[k]) for k in SHOTS]
+        + [(f"Best {k}-shot {instr}", INSTRUCT_COLORS[k]) for k in SHOTS],
+        4,
+        y=0.1,
+    )
     savefig(fig, outputs)
 
 
@@ -170,22 +226,40 @@ def figure1(aggregated, baselines: Baselines, outputs):
     hi = min(1.0, max(best, emax) + 0.08)
     fig, axs = plt.subplots(3, 1, figsize=(6.4, 5.0), sharex=True)
     bins = np.arange(0, 1 + 1 / n, 1 / n) - 0.5 / n
-    axs[0].hist(accs, bins=bins, weights=np.full(len(accs), 1 / len(accs)),
-                color="#f6cea6", edgecolor="#fc9432")
+    axs[0].hist(
+        accs,
+        bins=bins,
+        weights=np.full(len(accs), 1 / len(accs)),
+        color="#f6cea6",
+        edgecolor="#fc9432",
+    )
     axs[0].axvline(best, color="#fc9432", ls="--", lw=1.5)
-    axs[0].set_title(f"Accuracy of {len(accs)} different prompts ({cell.model}, {cell.task}, "
-                     f"{cell.shots}-shot)", fontsize=8, loc="left")
+    axs[0].set_title(
+        f"Accuracy of {len(accs)} different prompts ({cell.model}, {cell.task}, {cell.shots}-shot)",
+        fontsize=8,
+        loc="left",
+    )
     axs[1].bar(x1 / n, pmf1, width=1 / n, color="#aac8e1", edgecolor="#7eaed2")
     axs[1].axvline(std, color="#2c82de", ls="--", lw=1.5)
     axs[1].set_title("One random classifier (binomial)", fontsize=8, loc="left")
     axs[2].bar(xt / n, pmft, width=1 / n, color="#8fb3d2", edgecolor="#3d7bb1")
     axs[2].axvline(emax, color="#3d7bb1", ls="--", lw=1.5)
     axs[2].set_title(f"Best of t = {t} random classifiers", fontsize=8, loc="left")
-    for ax, x, lab, col in ((axs[0], best, "best accuracy across prompts", "#fc9432"),
-                            (axs[1], std, "standard random baseline", "#2c82de"),
-                            (axs[2], emax, "expected maximum random accuracy", "#3d7bb1")):
-        ax.text(x + 0.004, 0.95, f"{lab}: {x:.3f}", transform=ax.get_xaxis_transform(),
-                color=col, fontsize=7, va="top", fontweight="bold")
+    for ax, x, lab, col in (
+        (axs[0], best, "best accuracy across prompts", "#fc9432"),
+        (axs[1], std, "standard random baseline", "#2c82de"),
+        (axs[2], emax, "expected maximum random accuracy", "#3d7bb1"),
+    ):
+        ax.text(
+            x + 0.004,
+            0.95,
+            f"{lab}: {x:.3f}",
+            transform=ax.get_xaxis_transform(),
+            color=col,
+            fontsize=7,
+            va="top",
+            fontweight="bold",
+        )
     axs[1].set_ylabel("Proportion of classifiers")
     axs[2].set_xlabel(f"Accuracy (n = {n})")
     axs[2].set_xlim(lo, hi)
@@ -195,13 +269,15 @@ def figure1(aggregated, baselines: Baselines, outputs):
 
 # ------------------------------------------------------------ analytic Figures 2, 6, 7
 def _contour_emax(ax, baselines, k, ns, ts, levels_major, levels_minor):
-    grid = baselines.many([keys.emax(n, k, t) for n in ns for t in ts], "expected_max"
-                          ).reshape(len(ns), len(ts))
+    grid = baselines.many([keys.emax(n, k, t) for n in ns for t in ts], "expected_max").reshape(
+        len(ns), len(ts)
+    )
     T, N = np.meshgrid(ts, ns)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    cs = ax.contourf(T, N, grid, levels=sorted(levels_major + levels_minor), extend="both",
-                     cmap="Blues")
+    cs = ax.contourf(
+        T, N, grid, levels=sorted(levels_major + levels_minor), extend="both", cmap="Blues"
+    )
     lines = ax.contour(T, N, grid, levels=levels_major, colors="black", linewidths=0.8)
     ax.clabel(lines, inline=True, fontsize=7, fmt="%.2f")
     ax.contour(T, N, grid, levels=levels_minor, colors="black", linewidths=0.6, alpha=0.25)
@@ -226,7 +302,9 @@ def figure2(baselines, outputs):
 
 
 def figure6(baselines, outputs):
-    fig, axs = plt.subplots(1, len(curves.FIG6_CHOICES), figsize=(5 * len(curves.FIG6_CHOICES), 4.2))
+    fig, axs = plt.subplots(
+        1, len(curves.FIG6_CHOICES), figsize=(5 * len(curves.FIG6_CHOICES), 4.2)
+    )
     for ax, k in zip(axs, curves.FIG6_CHOICES, strict=True):
         major, minor = _levels(k)
         _contour_emax(ax, baselines, k, curves.FIG6_NS, curves.FIG6_TS, major, minor)
@@ -244,8 +322,14 @@ def figure7(baselines, outputs):
     fig, axs = plt.subplots(len(ts), len(ks), figsize=(4 * len(ks), 3.2 * len(ts)), squeeze=False)
     for i, t in enumerate(ts):
         for j, k in enumerate(ks):
-            grid = np.array([baselines.many([keys.tail(n, k, t, c) for c in correct_count(accs, n)],
-                                            "tail_max") for n in ns])
+            grid = np.array(
+                [
+                    baselines.many(
+                        [keys.tail(n, k, t, c) for c in correct_count(accs, n)], "tail_max"
+                    )
+                    for n in ns
+                ]
+            )
             # "Plots have been smoothed for ease of visualization" (Figure 7 caption).
             grid = gaussian_filter(grid, 1)
             A, N = np.meshgrid(accs, ns)
@@ -273,14 +357,24 @@ def _roc(ax, df, points=True):
     fpr, tpr, _ = roc_curve(y, df[heldout.SCORE["max"]])
     ax.plot(fpr, tpr, color="black", lw=1.5, label="Distribution functions")
     ax.fill_between(fpr, 0, tpr, color="#eeeeee", lw=0)
-    for which, color, marker in (("standard", COLORS["standard"], "o"), ("max", COLORS["max"], "X")):
+    for which, color, marker in (
+        ("standard", COLORS["standard"], "o"),
+        ("max", COLORS["max"], "X"),
+    ):
         fpr, tpr, _ = roc_curve(y, df[heldout.PRED[which]])
         ax.plot(fpr, tpr, color=color, lw=2, alpha=0.8)
         pred = df[heldout.PRED[which]].to_numpy()
         tp, fp = ((pred == 1) & (y == 1)).sum(), ((pred == 1) & (y == 0)).sum()
-        ax.scatter(fp / max((y == 0).sum(), 1), tp / max((y == 1).sum(), 1), marker=marker,
-                   s=80, color=color, zorder=5, edgecolor="white",
-                   label=f"{which.capitalize()} random baseline")
+        ax.scatter(
+            fp / max((y == 0).sum(), 1),
+            tp / max((y == 1).sum(), 1),
+            marker=marker,
+            s=80,
+            color=color,
+            zorder=5,
+            edgecolor="white",
+            label=f"{which.capitalize()} random baseline",
+        )
     ax.plot([0, 1], [0, 1], color="black", ls="--", lw=1)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="False positive rate", ylabel="True positive rate")
 
@@ -292,13 +386,23 @@ def _pr(ax, df):
     p, r, _ = precision_recall_curve(y, df[heldout.SCORE["max"]])
     ax.plot(r, p, color="black", lw=1.5)
     ax.fill_between(r, 0, p, color="#eeeeee", lw=0)
-    for which, color, marker in (("standard", COLORS["standard"], "o"), ("max", COLORS["max"], "X")):
+    for which, color, marker in (
+        ("standard", COLORS["standard"], "o"),
+        ("max", COLORS["max"], "X"),
+    ):
         p, r, _ = precision_recall_curve(y, df[heldout.PRED[which]])
         ax.step(r, p, where="post", color=color, lw=2, alpha=0.8)
         pred = df[heldout.PRED[which]].to_numpy()
         tp, fp = ((pred == 1) & (y == 1)).sum(), ((pred == 1) & (y == 0)).sum()
-        ax.scatter(tp / max(y.sum(), 1), tp / max(tp + fp, 1), marker=marker, s=80, color=color,
-                   zorder=5, edgecolor="white")
+        ax.scatter(
+            tp / max(y.sum(), 1),
+            tp / max(tp + fp, 1),
+            marker=marker,
+            s=80,
+            color=color,
+            zorder=5,
+            edgecolor="white",
+        )
     ax.axhline(y.mean(), color="black", ls="--", lw=1)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Recall", ylabel="Precision")
 
@@ -321,7 +425,7 @@ def figure8(predictions: pd.DataFrame, outputs):
     for ax, t in zip(axs.flat, ts, strict=False):
         _roc(ax, predictions[predictions["t"] == t])
         ax.set_title(f"t = {t}", fontweight="bold")
-    for ax in axs.flat[len(ts):]:
+    for ax in axs.flat[len(ts) :]:
         ax.set_visible(False)
     axs.flat[0].legend(loc="lower right", fontsize=7)
     fig.tight_layout()
@@ -335,8 +439,16 @@ def make(name: str, outputs, aggregated=None, baselines=None, predictions=None):
     table = {
         "figure1": lambda: figure1(aggregated, baselines, outputs),
         "figure2": lambda: figure2(baselines, outputs),
-        "figure3": lambda: figure3(aggregated, baselines, outputs, model=(
-            "OLMo-7B" if any(c.model == "OLMo-7B" for c in aggregated) else sorted(aggregated)[0].model)),
+        "figure3": lambda: figure3(
+            aggregated,
+            baselines,
+            outputs,
+            model=(
+                "OLMo-7B"
+                if any(c.model == "OLMo-7B" for c in aggregated)
+                else sorted(aggregated)[0].model
+            ),
+        ),
         "figure4": lambda: figure4(aggregated, baselines, outputs),
         "figure5": lambda: figure5(predictions, outputs),
         "figure6": lambda: figure6(baselines, outputs),
@@ -346,5 +458,3 @@ def make(name: str, outputs, aggregated=None, baselines=None, predictions=None):
     if name not in table:
         raise ValueError(f"unknown baselines figure {name!r}")
     return table[name]()
-
-

@@ -36,11 +36,24 @@ SCORE = {"standard": "Standard random F", "max": "Max random F"}
 TRAIN_FRACTION = 0.75
 SPLITS = 100
 # Table 4 row order of the paper (language_identification, absent there, goes last).
-TABLE4_ORDER = ("code_line_description", "bbq_lite_json", "hindu_knowledge", "novel_concepts",
-                "emoji_movie", "vitaminc_fact_verification", "conceptual_combinations",
-                "formal_fallacies_syllogisms_negation", "known_unknowns", "logical_deduction",
-                "play_dialog_same_or_different", "strange_stories", "symbol_interpretation",
-                "winowhy", "strategyqa", "language_identification")
+TABLE4_ORDER = (
+    "code_line_description",
+    "bbq_lite_json",
+    "hindu_knowledge",
+    "novel_concepts",
+    "emoji_movie",
+    "vitaminc_fact_verification",
+    "conceptual_combinations",
+    "formal_fallacies_syllogisms_negation",
+    "known_unknowns",
+    "logical_deduction",
+    "play_dialog_same_or_different",
+    "strange_stories",
+    "symbol_interpretation",
+    "winowhy",
+    "strategyqa",
+    "language_identification",
+)
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -68,8 +81,11 @@ def distribution_scores(df: pd.DataFrame) -> dict:
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     y = df[LABEL].to_numpy().astype(int)
-    return {f"{m}_{w}": float(f(y, df[SCORE[w]].to_numpy()))
-            for w in SCORE for m, f in (("auroc", roc_auc_score), ("aupr", average_precision_score))}
+    return {
+        f"{m}_{w}": float(f(y, df[SCORE[w]].to_numpy()))
+        for w in SCORE
+        for m, f in (("auroc", roc_auc_score), ("aupr", average_precision_score))
+    }
 
 
 def full_grid(pred: pd.DataFrame) -> bool:
@@ -106,58 +122,104 @@ def table3(pred: pd.DataFrame, ref: dict, t: int = 200) -> pd.DataFrame:
             rows.append({"model": paper, **metrics(sub)})
     rows.append({"model": "Total", **metrics(d)})
     df = _with_paper(rows, ref["rows"] if full_grid(d) else {}, METRICS)
-    return df[["model", "trials", "pct_test_above", *_metric_columns(), "pct_test_above_paper",
-               *[c for c in df.columns if c.endswith("_paper") and c != "pct_test_above_paper"]]]
+    return df[
+        [
+            "model",
+            "trials",
+            "pct_test_above",
+            *_metric_columns(),
+            "pct_test_above_paper",
+            *[c for c in df.columns if c.endswith("_paper") and c != "pct_test_above_paper"],
+        ]
+    ]
 
 
 def table4(pred: pd.DataFrame, ref: dict, t: int = 200) -> pd.DataFrame:
     """Per-dataset metrics at t plus a Total row (paper prints AUROC/AUPR only)."""
     d = pred[pred["t"] == t]
-    rows = [{"dataset": ds, **metrics(d[d["Dataset"] == ds])}
-            for ds in TABLE4_ORDER if (d["Dataset"] == ds).any()]
+    rows = [
+        {"dataset": ds, **metrics(d[d["Dataset"] == ds])}
+        for ds in TABLE4_ORDER
+        if (d["Dataset"] == ds).any()
+    ]
     rows.append({"dataset": "Total", **metrics(d)})
     df = _with_paper(rows, ref["rows"] if full_grid(d) else {}, ("auroc", "aupr"))
-    return df[["dataset", "trials", "pct_test_above", *_metric_columns(), "pct_test_above_paper",
-               *[c for c in df.columns if c.endswith("_paper") and c != "pct_test_above_paper"]]]
+    return df[
+        [
+            "dataset",
+            "trials",
+            "pct_test_above",
+            *_metric_columns(),
+            "pct_test_above_paper",
+            *[c for c in df.columns if c.endswith("_paper") and c != "pct_test_above_paper"],
+        ]
+    ]
 
 
 def _pair(ours, paper) -> str:
-    return fmt(ours) if paper is None or (isinstance(paper, float) and np.isnan(paper)) \
+    return (
+        fmt(ours)
+        if paper is None or (isinstance(paper, float) and np.isnan(paper))
         else f"{fmt(ours)} ({fmt(paper)})"
+    )
 
 
 def to_markdown(df: pd.DataFrame, metrics_shown=METRICS) -> str:
     first = df.columns[0]
-    header = [first.capitalize()] + [f"{m.upper() if m.startswith('au') else m.capitalize()} "
-                                     f"{w}" for m in metrics_shown for w in ("std", "max")]
+    header = [first.capitalize()] + [
+        f"{m.upper() if m.startswith('au') else m.capitalize()} {w}"
+        for m in metrics_shown
+        for w in ("std", "max")
+    ]
     rows = []
     for r in df.to_dict("records"):
         pct = f"{r['pct_test_above']:.0f}%"
         label = f"{r[first]} ({pct}" + (
-            f"; paper {r['pct_test_above_paper']:.0f}%)" if not np.isnan(r["pct_test_above_paper"])
-            else ")")
-        rows.append([label] + [_pair(r[f"{m}_{w}"], r.get(f"{m}_{w}_paper"))
-                               for m in metrics_shown for w in ("standard", "max")])
-    note = ("Ours (paper in parentheses). Percentages: trials whose best prompt's test "
-            "accuracy is above random. std = standard random baseline, max = maximum random "
-            "baseline; AUROC/AUPR use the binary predictions as scores; n/a: one class only.")
+            f"; paper {r['pct_test_above_paper']:.0f}%)"
+            if not np.isnan(r["pct_test_above_paper"])
+            else ")"
+        )
+        rows.append(
+            [label]
+            + [
+                _pair(r[f"{m}_{w}"], r.get(f"{m}_{w}_paper"))
+                for m in metrics_shown
+                for w in ("standard", "max")
+            ]
+        )
+    note = (
+        "Ours (paper in parentheses). Percentages: trials whose best prompt's test "
+        "accuracy is above random. std = standard random baseline, max = maximum random "
+        "baseline; AUROC/AUPR use the binary predictions as scores; n/a: one class only."
+    )
     return md_table(header, rows) + "\n\n" + note + "\n"
 
 
 def to_latex(df: pd.DataFrame, metrics_shown=METRICS) -> str:
     first = df.columns[0]
     spec = "l" + "rr" * len(metrics_shown)
-    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & " + " & ".join(f"\\multicolumn{{2}}{{c}}{{{m.upper() if m.startswith('au') else m.capitalize()}}}"
-                                for m in metrics_shown) + r" \\",
-             f"{first.capitalize()} & " + " & ".join("Standard & Max" for _ in metrics_shown) + r" \\",
-             r"\midrule"]
+    lines = [
+        f"\\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & "
+        + " & ".join(
+            f"\\multicolumn{{2}}{{c}}{{{m.upper() if m.startswith('au') else m.capitalize()}}}"
+            for m in metrics_shown
+        )
+        + r" \\",
+        f"{first.capitalize()} & " + " & ".join("Standard & Max" for _ in metrics_shown) + r" \\",
+        r"\midrule",
+    ]
     for r in df.to_dict("records"):
         name = tex_escape(str(r[first])) + f" ({r['pct_test_above']:.0f}\\%)"
         if r[first] == "Total":
             lines.append(r"\midrule")
-        lines.append(name + " & " + " & ".join(fmt(r[f"{m}_{w}"]) for m in metrics_shown
-                                               for w in ("standard", "max")) + r" \\")
+        lines.append(
+            name
+            + " & "
+            + " & ".join(fmt(r[f"{m}_{w}"]) for m in metrics_shown for w in ("standard", "max"))
+            + r" \\"
+        )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 
@@ -173,8 +235,9 @@ def split_cell(cell: Cell, path, seed: int, splits: int = SPLITS, ts=HELDOUT_TS)
     Returns one row per (split, t): num_train, the chosen prompt, its validation
     ("train") accuracy and count, and its test accuracy."""
     df = read_per_example(path, ["Prompt ID", "Example ID", "Correct prediction"])
-    wide = df.pivot_table(index="Prompt ID", columns="Example ID", values="Correct prediction",
-                          aggfunc="mean")
+    wide = df.pivot_table(
+        index="Prompt ID", columns="Example ID", values="Correct prediction", aggfunc="mean"
+    )
     prompts, ids = wide.index.to_numpy(), wide.columns.to_numpy()
     values = wide.to_numpy()
     present = ~np.isnan(values)
@@ -189,13 +252,25 @@ def split_cell(cell: Cell, path, seed: int, splits: int = SPLITS, ts=HELDOUT_TS)
             train_acc = (values * train).sum(1) / (present * train).sum(1)
             test_acc = (values * ~train).sum(1) / (present * ~train).sum(1)
         for t in ts:
-            use = np.arange(len(prompts)) if len(prompts) <= t else \
-                np.sort(rng.choice(len(prompts), t, replace=False))
+            use = (
+                np.arange(len(prompts))
+                if len(prompts) <= t
+                else np.sort(rng.choice(len(prompts), t, replace=False))
+            )
             best = use[np.nanargmax(train_acc[use])]
-            rows.append({"dataset": cell.task, "model": cell.model, "shots": cell.shots,
-                         "split": split, "t": t, "num_train": num_train,
-                         "prompt": int(prompts[best]), "train_acc": float(train_acc[best]),
-                         "test_acc": float(test_acc[best])})
+            rows.append(
+                {
+                    "dataset": cell.task,
+                    "model": cell.model,
+                    "shots": cell.shots,
+                    "split": split,
+                    "t": t,
+                    "num_train": num_train,
+                    "prompt": int(prompts[best]),
+                    "train_acc": float(train_acc[best]),
+                    "test_acc": float(test_acc[best]),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -203,8 +278,9 @@ def _split_job(args):
     return split_cell(*args)
 
 
-def split_all(files: dict[Cell, object], seed: int, threads: int = 1,
-              splits: int = SPLITS, ts=HELDOUT_TS) -> pd.DataFrame:
+def split_all(
+    files: dict[Cell, object], seed: int, threads: int = 1, splits: int = SPLITS, ts=HELDOUT_TS
+) -> pd.DataFrame:
     jobs = [(cell, path, seed, splits, tuple(ts)) for cell, path in sorted(files.items())]
     if threads > 1:
         with ProcessPoolExecutor(threads) as pool:
@@ -250,13 +326,18 @@ def predictions(splits: pd.DataFrame, baselines: keys.Baselines) -> pd.DataFrame
     f_std[has] = 1.0 - baselines.many(tail_keys, "tail_standard")
     f_max[has] = 1.0 - baselines.many(tail_keys, "tail_max")
     p = 1.0 / k
-    return pd.DataFrame({
-        "Dataset": splits["dataset"],
-        "Model": splits["model"].map(lambda m: HELDOUT_MODEL.get(m, m)),
-        "Number of shots": splits["shots"], "Split number": splits["split"],
-        "Above max random on train": (splits["train_acc"].to_numpy() > emax).astype(int),
-        "Above standard random on train": (splits["train_acc"].to_numpy() > p).astype(int),
-        "Max random F": f_max, "Standard random F": f_std,
-        "Above standard random on test": (splits["test_acc"].to_numpy() > p).astype(int),
-        "t": t,
-    }, columns=[*HELDOUT_COLUMNS, "t"])
+    return pd.DataFrame(
+        {
+            "Dataset": splits["dataset"],
+            "Model": splits["model"].map(lambda m: HELDOUT_MODEL.get(m, m)),
+            "Number of shots": splits["shots"],
+            "Split number": splits["split"],
+            "Above max random on train": (splits["train_acc"].to_numpy() > emax).astype(int),
+            "Above standard random on train": (splits["train_acc"].to_numpy() > p).astype(int),
+            "Max random F": f_max,
+            "Standard random F": f_std,
+            "Above standard random on test": (splits["test_acc"].to_numpy() > p).astype(int),
+            "t": t,
+        },
+        columns=[*HELDOUT_COLUMNS, "t"],
+    )

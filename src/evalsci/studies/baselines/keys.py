@@ -36,8 +36,16 @@ def to_requests(keys) -> pd.DataFrame:
     rows = []
     for key in sorted(set(keys)):
         q = parse(key)
-        rows.append(accuracy_request(key, q["n"], q["t"], p=1.0 / q["k"], correct=q.get("c"),
-                                     distribution=q["kind"] == "dist"))
+        rows.append(
+            accuracy_request(
+                key,
+                q["n"],
+                q["t"],
+                p=1.0 / q["k"],
+                correct=q.get("c"),
+                distribution=q["kind"] == "dist",
+            )
+        )
     return requests_frame(rows)
 
 
@@ -59,15 +67,18 @@ class Baselines:
     def from_files(cls, baselines, distributions=None) -> Baselines:
         from evalsci.maxrandom.requests import read_baselines, read_distributions
 
-        return cls(read_baselines(baselines),
-                   read_distributions(distributions) if distributions else None)
+        return cls(
+            read_baselines(baselines), read_distributions(distributions) if distributions else None
+        )
 
     def _row(self, key: str):
         try:
             return self.table.loc[key]
         except KeyError:
-            raise KeyError(f"baseline {key!r} was not requested from the maxrandom rule "
-                           "(add it in evalsci.studies.baselines.maxrandom_requests)") from None
+            raise KeyError(
+                f"baseline {key!r} was not requested from the maxrandom rule "
+                "(add it in evalsci.studies.baselines.maxrandom_requests)"
+            ) from None
 
     def expected_max(self, n, k, t) -> float:
         return float(self._row(emax(n, k, t))["expected_max"])

@@ -16,14 +16,30 @@ import pandas as pd
 from evalsci.data.checked import binary, expect_count, numeric, read_csv, read_json, require_columns
 from evalsci.studies.baselines.settings import Cell, parse_key
 
-PER_EXAMPLE_COLUMNS = ("Prompt ID", "Demonstration IDs in prompt", "Example ID",
-                       "Loss of correct answer", "Correct prediction")
-HELDOUT_COLUMNS = ("Dataset", "Model", "Number of shots", "Split number",
-                   "Above max random on train", "Above standard random on train",
-                   "Max random F", "Standard random F", "Above standard random on test")
+PER_EXAMPLE_COLUMNS = (
+    "Prompt ID",
+    "Demonstration IDs in prompt",
+    "Example ID",
+    "Loss of correct answer",
+    "Correct prediction",
+)
+HELDOUT_COLUMNS = (
+    "Dataset",
+    "Model",
+    "Number of shots",
+    "Split number",
+    "Above max random on train",
+    "Above standard random on train",
+    "Max random F",
+    "Standard random F",
+    "Above standard random on test",
+)
 HELDOUT_TS = (1, 2, 5, 10, 100, 200)
-HELDOUT_BINARY = ("Above max random on train", "Above standard random on train",
-                  "Above standard random on test")
+HELDOUT_BINARY = (
+    "Above max random on train",
+    "Above standard random on train",
+    "Above standard random on test",
+)
 HELDOUT_SPLITS = 100  # random 75/25 splits per experiment in the released files
 AGGREGATED = "aggregated-results.json"
 RELEASED_PROMPTS = 200  # prompts per experiment in the released aggregated-results.json
@@ -48,8 +64,12 @@ def aggregated_path(path: str | Path) -> Path:
     return path
 
 
-def load_aggregated(path: str | Path, cells: Iterable[Cell] | None = None,
-                    strict: bool = True, prompts: int | None = None) -> dict[Cell, np.ndarray]:
+def load_aggregated(
+    path: str | Path,
+    cells: Iterable[Cell] | None = None,
+    strict: bool = True,
+    prompts: int | None = None,
+) -> dict[Cell, np.ndarray]:
     """{cell: per-prompt validation accuracies} from aggregated-results.json.
 
     `cells` restricts to a subset; with `strict`, a requested cell that is missing is an
@@ -72,8 +92,9 @@ def load_aggregated(path: str | Path, cells: Iterable[Cell] | None = None,
         for i, a in enumerate(accs):
             # bool is an int to Python and "0.5" a number to numpy: neither is an accuracy
             if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
-                raise BaselinesDataError(f"{file}: key {key!r}, entry {i}: {a!r} is not an "
-                                         "accuracy in [0, 1]")
+                raise BaselinesDataError(
+                    f"{file}: key {key!r}, entry {i}: {a!r} is not an accuracy in [0, 1]"
+                )
         if prompts is not None:
             expect_count(len(accs), prompts, f"prompts for {key!r}", file, BaselinesDataError)
         data[cell] = np.asarray(accs, dtype=float)
@@ -112,8 +133,9 @@ def per_example_files(paths: str | Path | Iterable[str | Path]) -> dict[Cell, Pa
     return out
 
 
-def read_per_example(path: str | Path, usecols: Iterable[str] = PER_EXAMPLE_COLUMNS
-                     ) -> pd.DataFrame:
+def read_per_example(
+    path: str | Path, usecols: Iterable[str] = PER_EXAMPLE_COLUMNS
+) -> pd.DataFrame:
     """One per-example CSV, only `usecols` (the files are large: read what you need)."""
     usecols = list(usecols)
     path = Path(path)
@@ -125,14 +147,17 @@ def read_per_example(path: str | Path, usecols: Iterable[str] = PER_EXAMPLE_COLU
     df = read_csv(path, BaselinesDataError, verify=False, usecols=usecols)
     for col in ("Prompt ID", "Example ID"):
         if col in df:
-            df[col] = numeric(df, col, path, lo=0, integer=True,
-                              error=BaselinesDataError).astype(np.int32)
+            df[col] = numeric(df, col, path, lo=0, integer=True, error=BaselinesDataError).astype(
+                np.int32
+            )
     if "Loss of correct answer" in df:
-        df["Loss of correct answer"] = numeric(df, "Loss of correct answer", path, lo=0,
-                                               error=BaselinesDataError)
+        df["Loss of correct answer"] = numeric(
+            df, "Loss of correct answer", path, lo=0, error=BaselinesDataError
+        )
     if "Correct prediction" in df:
-        df["Correct prediction"] = binary(df, "Correct prediction", path,
-                                          BaselinesDataError).astype(np.float64)
+        df["Correct prediction"] = binary(
+            df, "Correct prediction", path, BaselinesDataError
+        ).astype(np.float64)
     return df
 
 
@@ -152,8 +177,9 @@ def load_heldout(bundle: str | Path, ts: Iterable[int] = HELDOUT_TS) -> pd.DataF
     return pd.concat(frames, ignore_index=True)
 
 
-def check_heldout(df: pd.DataFrame, file, experiments: int = 288,
-                  splits: int = HELDOUT_SPLITS) -> pd.DataFrame:
+def check_heldout(
+    df: pd.DataFrame, file, experiments: int = 288, splits: int = HELDOUT_SPLITS
+) -> pd.DataFrame:
     """The authors' held-out predictions of one t: every value typed and in range, and
     `splits` splits (0..splits-1) of each of the `experiments` experiments."""
     err = BaselinesDataError
@@ -163,10 +189,12 @@ def check_heldout(df: pd.DataFrame, file, experiments: int = 288,
         bad = df[col].isna()
         if bad.any():
             raise err(f"{file}: column {col!r}, row {int(np.flatnonzero(bad)[0]) + 1} is empty")
-    df["Number of shots"] = numeric(df, "Number of shots", file, lo=1, integer=True,
-                                    error=err).astype(int)
-    df["Split number"] = numeric(df, "Split number", file, lo=0, hi=splits - 1, integer=True,
-                                 error=err).astype(int)
+    df["Number of shots"] = numeric(
+        df, "Number of shots", file, lo=1, integer=True, error=err
+    ).astype(int)
+    df["Split number"] = numeric(
+        df, "Split number", file, lo=0, hi=splits - 1, integer=True, error=err
+    ).astype(int)
     for col in HELDOUT_BINARY:
         df[col] = binary(df, col, file, err).astype(int)
     for col in ("Max random F", "Standard random F"):
@@ -177,8 +205,10 @@ def check_heldout(df: pd.DataFrame, file, experiments: int = 288,
     expect_count(len(per), experiments, "experiments", file, err)
     bad = per[(per["size"] != splits) | (per["nunique"] != splits)]
     if len(bad):
-        raise err(f"{file}: experiment {bad.index[0]} has {bad.iloc[0]['size']} rows "
-                  f"({bad.iloc[0]['nunique']} distinct splits), expected {splits} splits")
+        raise err(
+            f"{file}: experiment {bad.index[0]} has {bad.iloc[0]['size']} rows "
+            f"({bad.iloc[0]['nunique']} distinct splits), expected {splits} splits"
+        )
     return df
 
 
@@ -200,11 +230,15 @@ def load_multi_prompt(bundle: str | Path) -> pd.DataFrame:
                 raise BaselinesDataError(f"{f}: no '<model>_acc' columns")
             for m in models:  # NaN = not run; anything else must be an accuracy
                 df[m] = numeric(df, m, f, lo=0, hi=1, allow_nan=True, error=BaselinesDataError)
-            long = df.melt(id_vars="paraphrase idx", value_vars=models,
-                           var_name="model", value_name="accuracy").dropna()
+            long = df.melt(
+                id_vars="paraphrase idx", value_vars=models, var_name="model", value_name="accuracy"
+            ).dropna()
             long["model"] = long["model"].str.removesuffix("_acc")
-            frames.append(long.rename(columns={"paraphrase idx": "paraphrase"})
-                          .assign(suite=suite, task=f.stem))
+            frames.append(
+                long.rename(columns={"paraphrase idx": "paraphrase"}).assign(
+                    suite=suite, task=f.stem
+                )
+            )
     out = pd.concat(frames, ignore_index=True)
     bad = out[(out.accuracy < 0) | (out.accuracy > 1)]
     if len(bad):

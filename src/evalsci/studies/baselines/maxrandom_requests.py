@@ -28,8 +28,11 @@ def figure1_keys(cell: Cell, prompts: int) -> set[str]:
     return {keys.dist(n, k, t), keys.dist(n, k, 1), keys.emax(n, k, t)}
 
 
-def build(aggregated: dict[Cell, np.ndarray], multi_prompt: pd.DataFrame | None = None,
-          splits: pd.DataFrame | None = None) -> pd.DataFrame:
+def build(
+    aggregated: dict[Cell, np.ndarray],
+    multi_prompt: pd.DataFrame | None = None,
+    splits: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Request rows (maxrandom schema) for Table 1, Figures 1-7 and 9-11, Section 5.3 and,
     when our own held-out splits are used, Tables 3-4 and Figures 5 and 8."""
     cells = list(aggregated)

@@ -22,19 +22,29 @@ TASKS = tuple(BBL_TASKS)
 PROMPTS = 200  # prompts evaluated per cell ("We evaluate 200 different prompts")
 
 # Table 1 column letters (paper: "L: Llama-2-7b, O: OLMo-7B, F: Falcon-7B, A: Alpaca-7b").
-LETTER = {"Llama-2-7b": "L", "OLMo-7B": "O", "falcon-7b": "F",
-          "Alpaca-7b": "A", "OLMo-7B-Instruct": "O", "falcon-7b-instruct": "F"}
+LETTER = {
+    "Llama-2-7b": "L",
+    "OLMo-7B": "O",
+    "falcon-7b": "F",
+    "Alpaca-7b": "A",
+    "OLMo-7B-Instruct": "O",
+    "falcon-7b-instruct": "F",
+}
 # Held-out CSVs name models as "<family>, <type>"; Alpaca appears there as Llama-2-7b
 # instruction-tuned, the paper's Table 3 prints it as Alpaca-7b.
 HELDOUT_MODEL = {
-    "Llama-2-7b": "Llama-2-7b, Base model", "OLMo-7B": "OLMo-7B, Base model",
-    "falcon-7b": "Falcon-7b, Base model", "Alpaca-7b": "Llama-2-7b, Instruction-tuned",
+    "Llama-2-7b": "Llama-2-7b, Base model",
+    "OLMo-7B": "OLMo-7B, Base model",
+    "falcon-7b": "Falcon-7b, Base model",
+    "Alpaca-7b": "Llama-2-7b, Instruction-tuned",
     "OLMo-7B-Instruct": "OLMo-7B, Instruction-tuned",
     "falcon-7b-instruct": "Falcon-7b, Instruction-tuned",
 }
 PAPER_MODEL = {
-    "Llama-2-7b": "Llama-2-7b, Base model", "OLMo-7B": "OLMo-7B, Base model",
-    "falcon-7b": "Falcon-7b, Base model", "Alpaca-7b": "Alpaca-7b, Instruction-tuned",
+    "Llama-2-7b": "Llama-2-7b, Base model",
+    "OLMo-7B": "OLMo-7B, Base model",
+    "falcon-7b": "Falcon-7b, Base model",
+    "Alpaca-7b": "Alpaca-7b, Instruction-tuned",
     "OLMo-7B-Instruct": "OLMo-7B, Instruction-tuned",
     "falcon-7b-instruct": "Falcon-7b, Instruction-tuned",
 }

@@ -21,8 +21,12 @@ log = logging.getLogger(__name__)
 
 def aggregated(path, cfg: dict, recompute: bool):
     """Configured cells' per-prompt accuracies; a recompute may hold only a subset."""
-    data = load.load_aggregated(path, configured_cells(cfg, recompute), strict=not recompute,
-                                prompts=_prompts(cfg, recompute))
+    data = load.load_aggregated(
+        path,
+        configured_cells(cfg, recompute),
+        strict=not recompute,
+        prompts=_prompts(cfg, recompute),
+    )
     log.info("%d experiments from %s", len(data), path)
     return data
 
@@ -60,8 +64,12 @@ def make_table1(aggregated_path, baselines, outputs, cfg, recompute):
     df = table1.build(data, Baselines.from_files(baselines))
     full = is_full_grid(data)
     ref = reference.load("baselines")["table1"]
-    write_table(df, outputs, markdown=table1.to_markdown(df, ref, full),
-                latex=table1.to_latex(df, ref, full))
+    write_table(
+        df,
+        outputs,
+        markdown=table1.to_markdown(df, ref, full),
+        latex=table1.to_latex(df, ref, full),
+    )
     log.info("Table 1: %s", table1.summary(df))
 
 
@@ -89,15 +97,21 @@ def heldout_tables(predictions, out3, out4):
     t4 = heldout.table4(pred, ref["table4"])
     scores = heldout.distribution_scores(pred[pred["t"] == 200])
     ref_total = ref["heldout_total"]
-    note = (f"\nWith the baselines' distribution functions as scores (Section 5.2, Figure 5 "
-            f"gray curves), t = 200: AUROC {scores['auroc_max']:.2f} (max F) / "
-            f"{scores['auroc_standard']:.2f} (standard F), AUPR {scores['aupr_max']:.2f} / "
-            f"{scores['aupr_standard']:.2f}; paper {ref_total['auroc_distribution']:.2f} and "
-            f"{ref_total['aupr_distribution']:.2f}.\n")
+    note = (
+        f"\nWith the baselines' distribution functions as scores (Section 5.2, Figure 5 "
+        f"gray curves), t = 200: AUROC {scores['auroc_max']:.2f} (max F) / "
+        f"{scores['auroc_standard']:.2f} (standard F), AUPR {scores['aupr_max']:.2f} / "
+        f"{scores['aupr_standard']:.2f}; paper {ref_total['auroc_distribution']:.2f} and "
+        f"{ref_total['aupr_distribution']:.2f}.\n"
+    )
     write_table(t3, out3, markdown=heldout.to_markdown(t3) + note, latex=heldout.to_latex(t3))
     log.info("distribution-function scores: %s", scores)
-    write_table(t4, out4, markdown=heldout.to_markdown(t4, ("auroc", "aupr")),
-                latex=heldout.to_latex(t4, ("auroc", "aupr")))
+    write_table(
+        t4,
+        out4,
+        markdown=heldout.to_markdown(t4, ("auroc", "aupr")),
+        latex=heldout.to_latex(t4, ("auroc", "aupr")),
+    )
     log.info("Table 3 total: %s", t3.iloc[-1].to_dict())
 
 
@@ -110,14 +124,30 @@ def make_section53(multi_prompt, baselines, outputs, experiments_out, cfg):
     log.info("Section 5.3:\n%s", s.to_string())
 
 
-def per_example_check(per_example, aggregated_path, subsampled, bigbench, out_checks, out_pairs,
-                      out_md, cfg, recompute, threads):
+def per_example_check(
+    per_example,
+    aggregated_path,
+    subsampled,
+    bigbench,
+    out_checks,
+    out_pairs,
+    out_md,
+    cfg,
+    recompute,
+    threads,
+):
     """`subsampled`: the srb_aggregated bundle (its few-shot-eval/subsampled-idxs)."""
     data = aggregated(aggregated_path, cfg, recompute)
     files = {c: p for c, p in load.per_example_files(per_example).items() if c in data}
     sub_dir = Path(subsampled) / "few-shot-eval" / "subsampled-idxs"
-    subsamples = {f.name.split("_200-examples")[0]: read_json(f, load.BaselinesDataError)
-                  for f in sorted(sub_dir.glob("*_200-examples_idxs.json"))} if sub_dir.is_dir() else {}
+    subsamples = (
+        {
+            f.name.split("_200-examples")[0]: read_json(f, load.BaselinesDataError)
+            for f in sorted(sub_dir.glob("*_200-examples_idxs.json"))
+        }
+        if sub_dir.is_dir()
+        else {}
+    )
     checks, pairs = consistency.check_all(files, data, bigbench, subsamples, threads)
     write_csv(checks, out_checks)
     write_csv(pairs, out_pairs)
@@ -125,8 +155,11 @@ def per_example_check(per_example, aggregated_path, subsampled, bigbench, out_ch
         tmp.write_text(consistency.quirks_markdown(checks, pairs))
     bad = checks[checks.match == "no"]
     if len(bad):
-        log.warning("%d experiments do not match aggregated-results.json: %s", len(bad),
-                    ", ".join(bad.config))
+        log.warning(
+            "%d experiments do not match aggregated-results.json: %s",
+            len(bad),
+            ", ".join(bad.config),
+        )
 
 
 def make_figures(outputs: dict, inputs: dict, cfg, recompute):
@@ -134,8 +167,11 @@ def make_figures(outputs: dict, inputs: dict, cfg, recompute):
     from evalsci.studies.baselines import figures
 
     data = aggregated(inputs["aggregated"], cfg, recompute) if "aggregated" in inputs else None
-    base = Baselines.from_files(inputs["baselines"], inputs.get("distributions")) \
-        if "baselines" in inputs else None
+    base = (
+        Baselines.from_files(inputs["baselines"], inputs.get("distributions"))
+        if "baselines" in inputs
+        else None
+    )
     pred = pd.read_csv(inputs["predictions"]) if "predictions" in inputs else None
     for name, files in outputs.items():
         figures.make(name, files, aggregated=data, baselines=base, predictions=pred)

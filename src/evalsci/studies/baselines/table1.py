@@ -28,14 +28,28 @@ from evalsci.studies.baselines.settings import (
 )
 from evalsci.studies.baselines.tables import md_table, tex_escape
 
-COLUMNS = ["dataset", "n", "model", "shots", "t", "max_val_acc", "standard_baseline",
-           "max_baseline", "verdict"]
+COLUMNS = [
+    "dataset",
+    "n",
+    "model",
+    "shots",
+    "t",
+    "max_val_acc",
+    "standard_baseline",
+    "max_baseline",
+    "verdict",
+]
 SYMBOL_MD = {"below_both": "○", "above_standard_only": "◐", "above_both": "●", None: "·"}
-SYMBOL_TEX = {"below_both": r"\fullmoon", "above_standard_only": r"\quartermoon",
-              "above_both": r"\newmoon", None: r"\cdot"}
+SYMBOL_TEX = {
+    "below_both": r"\fullmoon",
+    "above_standard_only": r"\quartermoon",
+    "above_both": r"\newmoon",
+    None: r"\cdot",
+}
 # Table columns: (label, models, shots) in the paper's order.
-GROUPS = [(f"{k}-shot", BASE_MODELS, k) for k in SHOTS] + \
-         [(f"{k}-shot instr.", INSTRUCT_MODELS, k) for k in SHOTS]
+GROUPS = [(f"{k}-shot", BASE_MODELS, k) for k in SHOTS] + [
+    (f"{k}-shot instr.", INSTRUCT_MODELS, k) for k in SHOTS
+]
 
 
 def _groups(df: pd.DataFrame):
@@ -70,21 +84,39 @@ def build(aggregated: dict[Cell, np.ndarray], baselines: keys.Baselines) -> pd.D
         standard = baselines.standard(n, k)
         maximum = baselines.expected_max(n, k, t)
         best = float(np.max(accs))
-        rows.append([cell.task, n, cell.model, cell.shots, t, best, standard, maximum,
-                     verdict(best, standard, maximum)])
+        rows.append(
+            [
+                cell.task,
+                n,
+                cell.model,
+                cell.shots,
+                t,
+                best,
+                standard,
+                maximum,
+                verdict(best, standard, maximum),
+            ]
+        )
     df = pd.DataFrame(rows, columns=COLUMNS)
     order = {m: i for i, m in enumerate(BASE_MODELS + INSTRUCT_MODELS)}
-    return (df.assign(_n=df.dataset.map(display_size), _m=df.model.map(order))
-              .sort_values(["_n", "dataset", "shots", "_m"])
-              .drop(columns=["_n", "_m"]).reset_index(drop=True))
+    return (
+        df.assign(_n=df.dataset.map(display_size), _m=df.model.map(order))
+        .sort_values(["_n", "dataset", "shots", "_m"])
+        .drop(columns=["_n", "_m"])
+        .reset_index(drop=True)
+    )
 
 
 def summary(df: pd.DataFrame) -> dict:
     above_std = int((df.verdict != "below_both").sum())
     dis = int((df.verdict == "above_standard_only").sum())
-    return {"experiments": len(df), "above_standard": above_std,
-            "above_max": int((df.verdict == "above_both").sum()), "disagreements": dis,
-            "percent_flipped": round(100 * dis / above_std, 1) if above_std else float("nan")}
+    return {
+        "experiments": len(df),
+        "above_standard": above_std,
+        "above_max": int((df.verdict == "above_both").sum()),
+        "disagreements": dis,
+        "percent_flipped": round(100 * dis / above_std, 1) if above_std else float("nan"),
+    }
 
 
 def _grid(df: pd.DataFrame):
@@ -96,8 +128,9 @@ def _grid(df: pd.DataFrame):
 
 def _col_stats(df, models, shots):
     sub = df[df.model.isin(models) & (df.shots == shots)]
-    per_model = [int(((sub.model == m) & (sub.verdict == "above_standard_only")).sum())
-                 for m in models]
+    per_model = [
+        int(((sub.model == m) & (sub.verdict == "above_standard_only")).sum()) for m in models
+    ]
     above = int((sub.verdict != "below_both").sum())
     dis = sum(per_model)
     return per_model, dis, (f"{100 * dis / above:.0f}%" if above else "n/a")
@@ -113,8 +146,11 @@ def _paper_rows(ref: dict):
 def to_markdown(df: pd.DataFrame, ref: dict, full_grid: bool) -> str:
     v, datasets = _grid(df)
     groups = _groups(df)
-    header = ["BIG-bench Lite dataset", "n"] + \
-        [f"{lab} ({' '.join(LETTER.get(m, m) for m in ms)})" for lab, ms, _ in groups] + ["Total"]
+    header = (
+        ["BIG-bench Lite dataset", "n"]
+        + [f"{lab} ({' '.join(LETTER.get(m, m) for m in ms)})" for lab, ms, _ in groups]
+        + ["Total"]
+    )
     if full_grid:
         header.append("Total (paper)")
     rows = []
@@ -129,29 +165,48 @@ def to_markdown(df: pd.DataFrame, ref: dict, full_grid: bool) -> str:
     stats = [_col_stats(df, ms, k) for _, ms, k in groups]
     s = summary(df)
     pad = [""] if full_grid else []
-    rows.append(["Baseline disagreements per model ◐", ""] +
-                [" ".join(map(str, pm)) for pm, _, _ in stats] + [""] + pad)
-    rows.append(["Total baseline disagreements ◐", ""] + [str(d) for _, d, _ in stats] +
-                [str(s["disagreements"])] + ([str(ref["disagreements"])] if full_grid else []))
-    rows.append(["Total percentage flipped ◐/(◐+●)", ""] + [p for _, _, p in stats] +
-                [f"{s['percent_flipped']:.0f}%"] +
-                ([f"{ref['percent_flipped']:.0f}%"] if full_grid else []))
+    rows.append(
+        ["Baseline disagreements per model ◐", ""]
+        + [" ".join(map(str, pm)) for pm, _, _ in stats]
+        + [""]
+        + pad
+    )
+    rows.append(
+        ["Total baseline disagreements ◐", ""]
+        + [str(d) for _, d, _ in stats]
+        + [str(s["disagreements"])]
+        + ([str(ref["disagreements"])] if full_grid else [])
+    )
+    rows.append(
+        ["Total percentage flipped ◐/(◐+●)", ""]
+        + [p for _, _, p in stats]
+        + [f"{s['percent_flipped']:.0f}%"]
+        + ([f"{ref['percent_flipped']:.0f}%"] if full_grid else [])
+    )
     if full_grid:
         pm, tot, pct = _paper_rows(ref)
         rows.append(["(paper) disagreements per model", ""] + pm + ["", ""])
         rows.append(["(paper) total disagreements", ""] + tot + [str(ref["disagreements"])] * 2)
-        rows.append(["(paper) percentage flipped", ""] + pct + [f"{ref['percent_flipped']:.0f}%"] * 2)
+        rows.append(
+            ["(paper) percentage flipped", ""] + pct + [f"{ref['percent_flipped']:.0f}%"] * 2
+        )
     text = md_table(header, rows)
-    legend = ("○: best prompt below both baselines; ◐: above the standard random baseline "
-              "but not above the maximum random baseline; ●: above both; · not evaluated. "
-              "L: Llama-2-7b, O: OLMo-7B(-Instruct), F: Falcon-7b(-instruct), A: Alpaca-7b. "
-              "n: examples (min(200, N)); each judgement uses the setting's exact n and t.")
-    totals = (f"Experiments: {s['experiments']}; above standard: {s['above_standard']}; "
-              f"above max: {s['above_max']}; disagreements: {s['disagreements']} "
-              f"({s['percent_flipped']:.1f}% of those above standard).")
+    legend = (
+        "○: best prompt below both baselines; ◐: above the standard random baseline "
+        "but not above the maximum random baseline; ●: above both; · not evaluated. "
+        "L: Llama-2-7b, O: OLMo-7B(-Instruct), F: Falcon-7b(-instruct), A: Alpaca-7b. "
+        "n: examples (min(200, N)); each judgement uses the setting's exact n and t."
+    )
+    totals = (
+        f"Experiments: {s['experiments']}; above standard: {s['above_standard']}; "
+        f"above max: {s['above_max']}; disagreements: {s['disagreements']} "
+        f"({s['percent_flipped']:.1f}% of those above standard)."
+    )
     if full_grid:
-        totals += (f" Paper: {ref['experiments']}; {ref['above_standard']}; {ref['above_max']}; "
-                   f"{ref['disagreements']} ({ref['percent_flipped']:.1f}%).")
+        totals += (
+            f" Paper: {ref['experiments']}; {ref['above_standard']}; {ref['above_max']}; "
+            f"{ref['disagreements']} ({ref['percent_flipped']:.1f}%)."
+        )
     else:
         totals += " (A subset of the paper's 288 experiments: paper totals not comparable.)"
     return f"{text}\n\n{legend}\n\n{totals}\n"
@@ -165,26 +220,36 @@ def to_latex(df: pd.DataFrame, ref: dict, full_grid: bool) -> str:
         "% Table 1 (needs \\usepackage{wasysym, booktabs}); generated by evalsci",
         r"\begin{tabular}{lr" + "c" * len(groups) + "r}",
         r"\toprule",
-        *([r" & & \multicolumn{3}{c}{Base model} & \multicolumn{3}{c}{Instruction-tuned} & \\"]
-          if groups is GROUPS else []),
+        *(
+            [r" & & \multicolumn{3}{c}{Base model} & \multicolumn{3}{c}{Instruction-tuned} & \\"]
+            if groups is GROUPS
+            else []
+        ),
         r" & & " + " & ".join(lab.replace(" instr.", "") for lab, _, _ in groups) + r" & \\",
-        r"BIG-bench Lite dataset & $n$ & " +
-        " & ".join(" ".join(LETTER.get(m, m) for m in ms) for _, ms, _ in groups) + r" & Total \\",
+        r"BIG-bench Lite dataset & $n$ & "
+        + " & ".join(" ".join(LETTER.get(m, m) for m in ms) for _, ms, _ in groups)
+        + r" & Total \\",
         r"\midrule",
     ]
     for d in datasets:
         cells = [" ".join(SYMBOL_TEX[v.get((d, m, k))] for m in ms) for _, ms, k in groups]
         dis = int(((df.dataset == d) & (df.verdict == "above_standard_only")).sum())
-        lines.append(rf"{{\small \texttt{{{tex_escape(d)}}}}} & {display_size(d)} & "
-                     + " & ".join(cells) + rf" & {dis} \\")
+        lines.append(
+            rf"{{\small \texttt{{{tex_escape(d)}}}}} & {display_size(d)} & "
+            + " & ".join(cells)
+            + rf" & {dis} \\"
+        )
     stats = [_col_stats(df, ms, k) for _, ms, k in groups]
     lines += [
         r"\midrule",
-        r"Baseline disagreements per model \quartermoon & & " +
-        " & ".join(" ".join(map(str, pm)) for pm, _, _ in stats) + r" & \\",
-        r"Total baseline disagreements \quartermoon & & " +
-        " & ".join(str(dd) for _, dd, _ in stats) + rf" & {s['disagreements']} \\",
-        r"Total percentage flipped & & " + " & ".join(p.replace("%", r"\%") for _, _, p in stats)
+        r"Baseline disagreements per model \quartermoon & & "
+        + " & ".join(" ".join(map(str, pm)) for pm, _, _ in stats)
+        + r" & \\",
+        r"Total baseline disagreements \quartermoon & & "
+        + " & ".join(str(dd) for _, dd, _ in stats)
+        + rf" & {s['disagreements']} \\",
+        r"Total percentage flipped & & "
+        + " & ".join(p.replace("%", r"\%") for _, _, p in stats)
         + rf" & {s['percent_flipped']:.0f}\% \\",
         r"\bottomrule",
         r"\end{tabular}",

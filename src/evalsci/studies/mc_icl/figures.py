@@ -29,16 +29,23 @@ def read_baselines(path: str | Path) -> pd.DataFrame:
 
 def _baseline(baselines: pd.DataFrame, key: str) -> pd.Series:
     if key not in baselines.index:
-        raise KeyError(f"max random baseline {key!r} missing from baselines.csv "
-                       "(rerun rule mc_icl_maxrandom_requests)")
+        raise KeyError(
+            f"max random baseline {key!r} missing from baselines.csv "
+            "(rerun rule mc_icl_maxrandom_requests)"
+        )
     return baselines.loc[key]
 
 
 def _overlay(ax, b: pd.Series, label_max: bool = True) -> None:
     ax.axhline(b["standard"], color=COLORS["standard"], ls="--", lw=0.9, label="random baseline")
     if label_max:
-        ax.axhline(b["expected_max"], color=COLORS["max"], ls=":", lw=1.1,
-                   label=f"max random baseline (t={int(b['t'])})")
+        ax.axhline(
+            b["expected_max"],
+            color=COLORS["max"],
+            ls=":",
+            lw=1.1,
+            label=f"max random baseline (t={int(b['t'])})",
+        )
 
 
 def _integer_k(axes) -> None:
@@ -49,15 +56,26 @@ def _integer_k(axes) -> None:
 def _grid(n: int, ncols: int = 4, size=(2.6, 2.1)):
     ncols = min(ncols, n)
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows),
-                             squeeze=False, sharex=False, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(size[0] * ncols, size[1] * nrows),
+        squeeze=False,
+        sharex=False,
+        layout="constrained",
+    )
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat[:n])
 
 
-def figure1(acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str],
-            datasets: Sequence[str], outputs) -> None:
+def figure1(
+    acc: pd.DataFrame,
+    baselines: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    outputs,
+) -> None:
     """Accuracy against k per dataset, one line per model: the mean over the permutations of
     a trial, averaged over trials, shaded by the standard deviation over trials."""
     fig, axes = _grid(len(datasets))
@@ -77,8 +95,14 @@ def figure1(acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str],
     savefig(fig, outputs)
 
 
-def permutation_curves(acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str],
-                       dataset: str, trial: int, outputs) -> None:
+def permutation_curves(
+    acc: pd.DataFrame,
+    baselines: pd.DataFrame,
+    models: Sequence[str],
+    dataset: str,
+    trial: int,
+    outputs,
+) -> None:
     """Figures 2 and 13-20: one trial's permutations (blue) and their mean (red), per model."""
     fig, axes = _grid(len(models))
     for ax, m in zip(axes, models, strict=True):
@@ -95,8 +119,9 @@ def permutation_curves(acc: pd.DataFrame, baselines: pd.DataFrame, models: Seque
     savefig(fig, outputs)
 
 
-def one_shot(acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str], dataset: str,
-             outputs) -> None:
+def one_shot(
+    acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str], dataset: str, outputs
+) -> None:
     """Figures 3 and 5-12: one-shot accuracy of each permutation (blue) against the
     zero-shot accuracy (red), per trial and model."""
     fig, axes = _grid(len(models))
@@ -104,8 +129,14 @@ def one_shot(acc: pd.DataFrame, baselines: pd.DataFrame, models: Sequence[str], 
         sub = acc[(acc["model"] == m) & (acc["dataset"] == dataset)]
         one = sub[sub["k"] == 1]
         zero = sub[sub["k"] == 0].groupby("trial")["accuracy"].first()
-        ax.scatter(one["trial"] + 1, one["accuracy"], s=10, color=COLORS["ours"], alpha=0.6,
-                   label="one-shot")
+        ax.scatter(
+            one["trial"] + 1,
+            one["accuracy"],
+            s=10,
+            color=COLORS["ours"],
+            alpha=0.6,
+            label="one-shot",
+        )
         ax.scatter(zero.index + 1, zero.values, s=28, color="red", label="zero-shot", zorder=3)
         _overlay(ax, _baseline(baselines, f"{dataset}|one_shot"))
         ax.set_xticks(sorted(zero.index + 1))

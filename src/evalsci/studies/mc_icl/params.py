@@ -25,12 +25,21 @@ PAPER_MODELS = {
     "llama-2-7b": "meta-llama/Llama-2-7b-hf",
     "llama-2-13b": "meta-llama/Llama-2-13b-hf",
 }
-DATASET_NAMES = {"hellaswag": "Hellaswag", "mnli": "MNLI", "mrpc": "MRPC", "qnli": "QNLI",
-                 "qqp": "QQP", "rte": "RTE", "sst2": "SST-2", "wnli": "WNLI"}
+DATASET_NAMES = {
+    "hellaswag": "Hellaswag",
+    "mnli": "MNLI",
+    "mrpc": "MRPC",
+    "qnli": "QNLI",
+    "qqp": "QQP",
+    "rte": "RTE",
+    "sst2": "SST-2",
+    "wnli": "WNLI",
+}
 
 
-def effective(section: Mapping[str, Any],
-              lm_models: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def effective(
+    section: Mapping[str, Any], lm_models: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """`section` is config["mc_icl"]; returns the parameter set of its `scale`. With
     `lm_models` (config lm.models), every model must be one of those or a paper model."""
     scale = section.get("scale", "default")
@@ -39,21 +48,29 @@ def effective(section: Mapping[str, Any],
     p = dict(section[scale])
     for d in p["datasets"]:
         if d not in TASKS:
-            raise ValueError(f"config mc_icl.{scale}.datasets: unknown dataset {d!r}; known {list(TASKS)}")
+            raise ValueError(
+                f"config mc_icl.{scale}.datasets: unknown dataset {d!r}; known {list(TASKS)}"
+            )
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
         for m in p["models"]:
             if m not in known:
-                raise ValueError(f"config mc_icl.{scale}.models: unknown model {m!r}; known "
-                                 f"(config lm.models and the paper's): {known}")
+                raise ValueError(
+                    f"config mc_icl.{scale}.models: unknown model {m!r}; known "
+                    f"(config lm.models and the paper's): {known}"
+                )
     sel = p["selection"]
     for key, allowed in (("models", p["models"]), ("datasets", p["datasets"])):
         bad = [x for x in sel[key] if x not in allowed]
         if bad:
-            raise ValueError(f"config mc_icl.{scale}.selection.{key}: {bad} not in mc_icl.{scale}.{key}")
+            raise ValueError(
+                f"config mc_icl.{scale}.selection.{key}: {bad} not in mc_icl.{scale}.{key}"
+            )
     for key in ("figure2_dataset", "figure3_dataset"):
         if p[key] not in p["datasets"]:
-            raise ValueError(f"config mc_icl.{scale}.{key} = {p[key]!r} is not in mc_icl.{scale}.datasets")
+            raise ValueError(
+                f"config mc_icl.{scale}.{key} = {p[key]!r} is not in mc_icl.{scale}.datasets"
+            )
     p["scale"] = scale
     return p
 

@@ -71,7 +71,12 @@ class TrialPlan:
 
 
 def plan_trial(
-    n_train: int, K: int, P: int, seed: int, dataset: str, trial: int  # noqa: N803
+    n_train: int,
+    K: int,
+    P: int,
+    seed: int,
+    dataset: str,
+    trial: int,  # noqa: N803
 ) -> TrialPlan:
     """Sample S^K from the training set and P random permutations of it (Algorithm 1, l.4-6)."""
     if K > n_train:

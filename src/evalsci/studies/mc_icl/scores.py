@@ -32,7 +32,9 @@ class ScoresError(ValueError):
 
 
 def choice_columns(df: pd.DataFrame, prefix: str = "ll_") -> list[str]:
-    cols = sorted((c for c in df.columns if c.startswith(prefix)), key=lambda c: int(c[len(prefix):]))
+    cols = sorted(
+        (c for c in df.columns if c.startswith(prefix)), key=lambda c: int(c[len(prefix) :])
+    )
     return cols
 
 
@@ -113,7 +115,9 @@ def accuracy_by_set(scores: pd.DataFrame) -> pd.DataFrame:
     perms = rest[["model", "dataset", "set", "permutation"]].drop_duplicates()
     zero = zero.merge(perms, on=["model", "dataset", "set"])
     cols = ["model", "dataset", "set", "permutation", "k", "accuracy"]
-    return pd.concat([zero[cols], rest[cols]], ignore_index=True).sort_values(cols[:5], ignore_index=True)
+    return pd.concat([zero[cols], rest[cols]], ignore_index=True).sort_values(
+        cols[:5], ignore_index=True
+    )
 
 
 def check_accuracy(df: pd.DataFrame, source: str) -> pd.DataFrame:

@@ -30,7 +30,9 @@ def example_values(scores: pd.DataFrame) -> pd.DataFrame:
     df = df.assign(correct=correct(df))
     acc = df.groupby(["model", "dataset", "trial", "permutation", "k", "demo"])["correct"].mean()
     values = acc.groupby(["model", "dataset", "trial", "demo"]).mean().rename("value").reset_index()
-    values["z"] = values.groupby(["model", "dataset", "trial"])["value"].transform(zscore).round(Z_DECIMALS)
+    values["z"] = (
+        values.groupby(["model", "dataset", "trial"])["value"].transform(zscore).round(Z_DECIMALS)
+    )
     return values[VALUE_COLUMNS]
 
 
@@ -40,8 +42,9 @@ def zscore(values: pd.Series) -> pd.Series:
     return (values - values.mean()) / sd if sd > 0 else values * 0.0
 
 
-def select(values: pd.DataFrame, size: int = 6, threshold: float = 1.0,
-           fill: bool = False) -> dict[str, list[int]]:
+def select(
+    values: pd.DataFrame, size: int = 6, threshold: float = 1.0, fill: bool = False
+) -> dict[str, list[int]]:
     """The high and low sets of one (model, dataset): the `size` examples with the highest
     Z > threshold and the `size` with the lowest Z < -threshold, pooled over trials (an
     example drawn in two trials counts once, with its most extreme Z).

@@ -37,30 +37,49 @@ def load_data(dataset: str, glue_root: str | os.PathLike | None):
     return train, val
 
 
-def make_plan(dataset: str, run: str, train: list[dict], params: Mapping[str, Any], seed: int,
-              sets_path: str | os.PathLike | None = None):
+def make_plan(
+    dataset: str,
+    run: str,
+    train: list[dict],
+    params: Mapping[str, Any],
+    seed: int,
+    sets_path: str | os.PathLike | None = None,
+):
     kind, which = parse_run(run)
     if kind == "trial":
         if which >= params["num_trials"]:
             raise ValueError(f"{run}: config has only {params['num_trials']} trials")
-        return plan_trial(len(train), params["num_demos"], params["num_permutations"], seed,
-                          dataset, which)
+        return plan_trial(
+            len(train), params["num_demos"], params["num_permutations"], seed, dataset, which
+        )
     if sets_path is None:
         raise ValueError(f"{run} needs the selected sets (sets.json)")
     sets = json.loads(open(sets_path).read())
     ids = sets[which]
     if not ids:
-        raise ValueError(f"{sets_path}: the {which!r} set is empty (no example passed |Z| > "
-                         "threshold); run more trials or demonstrations")
+        raise ValueError(
+            f"{sets_path}: the {which!r} set is empty (no example passed |Z| > "
+            "threshold); run more trials or demonstrations"
+        )
     pos = {e["idx"]: i for i, e in enumerate(train)}
     return plan_fixed([pos[i] for i in ids], params["num_permutations"], seed, dataset, which)
 
 
-def run_shard(model_name: str, model_spec: Mapping[str, Any] | str, dataset: str, run: str,
-              params: Mapping[str, Any], seed: int, out: str | os.PathLike, *,
-              glue_root: str | os.PathLike | None = None, sets_path=None,
-              lm: Mapping[str, Any] | None = None, add_bos: bool = False,
-              progress: bool = True) -> None:
+def run_shard(
+    model_name: str,
+    model_spec: Mapping[str, Any] | str,
+    dataset: str,
+    run: str,
+    params: Mapping[str, Any],
+    seed: int,
+    out: str | os.PathLike,
+    *,
+    glue_root: str | os.PathLike | None = None,
+    sets_path=None,
+    lm: Mapping[str, Any] | None = None,
+    add_bos: bool = False,
+    progress: bool = True,
+) -> None:
     """Score one shard and write its scores table. `lm` is config["lm"] (device, cpu_dtype,
     batch budgets per device)."""
     from evalsci.lm.load import default_device, load_model
@@ -74,24 +93,34 @@ def run_shard(model_name: str, model_spec: Mapping[str, Any] | str, dataset: str
     kind = "cuda" if device.startswith("cuda") else "cpu"
     spec = dict(model_spec) if isinstance(model_spec, Mapping) else model_spec
     dtype = (spec.get("dtype") if isinstance(spec, dict) else None) or (
-        lm.get("cpu_dtype", "float32") if kind == "cpu" else None)
+        lm.get("cpu_dtype", "float32") if kind == "cpu" else None
+    )
     t0 = time.perf_counter()
     model, tok = load_model(spec, device=device, dtype=dtype)
-    log.info("loaded %s on %s (%s) in %.1f s", model_name, device, model.dtype,
-             time.perf_counter() - t0)
+    log.info(
+        "loaded %s on %s (%s) in %.1f s", model_name, device, model.dtype, time.perf_counter() - t0
+    )
     batch = lm.get("batch", {}).get(kind, {})
     scorer = make_scorer(model, tok, add_bos=add_bos, **batch)
     tmpl = template(dataset)
-    log.info("%s %s %s: K=%d P=%d on %d validation examples", model_name, dataset, run,
-             plan.K, plan.P, len(queries))
+    log.info(
+        "%s %s %s: K=%d P=%d on %d validation examples",
+        model_name,
+        dataset,
+        run,
+        plan.K,
+        plan.P,
+        len(queries),
+    )
     node_scores, prefix_tokens = score_plan(scorer, tmpl, train, queries, plan, progress)
     stats = scorer.stats.as_dict()
     stats["tokens_per_s"] = stats["forward_tokens"] / max(stats["seconds"], 1e-9)
     log.info("scoring stats: %s", stats)
     set_name = "trial" if run.startswith("trial") else run[4:]
     qtok = [len(ids) for ids in scorer.encode_batch([tmpl.doc_to_text(q) for q in queries])]
-    df = plan_rows(plan, node_scores, prefix_tokens, train, queries, tmpl, model_name, set_name,
-                   qtok)
+    df = plan_rows(
+        plan, node_scores, prefix_tokens, train, queries, tmpl, model_name, set_name, qtok
+    )
     warn_overlong(df, model)
     write_scores(df, out)
 

@@ -23,8 +23,9 @@ def maxrandom_requests(params: dict, seed: int, out) -> None:
     print(df.to_string())
 
 
-def make_accuracy_tables(score_paths, baselines_path, params: dict, accuracy_out,
-                         summary_out) -> None:
+def make_accuracy_tables(
+    score_paths, baselines_path, params: dict, accuracy_out, summary_out
+) -> None:
     """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv and the summary table."""
     from evalsci.tables import write_table
 
@@ -40,8 +41,9 @@ def make_accuracy_tables(score_paths, baselines_path, params: dict, accuracy_out
     print(table.to_string())
 
 
-def selection(score_paths, dataset: str, glue_root, params: dict, seed: int, values_out,
-              sets_out) -> None:
+def selection(
+    score_paths, dataset: str, glue_root, params: dict, seed: int, values_out, sets_out
+) -> None:
     """Rule mc_icl_selection: Section 5.2 values, Z-scores and the high/low/random sets."""
     from .scores import read_scores
     from .selection import example_values, passed, random_set, select
@@ -51,8 +53,12 @@ def selection(score_paths, dataset: str, glue_root, params: dict, seed: int, val
     values = example_values(read_scores(score_paths))
     sets = select(values, size, z)
     if min(len(sets["high"]), len(sets["low"])) < size:
-        log.warning("fewer than %d examples pass |Z| > %g (%s); filling up with the next "
-                    "most extreme ones", size, z, {k: len(v) for k, v in sets.items()})
+        log.warning(
+            "fewer than %d examples pass |Z| > %g (%s); filling up with the next most extreme ones",
+            size,
+            z,
+            {k: len(v) for k, v in sets.items()},
+        )
         sets = select(values, size, z, fill=True)
     sets["passed_threshold"] = {s: passed(values, sets[s], z, s) for s in ("high", "low")}
     train, _ = load_data(dataset, glue_root or None)

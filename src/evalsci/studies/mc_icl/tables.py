@@ -12,9 +12,21 @@ from evalsci.studies.mc_icl.maxrandom_requests import eval_size
 TIE_DECIMALS = 9
 
 SUMMARY_COLUMNS = [
-    "model", "dataset", "n", "zero_shot", "one_shot_mean", "one_shot_min", "one_shot_max",
-    "one_shot_below_zero_shot", "k_max_mean", "best_k", "best_k_accuracy", "best_prompt",
-    "random", "max_random_best_k", "max_random_best_prompt",
+    "model",
+    "dataset",
+    "n",
+    "zero_shot",
+    "one_shot_mean",
+    "one_shot_min",
+    "one_shot_max",
+    "one_shot_below_zero_shot",
+    "k_max_mean",
+    "best_k",
+    "best_k_accuracy",
+    "best_prompt",
+    "random",
+    "max_random_best_k",
+    "max_random_best_prompt",
 ]
 
 
@@ -37,24 +49,26 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
         curve = sub.groupby(["trial", "k"])["accuracy"].mean().groupby("k").mean()
         best_prompt = sub.groupby("trial")["accuracy"].max()
         trial_keys = [f"{d}|trial{t}|prompts" for t in best_prompt.index]
-        rows.append({
-            "model": m, "dataset": d, "n": eval_size(d, num_eval),
-            "zero_shot": zero.mean(),
-            "one_shot_mean": one["accuracy"].mean(),
-            "one_shot_min": one["accuracy"].min(),
-            "one_shot_max": one["accuracy"].max(),
-            "one_shot_below_zero_shot": (one["accuracy"] < one["zero"]).mean(),
-            "k_max_mean": curve.iloc[-1],
-            "best_k": int(curve.round(TIE_DECIMALS).idxmax()),
-            "best_k_accuracy": curve.max(),
-            "best_prompt": best_prompt.mean(),
-            "random": baselines.loc[f"{d}|k_curve", "standard"],
-            "max_random_best_k": baselines.loc[f"{d}|k_curve", "expected_max"],
-            "max_random_best_prompt": baselines.loc[trial_keys, "expected_max"].mean(),
-        })
+        rows.append(
+            {
+                "model": m,
+                "dataset": d,
+                "n": eval_size(d, num_eval),
+                "zero_shot": zero.mean(),
+                "one_shot_mean": one["accuracy"].mean(),
+                "one_shot_min": one["accuracy"].min(),
+                "one_shot_max": one["accuracy"].max(),
+                "one_shot_below_zero_shot": (one["accuracy"] < one["zero"]).mean(),
+                "k_max_mean": curve.iloc[-1],
+                "best_k": int(curve.round(TIE_DECIMALS).idxmax()),
+                "best_k_accuracy": curve.max(),
+                "best_prompt": best_prompt.mean(),
+                "random": baselines.loc[f"{d}|k_curve", "standard"],
+                "max_random_best_k": baselines.loc[f"{d}|k_curve", "expected_max"],
+                "max_random_best_prompt": baselines.loc[trial_keys, "expected_max"].mean(),
+            }
+        )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-
-
 
 
 def _doc_summary(paths) -> str:
@@ -63,15 +77,22 @@ def _doc_summary(paths) -> str:
 
     s = pd.read_csv(paths["results/mc_icl/tables/summary.csv"])
     f = "{:.3f}".format
-    rows = [{
-        "model": r.model, "dataset": DATASET_NAMES.get(r.dataset, r.dataset), "n": r.n,
-        "zero-shot": f(r.zero_shot),
-        "one-shot mean (min-max)": f"{f(r.one_shot_mean)} ({f(r.one_shot_min)}-{f(r.one_shot_max)})",
-        "one-shot below zero-shot": f"{100 * r.one_shot_below_zero_shot:.0f}%",
-        "k = K mean": f(r.k_max_mean), "best k (acc)": f"{r.best_k} ({f(r.best_k_accuracy)})",
-        "best prompt": f(r.best_prompt), "random": f(r.random),
-        "max random best k / best prompt": f"{f(r.max_random_best_k)} / {f(r.max_random_best_prompt)}",
-    } for r in s.itertuples()]
+    rows = [
+        {
+            "model": r.model,
+            "dataset": DATASET_NAMES.get(r.dataset, r.dataset),
+            "n": r.n,
+            "zero-shot": f(r.zero_shot),
+            "one-shot mean (min-max)": f"{f(r.one_shot_mean)} ({f(r.one_shot_min)}-{f(r.one_shot_max)})",
+            "one-shot below zero-shot": f"{100 * r.one_shot_below_zero_shot:.0f}%",
+            "k = K mean": f(r.k_max_mean),
+            "best k (acc)": f"{r.best_k} ({f(r.best_k_accuracy)})",
+            "best prompt": f(r.best_prompt),
+            "random": f(r.random),
+            "max random best k / best prompt": f"{f(r.max_random_best_k)} / {f(r.max_random_best_prompt)}",
+        }
+        for r in s.itertuples()
+    ]
     from evalsci.doctables import _md
 
     return _md(pd.DataFrame(rows))
@@ -80,8 +101,9 @@ def _doc_summary(paths) -> str:
 def _register_doc_block() -> None:
     from evalsci.doctables import block
 
-    block("mc_icl_summary", doc="docs/mc_icl.md",
-          inputs=["results/mc_icl/tables/summary.csv"])(_doc_summary)
+    block("mc_icl_summary", doc="docs/mc_icl.md", inputs=["results/mc_icl/tables/summary.csv"])(
+        _doc_summary
+    )
 
 
 _register_doc_block()

@@ -33,7 +33,14 @@ RELEASED_ROOTS = (
 )
 # Columns of the normalised long table (results/tapt/data/accuracies.csv).
 TABLE_COLUMNS = (
-    "config", "family", "m", "n", "lm", "dataset", "subsample", *ACCURACY_COLUMNS,
+    "config",
+    "family",
+    "m",
+    "n",
+    "lm",
+    "dataset",
+    "subsample",
+    *ACCURACY_COLUMNS,
 )
 # The two paired comparisons of the paper: (control, treatment).
 COMPARISONS = {"boost": ("base", "extra"), "bias": ("extra", "test")}
@@ -102,14 +109,15 @@ def read_accuracy_file(path: str | Path, n: int, rows: int | None = None) -> pd.
     df = df[list(ACCURACY_COLUMNS)].copy()
     for col in ("base", "extra", "test", "majority", "majority_all"):
         df[col] = numeric(df, col, path, lo=0, hi=1, error=err)
-    df["num_classes"] = numeric(df, "num_classes", path, lo=2, integer=True,
-                                error=err).astype(int)
+    df["num_classes"] = numeric(df, "num_classes", path, lo=2, integer=True, error=err).astype(int)
     counts = df[list(ACCURACY_METHODS)].to_numpy(float) * n
     off = np.abs(counts - np.round(counts)) > 1e-6
     if off.any():
         i, j = map(int, np.argwhere(off)[0])
-        raise err(f"{path}: column {ACCURACY_METHODS[j]!r}, row {i + 1}: n*accuracy is not a "
-                  f"whole count for n={n}")
+        raise err(
+            f"{path}: column {ACCURACY_METHODS[j]!r}, row {i + 1}: n*accuracy is not a "
+            f"whole count for n={n}"
+        )
     return df
 
 
@@ -117,7 +125,9 @@ def parse_path(path: str | Path) -> tuple[int, int, str, str]:
     """(m, n, lm, dataset) of a path ending in m{m}/n{n}/{lm}/{dataset}/accuracies.csv."""
     match = _PATH.search(Path(path).as_posix())
     if match is None:
-        raise AccuracyDataError(f"{path}: not laid out as m{{m}}/n{{n}}/{{lm}}/{{dataset}}/accuracies.csv")
+        raise AccuracyDataError(
+            f"{path}: not laid out as m{{m}}/n{{n}}/{{lm}}/{{dataset}}/accuracies.csv"
+        )
     g = match.groupdict()
     return int(g["m"]), int(g["n"]), g["lm"], g["dataset"]
 
@@ -170,9 +180,14 @@ def configs_of_files(files) -> list[str]:
 # Configurations of the released bundle (kddubey/pretrain-on-test at the pinned commit).
 RELEASED_CONFIGS = (
     *(f"m{m}_n{n}" for m in (50, 100) for n in (50, 100, 200, 500)),
-    "gpt2_epochs_2_m50_n50", "gpt2_epochs_2_m50_n200", "gpt2_epochs_2_m100_n50",
-    "gpt2_epochs_2_m100_n100", "gpt2_epochs_2_m100_n200", "gpt2_epochs_2_m100_n500",
-    "zero_shot_n100", "zero_shot_packing_n100",
+    "gpt2_epochs_2_m50_n50",
+    "gpt2_epochs_2_m50_n200",
+    "gpt2_epochs_2_m100_n50",
+    "gpt2_epochs_2_m100_n100",
+    "gpt2_epochs_2_m100_n200",
+    "gpt2_epochs_2_m100_n500",
+    "zero_shot_n100",
+    "zero_shot_packing_n100",
 )
 
 
@@ -193,8 +208,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 def config_order(configs) -> list[str]:
     """Configurations sorted as the paper presents them: main, overtraining, zero-shot."""
+
     def key(c):
         nums = [int(x) for x in re.findall(r"[mn](\d+)", c)]
         fam = 0 if c.startswith("m") else 1 if "epochs" in c else 2 + ("packing" in c)
         return (fam, *nums)
+
     return sorted(set(configs), key=key)

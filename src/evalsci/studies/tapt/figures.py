@@ -31,17 +31,29 @@ def plot_differences(acc: pd.DataFrame, outputs) -> None:
     d = differences(acc)
     lms = sorted(d["lm"].unique())
     tasks = sorted(d["dataset"].unique(), reverse=True)
-    fig, axes = plt.subplots(len(lms), 2, figsize=(8, 0.22 * len(tasks) * len(lms) + 1.2),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(
+        len(lms), 2, figsize=(8, 0.22 * len(tasks) * len(lms) + 1.2), squeeze=False, sharey=True
+    )
     for i, lm in enumerate(lms):
         for j, comparison in enumerate(("boost", "bias")):
             ax = axes[i, j]
             g = d[d["lm"] == lm]
             data = [g.loc[g["dataset"] == t, comparison].to_numpy() for t in tasks]
-            ax.boxplot(data, vert=False, widths=0.6, showfliers=False,
-                       medianprops={"color": COLORS["ours"]})
-            ax.plot([x.mean() for x in data], np.arange(1, len(tasks) + 1), "o", ms=3,
-                    color=COLORS["paper"], label="mean")
+            ax.boxplot(
+                data,
+                vert=False,
+                widths=0.6,
+                showfliers=False,
+                medianprops={"color": COLORS["ours"]},
+            )
+            ax.plot(
+                [x.mean() for x in data],
+                np.arange(1, len(tasks) + 1),
+                "o",
+                ms=3,
+                color=COLORS["paper"],
+                label="mean",
+            )
             ax.axvline(0, color="k", lw=0.8)
             ax.set_yticks(np.arange(1, len(tasks) + 1), tasks)
             ax.set_title(f"{lm}: mean {g[comparison].mean():+.2%}")
@@ -70,8 +82,9 @@ def _m_n(config: str) -> tuple[int | None, int | None]:
     return None, int(match.group(1)) if match else None
 
 
-def plot_posterior_predictive(draws: pd.DataFrame, outputs, *, title: str,
-                              column: str = "avg_diff") -> None:
+def plot_posterior_predictive(
+    draws: pd.DataFrame, outputs, *, title: str, column: str = "avg_diff"
+) -> None:
     """KDEs of a posterior quantity per configuration: rows = comparisons, columns = m.
 
     `draws` has columns config, comparison, and `column` (e.g. the average accuracy
@@ -80,18 +93,23 @@ def plot_posterior_predictive(draws: pd.DataFrame, outputs, *, title: str,
     d["m"], d["n"] = zip(*d["config"].map(_m_n), strict=True)
     ms = sorted(d["m"].dropna().unique()) or [None]
     comparisons = [c for c in ("boost", "bias") if c in set(d["comparison"])]
-    fig, axes = plt.subplots(len(comparisons), len(ms), figsize=(3.6 * len(ms), 2.6 * len(comparisons)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(comparisons), len(ms), figsize=(3.6 * len(ms), 2.6 * len(comparisons)), squeeze=False
+    )
     for i, comparison in enumerate(comparisons):
         for j, m in enumerate(ms):
             ax = axes[i, j]
             g = d[(d["comparison"] == comparison) & ((d["m"] == m) if m is not None else True)]
-            for config, h in sorted(g.groupby("config"), key=lambda kv: (kv[1]["n"].iloc[0], kv[0])):
+            for config, h in sorted(
+                g.groupby("config"), key=lambda kv: (kv[1]["n"].iloc[0], kv[0])
+            ):
                 label = f"n = {h['n'].iloc[0]}" if m is not None else config
                 _kde(ax, h[column], label)
             ax.axvline(0, color="k", lw=0.8)
             ax.set_title(f"{comparison}" + (f", m = {m:.0f}" if m is not None else ""))
-            ax.set_xlabel(LABELS[comparison] if column == "avg_diff" else rf"$\beta$ ({comparison})")
+            ax.set_xlabel(
+                LABELS[comparison] if column == "avg_diff" else rf"$\beta$ ({comparison})"
+            )
             ax.set_ylabel("density")
             ax.legend(fontsize=7)
     fig.suptitle(title)
@@ -107,8 +125,15 @@ def plot_meta_ecdf(slices: pd.DataFrame, thresholds: dict[str, float], outputs) 
     for ax, config in zip(axes[0], configs, strict=True):
         g = slices[slices["config"] == config].sort_values("mean")
         y = np.arange(1, len(g) + 1) / len(g)
-        ax.fill_betweenx(y, g["hdi_5.5"], g["hdi_94.5"], color=COLORS["standard"], alpha=0.3,
-                         step="post", label="89% HDI")
+        ax.fill_betweenx(
+            y,
+            g["hdi_5.5"],
+            g["hdi_94.5"],
+            color=COLORS["standard"],
+            alpha=0.3,
+            step="post",
+            label="89% HDI",
+        )
         ax.step(g["mean"], y, where="post", color=COLORS["ours"], label="posterior mean")
         t = thresholds[config]
         for x in (-t, t):

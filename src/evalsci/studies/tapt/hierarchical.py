@@ -55,21 +55,28 @@ def long_format(acc: pd.DataFrame, comparison: str, counts: str = "round") -> pd
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; choose one of {list(COMPARISONS)}")
     if acc["config"].nunique() != 1:
-        raise ValueError(f"long_format needs one configuration, got {sorted(acc['config'].unique())}")
+        raise ValueError(
+            f"long_format needs one configuration, got {sorted(acc['config'].unique())}"
+        )
     frames = []
     for method in COMPARISONS[comparison]:
-        frames.append(pd.DataFrame({
-            "lm_type": acc["lm"].to_numpy(),
-            "dataset": acc["dataset"].to_numpy(),
-            # The subsample index, shared across LMs: the same split for every LM.
-            "pair": acc["subsample"].astype(int).astype(str).to_numpy(),
-            "method": method,
-            "num_correct": num_correct(acc[method], acc["n"], counts),
-            "num_test": acc["n"].astype(np.int64).to_numpy(),
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "lm_type": acc["lm"].to_numpy(),
+                    "dataset": acc["dataset"].to_numpy(),
+                    # The subsample index, shared across LMs: the same split for every LM.
+                    "pair": acc["subsample"].astype(int).astype(str).to_numpy(),
+                    "method": method,
+                    "num_correct": num_correct(acc[method], acc["n"], counts),
+                    "num_test": acc["n"].astype(np.int64).to_numpy(),
+                }
+            )
+        )
     out = pd.concat(frames, ignore_index=True)
-    return out.sort_values(["lm_type", "dataset", "pair", "method"], kind="stable",
-                           ignore_index=True)[list(LONG_COLUMNS)]
+    return out.sort_values(
+        ["lm_type", "dataset", "pair", "method"], kind="stable", ignore_index=True
+    )[list(LONG_COLUMNS)]
 
 
 def formula(n_lms: int, task_treatment: bool = True) -> str:
@@ -84,6 +91,7 @@ def formula(n_lms: int, task_treatment: bool = True) -> str:
 
 def priors(n_lms: int, task_treatment: bool = True) -> dict[str, PriorSpec]:
     """Every prior of the model, explicitly (keys are bambi term names)."""
+
     def half_normal(sigma):
         return PriorSpec("HalfNormal", {"sigma": sigma})
 
@@ -114,5 +122,10 @@ def build(long: pd.DataFrame, *, task_treatment: bool = True):
     from evalsci.stats.bayes import build_model
 
     n_lms = long["lm_type"].nunique()
-    return build_model(formula(n_lms, task_treatment), long, priors(n_lms, task_treatment),
-                       family="binomial", noncentered=True)
+    return build_model(
+        formula(n_lms, task_treatment),
+        long,
+        priors(n_lms, task_treatment),
+        family="binomial",
+        noncentered=True,
+    )

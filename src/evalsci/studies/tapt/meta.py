@@ -36,8 +36,17 @@ from evalsci.studies.tapt.hierarchical import num_correct
 
 log = logging.getLogger(__name__)
 
-SLICE_COLUMNS = ("config", "comparison", "slice", "mean", "sd", "hdi_5.5", "hdi_94.5",
-                 "ess_bulk", "divergences")
+SLICE_COLUMNS = (
+    "config",
+    "comparison",
+    "slice",
+    "mean",
+    "sd",
+    "hdi_5.5",
+    "hdi_94.5",
+    "ess_bulk",
+    "divergences",
+)
 META_COLUMNS = ("config", "threshold", "p_outside", "n_slices")
 
 
@@ -85,8 +94,9 @@ class SliceModel:
         # Same subsample of a task = same pair (shared across LMs), as in the authors' code.
         keys = (s["dataset"] + ":" + s["subsample"].astype(str)).to_numpy()
         _, pair = np.unique(keys, return_inverse=True)
-        y = np.concatenate([num_correct(s[control], s["n"], counts),
-                            num_correct(s[treatment], s["n"], counts)])
+        y = np.concatenate(
+            [num_correct(s[control], s["n"], counts), num_correct(s[treatment], s["n"], counts)]
+        )
         k = len(s)
         out = {
             "y": y.astype("int64"),
@@ -104,8 +114,9 @@ class SliceModel:
         if self._compiled is None:
             self._compiled = nutpie.compile_pymc_model(self.model)
         compiled = self._compiled.with_data(**data)
-        return nutpie.sample(compiled, draws=draws, tune=tune, chains=1, cores=1,
-                             seed=seed, progress_bar=False)
+        return nutpie.sample(
+            compiled, draws=draws, tune=tune, chains=1, cores=1, seed=seed, progress_bar=False
+        )
 
 
 def _summarise(idata, hdi_prob: float = 0.89) -> dict:
@@ -113,9 +124,14 @@ def _summarise(idata, hdi_prob: float = 0.89) -> dict:
 
     s = az.summary(idata, var_names=["beta"], hdi_prob=hdi_prob, round_to="none").iloc[0]
     lo, hi = (c for c in s.index if c.startswith("hdi_"))
-    return {"mean": float(s["mean"]), "sd": float(s["sd"]), "hdi_5.5": float(s[lo]),
-            "hdi_94.5": float(s[hi]), "ess_bulk": float(s["ess_bulk"]),
-            "divergences": int(np.asarray(idata.sample_stats["diverging"]).sum())}
+    return {
+        "mean": float(s["mean"]),
+        "sd": float(s["sd"]),
+        "hdi_5.5": float(s[lo]),
+        "hdi_94.5": float(s[hi]),
+        "ess_bulk": float(s["ess_bulk"]),
+        "divergences": int(np.asarray(idata.sample_stats["diverging"]).sum()),
+    }
 
 
 def _run_slices(args) -> list[dict]:
@@ -135,9 +151,17 @@ def _run_slices(args) -> list[dict]:
     return out
 
 
-def run_meta(acc: pd.DataFrame, *, comparison: str = "bias", n_slices: int, seed: int,
-             draws: int = 1000, tune: int = 500, workers: int = 1,
-             counts: str = "round") -> pd.DataFrame:
+def run_meta(
+    acc: pd.DataFrame,
+    *,
+    comparison: str = "bias",
+    n_slices: int,
+    seed: int,
+    draws: int = 1000,
+    tune: int = 500,
+    workers: int = 1,
+    counts: str = "round",
+) -> pd.DataFrame:
     """Fit `n_slices` unreplicated slices of one configuration; one row per slice."""
     config = acc["config"].iloc[0]
     if acc["config"].nunique() != 1:
@@ -149,8 +173,7 @@ def run_meta(acc: pd.DataFrame, *, comparison: str = "bias", n_slices: int, seed
         rows = _run_slices(jobs[0])
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for part in tqdm(pool.map(_run_slices, jobs), total=len(jobs),
-                             desc=f"meta {config}"):
+            for part in tqdm(pool.map(_run_slices, jobs), total=len(jobs), desc=f"meta {config}"):
                 rows.extend(part)
     out = pd.DataFrame(rows).sort_values("slice", ignore_index=True)
     out.insert(0, "comparison", comparison)

@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-PCA_COLUMNS = ("effective_rank", "n", "n_trials", "bias_mean", "bias_se", "boost_mean",
-               "boost_se")
+PCA_COLUMNS = ("effective_rank", "n", "n_trials", "bias_mean", "bias_se", "boost_mean", "boost_se")
 
 
 def _fit_predict(x_train, y_train, x_test):
@@ -43,9 +42,15 @@ def _r2_pca(pca_fit_x, x_train, y_train, x_test, y_test, k):
     return _r2(y_test, pred)
 
 
-def pca_experiment(*, ranks=(5, 10, 15, 20), ns=tuple(range(25, 501, 25)), m: int = 100,
-                   n_trials: int = 2000, n_samples: int = 10_000,
-                   random_state: int = 123) -> pd.DataFrame:
+def pca_experiment(
+    *,
+    ranks=(5, 10, 15, 20),
+    ns=tuple(range(25, 501, 25)),
+    m: int = 100,
+    n_trials: int = 2000,
+    n_samples: int = 10_000,
+    random_state: int = 123,
+) -> pd.DataFrame:
     """Mean and SE over trials of R^2_test - R^2_extra (bias) and R^2_extra - R^2_base.
 
     PCA and OLS are computed with numpy (SVD, least squares): the same estimators as
@@ -56,8 +61,14 @@ def pca_experiment(*, ranks=(5, 10, 15, 20), ns=tuple(range(25, 501, 25)), m: in
 
     rows = []
     for rank in ranks:
-        x, y = make_regression(n_samples=n_samples, n_features=20, n_informative=10,
-                               effective_rank=rank, noise=1.0, random_state=random_state)
+        x, y = make_regression(
+            n_samples=n_samples,
+            n_features=20,
+            n_informative=10,
+            effective_rank=rank,
+            noise=1.0,
+            random_state=random_state,
+        )
         k = int(0.6 * rank)
         idx = np.arange(len(x))
         for n in tqdm(ns, desc=f"PCA rank {rank}", mininterval=5):
@@ -71,8 +82,17 @@ def pca_experiment(*, ranks=(5, 10, 15, 20), ns=tuple(range(25, 501, 25)), m: in
                 r2_test = _r2_pca(x[te], x[tr], y[tr], x[te], y[te], k)
                 bias[i], boost[i] = r2_test - r2_extra, r2_extra - base
             se = np.sqrt(n_trials)
-            rows.append((rank, n, n_trials, bias.mean(), bias.std(ddof=1) / se, boost.mean(),
-                         boost.std(ddof=1) / se))
+            rows.append(
+                (
+                    rank,
+                    n,
+                    n_trials,
+                    bias.mean(),
+                    bias.std(ddof=1) / se,
+                    boost.mean(),
+                    boost.std(ddof=1) / se,
+                )
+            )
     return pd.DataFrame(rows, columns=list(PCA_COLUMNS))
 
 
@@ -84,11 +104,17 @@ def plot_pca(table: pd.DataFrame, outputs) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.2))
     for rank, g in table.groupby("effective_rank"):
         ax.plot(g["n"], g["bias_mean"], label=f"effective rank {rank}")
-        ax.fill_between(g["n"], g["bias_mean"] - 1.96 * g["bias_se"],
-                        g["bias_mean"] + 1.96 * g["bias_se"], alpha=0.25)
+        ax.fill_between(
+            g["n"],
+            g["bias_mean"] - 1.96 * g["bias_se"],
+            g["bias_mean"] + 1.96 * g["bias_se"],
+            alpha=0.25,
+        )
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xlabel("n (extra and test size)")
     ax.set_ylabel(r"mean $R^2_{test} - R^2_{extra}$")
-    ax.set_title(f"PCA on test features: evaluation bias ({table['n_trials'].iloc[0]} trials, 95% CI)")
+    ax.set_title(
+        f"PCA on test features: evaluation bias ({table['n_trials'].iloc[0]} trials, 95% CI)"
+    )
     ax.legend(fontsize=7)
     savefig(fig, outputs)

@@ -30,8 +30,18 @@ from evalsci.studies.tapt.hierarchical import num_correct
 
 TESTS = (("bias", "greater"), ("boost", "greater"), ("boost", "less"))
 PERMUTATION_COLUMNS = (
-    "config", "m", "n", "lm", "dataset", "comparison", "alternative", "n_subsamples",
-    "mean_diff", "p_value", "p_adjusted", "significant",
+    "config",
+    "m",
+    "n",
+    "lm",
+    "dataset",
+    "comparison",
+    "alternative",
+    "n_subsamples",
+    "mean_diff",
+    "p_value",
+    "p_adjusted",
+    "significant",
 )
 
 
@@ -40,8 +50,9 @@ def test_seed(seed: int, *key) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, zlib.crc32("/".join(map(str, key)).encode())])
 
 
-def permutation_tests(acc: pd.DataFrame, *, seed: int, n_resamples: int = 10_000,
-                      alpha: float = 0.05) -> pd.DataFrame:
+def permutation_tests(
+    acc: pd.DataFrame, *, seed: int, n_resamples: int = 10_000, alpha: float = 0.05
+) -> pd.DataFrame:
     """Every (configuration, LM, task) x TESTS, with BH-adjusted p-values."""
     rows = []
     groups = list(acc.groupby(["config", "m", "n", "lm", "dataset"], sort=True))
@@ -49,14 +60,18 @@ def permutation_tests(acc: pd.DataFrame, *, seed: int, n_resamples: int = 10_000
         g = g.sort_values("subsample")
         for comparison, alternative in TESTS:
             control, treatment = COMPARISONS[comparison]
-            rng = np.random.default_rng(test_seed(seed, config, lm, dataset, comparison,
-                                                  alternative))
+            rng = np.random.default_rng(
+                test_seed(seed, config, lm, dataset, comparison, alternative)
+            )
             # Integer counts make tied differences exactly tied (no float noise).
-            mean, p = paired_mean_test(num_correct(g[treatment], n), num_correct(g[control], n),
-                                       alternative=alternative, n_resamples=n_resamples,
-                                       rng=rng)
-            rows.append((config, m, n, lm, dataset, comparison, alternative, len(g), mean / n,
-                         p))
+            mean, p = paired_mean_test(
+                num_correct(g[treatment], n),
+                num_correct(g[control], n),
+                alternative=alternative,
+                n_resamples=n_resamples,
+                rng=rng,
+            )
+            rows.append((config, m, n, lm, dataset, comparison, alternative, len(g), mean / n, p))
     from scipy.stats import false_discovery_control  # here: scipy.stats is ~0.5 s to import
 
     out = pd.DataFrame(rows, columns=list(PERMUTATION_COLUMNS[:-2]))
@@ -71,15 +86,18 @@ def permutation_tests(acc: pd.DataFrame, *, seed: int, n_resamples: int = 10_000
 def permutation_summary(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Per (configuration, LM, comparison, alternative): how many of the tasks are significant
     (raw and BH-adjusted), the smallest adjusted p-value and the task signs."""
+
     def summarise(g):
-        return pd.Series({
-            "n_tasks": len(g),
-            "n_raw_below_alpha": int((g["p_value"] < alpha).sum()),
-            "n_significant_bh": int((g["p_adjusted"] < alpha).sum()),
-            "min_p_adjusted": g["p_adjusted"].min(),
-            "n_positive_mean": int((g["mean_diff"] > 0).sum()),
-            "n_negative_mean": int((g["mean_diff"] < 0).sum()),
-        })
+        return pd.Series(
+            {
+                "n_tasks": len(g),
+                "n_raw_below_alpha": int((g["p_value"] < alpha).sum()),
+                "n_significant_bh": int((g["p_adjusted"] < alpha).sum()),
+                "min_p_adjusted": g["p_adjusted"].min(),
+                "n_positive_mean": int((g["mean_diff"] > 0).sum()),
+                "n_negative_mean": int((g["mean_diff"] < 0).sum()),
+            }
+        )
 
     keys = ["config", "lm", "comparison", "alternative"]
     out = tests.groupby(keys, sort=False).apply(summarise, include_groups=False).reset_index()

@@ -34,10 +34,26 @@ log = logging.getLogger(__name__)
 # eq. 2 (without it).
 VARIANTS = {"authors": True, "eq2": False}
 SUMMARY_COLUMNS = (
-    "config", "comparison", "variant", "mean", "sd", "hdi_5.5", "hdi_94.5", "r_hat",
-    "ess_bulk", "divergences", "mcse_mean", "ppd_mean", "ppd_hdi_5.5", "ppd_hdi_94.5",
-    "n_rows", "backend", "draws_per_chain", "intercept_r_hat",
-    "intercept_ess_bulk", "diagnostics_ok",
+    "config",
+    "comparison",
+    "variant",
+    "mean",
+    "sd",
+    "hdi_5.5",
+    "hdi_94.5",
+    "r_hat",
+    "ess_bulk",
+    "divergences",
+    "mcse_mean",
+    "ppd_mean",
+    "ppd_hdi_5.5",
+    "ppd_hdi_94.5",
+    "n_rows",
+    "backend",
+    "draws_per_chain",
+    "intercept_r_hat",
+    "intercept_ess_bulk",
+    "diagnostics_ok",
 )
 
 
@@ -48,8 +64,9 @@ class FitResult:
     diagnostics: pd.DataFrame
 
 
-def posterior_predictive_avg_diff(model: reparam.ReparamModel, idata, comparison: str,
-                                  seed: int) -> np.ndarray:
+def posterior_predictive_avg_diff(
+    model: reparam.ReparamModel, idata, comparison: str, seed: int
+) -> np.ndarray:
     """Section 6.2: per posterior draw, the average of (Y_treat - Y_ctrl) / n over all
     (LM type, task, subsample). Returns an array of shape (chain, draw)."""
     long = model.long
@@ -57,8 +74,11 @@ def posterior_predictive_avg_diff(model: reparam.ReparamModel, idata, comparison
     key = ["lm_type", "dataset", "pair"]
     ctrl = long.index[long["method"] == control].to_numpy()
     treat = long.index[long["method"] == treatment].to_numpy()
-    if not long.loc[ctrl, key].reset_index(drop=True).equals(
-            long.loc[treat, key].reset_index(drop=True)):
+    if (
+        not long.loc[ctrl, key]
+        .reset_index(drop=True)
+        .equals(long.loc[treat, key].reset_index(drop=True))
+    ):
         raise ValueError("control and treatment rows are not aligned by (lm_type, dataset, pair)")
     n = long["num_test"].to_numpy(float)
     out = []
@@ -78,10 +98,19 @@ def hdi(x: np.ndarray, prob: float = 0.89) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
-            settings: bayes.SamplerSettings, thresholds: bayes.Thresholds,
-            counts: str = "round", ppd: bool = True, on_failure: str = "error",
-            max_draws: int | None = None, noncentred_contrast: bool = False) -> FitResult:
+def fit_one(
+    acc: pd.DataFrame,
+    comparison: str,
+    variant: str,
+    *,
+    settings: bayes.SamplerSettings,
+    thresholds: bayes.Thresholds,
+    counts: str = "round",
+    ppd: bool = True,
+    on_failure: str = "error",
+    max_draws: int | None = None,
+    noncentred_contrast: bool = False,
+) -> FitResult:
     """Fit one configuration (acc has one `config`) and comparison with one model variant.
 
     `noncentred_contrast`: sample the task x treatment contrast non-centred
@@ -91,40 +120,71 @@ def fit_one(acc: pd.DataFrame, comparison: str, variant: str, *,
     config = acc["config"].iloc[0]
     label = f"{config}/{comparison}/{variant}"
     long = hierarchical.long_format(acc, comparison, counts)
-    model = reparam.ReparamModel(long, task_treatment=VARIANTS[variant],
-                                 noncentred_contrast=noncentred_contrast)
-    log.info("%s: %d rows; %s (sampled as evalsci.studies.tapt.reparam)", label, len(long),
-             hierarchical.formula(long["lm_type"].nunique(), VARIANTS[variant]))
+    model = reparam.ReparamModel(
+        long, task_treatment=VARIANTS[variant], noncentred_contrast=noncentred_contrast
+    )
+    log.info(
+        "%s: %d rows; %s (sampled as evalsci.studies.tapt.reparam)",
+        label,
+        len(long),
+        hierarchical.formula(long["lm_type"].nunique(), VARIANTS[variant]),
+    )
     beta = hierarchical.beta_name(comparison)
     checked = bayes.fit_checked(
-        model, settings, thresholds, label, primary=(beta,), max_draws=max_draws,
+        model,
+        settings,
+        thresholds,
+        label,
+        primary=(beta,),
+        max_draws=max_draws,
         on_failure=on_failure,
         # mu + U_j per task is identified; the global intercept alone is not (README)
-        extra=lambda idata: {"Intercept+1|dataset":
-                             bayes.intercept_plus_group(idata, "1|dataset")},
+        extra=lambda idata: {"Intercept+1|dataset": bayes.intercept_plus_group(idata, "1|dataset")},
     )
     idata, diag = checked.idata, checked.diagnostics
     intercept = bayes.diagnostics(idata, ["Intercept"]).iloc[0]
     # Sampling time goes to the log, not the table: a wall time would make two runs' tables
     # differ in bytes while every posterior number is identical.
     log.info("%s sampled in %.1f s", label, idata.posterior.attrs["sampling_seconds"])
-    log.info("%s diagnostics:\n%s\nIntercept alone (not enforced): r_hat %.3f ess_bulk %.0f",
-             label, diag.to_string(), intercept["r_hat"], intercept["ess_bulk"])
+    log.info(
+        "%s diagnostics:\n%s\nIntercept alone (not enforced): r_hat %.3f ess_bulk %.0f",
+        label,
+        diag.to_string(),
+        intercept["r_hat"],
+        intercept["ess_bulk"],
+    )
 
     s = bayes.summarize(idata, beta, hdi_prob=0.89)
     b = bayes.scalar_draws(idata, beta)
     chain, draw = np.meshgrid(b["chain"].to_numpy(), b["draw"].to_numpy(), indexing="ij")
-    draws = pd.DataFrame({"chain": chain.ravel(), "draw": draw.ravel(),
-                          "beta": b.transpose("chain", "draw").to_numpy().ravel()})
+    draws = pd.DataFrame(
+        {
+            "chain": chain.ravel(),
+            "draw": draw.ravel(),
+            "beta": b.transpose("chain", "draw").to_numpy().ravel(),
+        }
+    )
     summary = {
-        "config": config, "comparison": comparison, "variant": variant,
-        "mean": s["mean"], "sd": s["sd"], "hdi_5.5": s["hdi_low"], "hdi_94.5": s["hdi_high"],
-        "r_hat": s["r_hat"], "ess_bulk": s["ess_bulk"],
+        "config": config,
+        "comparison": comparison,
+        "variant": variant,
+        "mean": s["mean"],
+        "sd": s["sd"],
+        "hdi_5.5": s["hdi_low"],
+        "hdi_94.5": s["hdi_high"],
+        "r_hat": s["r_hat"],
+        "ess_bulk": s["ess_bulk"],
         "divergences": bayes.divergences(idata),
-        "mcse_mean": s["mcse_mean"], "ppd_mean": np.nan, "ppd_hdi_5.5": np.nan,
-        "ppd_hdi_94.5": np.nan, "n_rows": len(long), "backend": settings.backend,
-        "draws_per_chain": checked.draws, "intercept_r_hat": float(intercept["r_hat"]),
-        "intercept_ess_bulk": float(intercept["ess_bulk"]), "diagnostics_ok": checked.ok,
+        "mcse_mean": s["mcse_mean"],
+        "ppd_mean": np.nan,
+        "ppd_hdi_5.5": np.nan,
+        "ppd_hdi_94.5": np.nan,
+        "n_rows": len(long),
+        "backend": settings.backend,
+        "draws_per_chain": checked.draws,
+        "intercept_r_hat": float(intercept["r_hat"]),
+        "intercept_ess_bulk": float(intercept["ess_bulk"]),
+        "diagnostics_ok": checked.ok,
     }
     if ppd:
         avg = posterior_predictive_avg_diff(model, idata, comparison, settings.seed)

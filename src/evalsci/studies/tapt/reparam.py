@@ -51,10 +51,14 @@ TASK, CELL, PAIR = "1|dataset", "1|dataset:method", "1|dataset:pair"
 def _zero_mean_normal_scale(spec, term: str):
     """The HalfNormal scale of a group term's N(0, sigma) prior (the only form reparametrised)."""
     sigma = spec.args.get("sigma")
-    if (spec.dist != "Normal" or spec.args.get("mu", 0.0) != 0.0
-            or getattr(sigma, "dist", None) != "HalfNormal"):
-        raise ValueError(f"{term}: the reparametrised model needs a Normal(0, HalfNormal) prior, "
-                         f"got {spec}")
+    if (
+        spec.dist != "Normal"
+        or spec.args.get("mu", 0.0) != 0.0
+        or getattr(sigma, "dist", None) != "HalfNormal"
+    ):
+        raise ValueError(
+            f"{term}: the reparametrised model needs a Normal(0, HalfNormal) prior, got {spec}"
+        )
     return float(sigma.args["sigma"])
 
 
@@ -67,8 +71,9 @@ class ReparamModel:
     `evalsci.stats.bayes.fit` runs it. `natural` repeats the coordinate maps in numpy rather
     than as PyMC deterministics, which the sampler would evaluate at every draw."""
 
-    def __init__(self, long: pd.DataFrame, *, task_treatment: bool = True,
-                 noncentred_contrast: bool = False):
+    def __init__(
+        self, long: pd.DataFrame, *, task_treatment: bool = True, noncentred_contrast: bool = False
+    ):
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -138,8 +143,9 @@ class ReparamModel:
                 m = a.mean(axis=1) - s_w * delta
                 t = m - vbar
                 w = a - m[:, None] - beta * self.xs
-                pm.Potential("_W_prior", pm.logp(pm.Normal.dist(0.0, s_w), w).sum()
-                             + J * pt.log(s_w))
+                pm.Potential(
+                    "_W_prior", pm.logp(pm.Normal.dist(0.0, s_w), w).sum() + J * pt.log(s_w)
+                )
                 cell_term = a[self.j, self.x_level]
             else:
                 # eq. 2: the task log-odds S_j = T_j + Vbar_j is free (unit Jacobian)
@@ -154,16 +160,33 @@ class ReparamModel:
         self.model = model
 
     # -- bambi's Model.fit interface (evalsci.stats.bayes._fit calls it) ----------------------
-    def fit(self, *, draws, tune, chains, cores, random_seed, inference_method,
-            target_accept=0.8, progressbar=False, nuts_sampler_kwargs=None):
+    def fit(
+        self,
+        *,
+        draws,
+        tune,
+        chains,
+        cores,
+        random_seed,
+        inference_method,
+        target_accept=0.8,
+        progressbar=False,
+        nuts_sampler_kwargs=None,
+    ):
         import pymc as pm
 
         with self.model:
-            idata = pm.sample(draws=draws, tune=tune, chains=chains, cores=cores,
-                              random_seed=random_seed, nuts_sampler=inference_method,
-                              target_accept=target_accept,
-                              progressbar=progressbar,
-                              nuts_sampler_kwargs=nuts_sampler_kwargs or {})
+            idata = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=random_seed,
+                nuts_sampler=inference_method,
+                target_accept=target_accept,
+                progressbar=progressbar,
+                nuts_sampler_kwargs=nuts_sampler_kwargs or {},
+            )
         idata.posterior = self.natural(idata.posterior)
         return idata
 
@@ -179,14 +202,20 @@ class ReparamModel:
         v = (vbar[..., None] + post["_D"].to_numpy()) if self.split_v else post["_V"].to_numpy()
         if self.task_treatment:
             if self.noncentred_contrast:
-                half = (beta.to_numpy()[..., None] + np.sqrt(2.0) * post[f"{CELL}_sigma"].to_numpy()[
-                    ..., None] * post["_eps"].to_numpy()) / 2
+                half = (
+                    beta.to_numpy()[..., None]
+                    + np.sqrt(2.0)
+                    * post[f"{CELL}_sigma"].to_numpy()[..., None]
+                    * post["_eps"].to_numpy()
+                ) / 2
                 abar = post["_Abar"].to_numpy()
                 a = np.stack([abar - half, abar + half], axis=-1)
             else:
                 a = post["_A"].to_numpy()
-            m = a.mean(axis=-1) - post[f"{CELL}_sigma"].to_numpy()[..., None] * post[
-                "_delta"].to_numpy()
+            m = (
+                a.mean(axis=-1)
+                - post[f"{CELL}_sigma"].to_numpy()[..., None] * post["_delta"].to_numpy()
+            )
             w = a - m[..., None] - beta.to_numpy()[..., None, None] * self.xs
         else:
             m = post["_S"].to_numpy()
@@ -194,26 +223,38 @@ class ReparamModel:
         dims = ("chain", "draw")
         out = {
             "Intercept": mu,
-            "method": xr.DataArray(beta.to_numpy()[..., None], dims=(*dims, "method_dim"),
-                                   coords={"method_dim": [self.methods[1]]}),
-            TASK: xr.DataArray(t - mu.to_numpy()[..., None], dims=(*dims, "dataset__factor_dim"),
-                               coords={"dataset__factor_dim": self.tasks}),
+            "method": xr.DataArray(
+                beta.to_numpy()[..., None],
+                dims=(*dims, "method_dim"),
+                coords={"method_dim": [self.methods[1]]},
+            ),
+            TASK: xr.DataArray(
+                t - mu.to_numpy()[..., None],
+                dims=(*dims, "dataset__factor_dim"),
+                coords={"dataset__factor_dim": self.tasks},
+            ),
             f"{TASK}_sigma": post[f"{TASK}_sigma"],
             f"{PAIR}_sigma": post[f"{PAIR}_sigma"],
         }
         pair_levels = [f"{task}:{p}" for task in self.tasks for p in self.pairs]
-        out[PAIR] = xr.DataArray(v.reshape(*v.shape[:2], J * K),
-                                 dims=(*dims, "dataset:pair__factor_dim"),
-                                 coords={"dataset:pair__factor_dim": pair_levels})
+        out[PAIR] = xr.DataArray(
+            v.reshape(*v.shape[:2], J * K),
+            dims=(*dims, "dataset:pair__factor_dim"),
+            coords={"dataset:pair__factor_dim": pair_levels},
+        )
         if len(self.lms) > 1:
-            out["lm_type"] = xr.DataArray(post["lm_type"].to_numpy()[..., None],
-                                          dims=(*dims, "lm_type_dim"),
-                                          coords={"lm_type_dim": [self.lms[-1]]})
+            out["lm_type"] = xr.DataArray(
+                post["lm_type"].to_numpy()[..., None],
+                dims=(*dims, "lm_type_dim"),
+                coords={"lm_type_dim": [self.lms[-1]]},
+            )
         if self.task_treatment:
             cell_levels = [f"{task}:{m}" for task in self.tasks for m in self.methods]
-            out[CELL] = xr.DataArray(w.reshape(*w.shape[:2], 2 * J),
-                                     dims=(*dims, "dataset:method__factor_dim"),
-                                     coords={"dataset:method__factor_dim": cell_levels})
+            out[CELL] = xr.DataArray(
+                w.reshape(*w.shape[:2], 2 * J),
+                dims=(*dims, "dataset:method__factor_dim"),
+                coords={"dataset:method__factor_dim": cell_levels},
+            )
             out[f"{CELL}_sigma"] = post[f"{CELL}_sigma"]
         ds = xr.Dataset(out, coords={"chain": post["chain"], "draw": post["draw"]})
         ds.attrs = dict(post.attrs)
@@ -222,10 +263,12 @@ class ReparamModel:
     def linear_predictor(self, post) -> np.ndarray:
         """eta per (chain, draw, row) from bambi's parameters: eq. 2 with bambi's centring."""
         J = len(self.tasks)
-        eta = (post["Intercept"].to_numpy()[..., None]
-               + post["method"].to_numpy()[..., 0, None] * self.xs[self.x_level]
-               + post[TASK].to_numpy()[..., self.j]
-               + post[PAIR].to_numpy()[..., self.j * len(self.pairs) + self.k])
+        eta = (
+            post["Intercept"].to_numpy()[..., None]
+            + post["method"].to_numpy()[..., 0, None] * self.xs[self.x_level]
+            + post[TASK].to_numpy()[..., self.j]
+            + post[PAIR].to_numpy()[..., self.j * len(self.pairs) + self.k]
+        )
         if len(self.lms) > 1:
             eta = eta + post["lm_type"].to_numpy()[..., 0, None] * self.zc
         if self.task_treatment:

@@ -21,16 +21,31 @@ from evalsci.studies.tapt import hierarchical, reparam
 
 log = logging.getLogger(__name__)
 
-RECOVERY_COLUMNS = ("scenario", "beta_true", "mean", "sd", "hdi_5.5", "hdi_94.5", "covered",
-                    "r_hat", "ess_bulk", "divergences", "n_rows")
+RECOVERY_COLUMNS = (
+    "scenario",
+    "beta_true",
+    "mean",
+    "sd",
+    "hdi_5.5",
+    "hdi_94.5",
+    "covered",
+    "r_hat",
+    "ess_bulk",
+    "divergences",
+    "n_rows",
+)
 
 
 def design(n_lms: int, n_tasks: int, n_pairs: int, n: int) -> pd.DataFrame:
     """The long-format design of a configuration (counts to be filled in)."""
     lms = ["bert", "gpt2"][:n_lms] if n_lms <= 2 else [f"lm{i}" for i in range(n_lms)]
     idx = pd.MultiIndex.from_product(
-        [lms, [f"task{j:02d}" for j in range(n_tasks)], [str(k) for k in range(n_pairs)],
-         ["control", "treatment"]],
+        [
+            lms,
+            [f"task{j:02d}" for j in range(n_tasks)],
+            [str(k) for k in range(n_pairs)],
+            ["control", "treatment"],
+        ],
         names=["lm_type", "dataset", "pair", "method"],
     )
     d = idx.to_frame(index=False)
@@ -39,29 +54,48 @@ def design(n_lms: int, n_tasks: int, n_pairs: int, n: int) -> pd.DataFrame:
     return d[list(hierarchical.LONG_COLUMNS)]
 
 
-def simulate_counts(d: pd.DataFrame, *, beta: float, rng: np.random.Generator,
-                    intercept: float = 0.4, alpha: float = -0.5, sigma_u: float = 1.0,
-                    sigma_v: float = 0.2, sigma_w: float = 0.02) -> pd.DataFrame:
+def simulate_counts(
+    d: pd.DataFrame,
+    *,
+    beta: float,
+    rng: np.random.Generator,
+    intercept: float = 0.4,
+    alpha: float = -0.5,
+    sigma_u: float = 1.0,
+    sigma_v: float = 0.2,
+    sigma_w: float = 0.02,
+) -> pd.DataFrame:
     """Draw Y from eqs. 1-2 plus W_jl with the given parameters (group effects random)."""
     d = d.copy()
     tasks = {t: i for i, t in enumerate(sorted(d["dataset"].unique()))}
     u = rng.normal(0, sigma_u, len(tasks))
     pairs = d[["dataset", "pair"]].drop_duplicates().reset_index(drop=True)
-    v = pd.Series(rng.normal(0, sigma_v, len(pairs)),
-                  index=pd.MultiIndex.from_frame(pairs))
+    v = pd.Series(rng.normal(0, sigma_v, len(pairs)), index=pd.MultiIndex.from_frame(pairs))
     w = rng.normal(0, sigma_w, (len(tasks), 2))
     j = d["dataset"].map(tasks).to_numpy()
     x = (d["method"] == "treatment").to_numpy(int)
     z = (d["lm_type"] != sorted(d["lm_type"].unique())[0]).to_numpy(float)
-    eta = (intercept + alpha * z + u[j] + w[j, x] + beta * x
-           + v.loc[list(zip(d["dataset"], d["pair"], strict=True))].to_numpy())
+    eta = (
+        intercept
+        + alpha * z
+        + u[j]
+        + w[j, x]
+        + beta * x
+        + v.loc[list(zip(d["dataset"], d["pair"], strict=True))].to_numpy()
+    )
     d["num_correct"] = rng.binomial(d["num_test"].to_numpy(), 1 / (1 + np.exp(-eta)))
     return d
 
 
-def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
-             settings: bayes.SamplerSettings, thresholds: bayes.Thresholds,
-             max_draws: int | None = None) -> pd.DataFrame:
+def recovery(
+    d: pd.DataFrame,
+    scenarios: dict[str, float],
+    *,
+    seed: int,
+    settings: bayes.SamplerSettings,
+    thresholds: bayes.Thresholds,
+    max_draws: int | None = None,
+) -> pd.DataFrame:
     """Fit the model to data simulated under each scenario (name -> true beta)."""
     rows = []
     for k, (name, beta) in enumerate(scenarios.items()):
@@ -71,14 +105,34 @@ def recovery(d: pd.DataFrame, scenarios: dict[str, float], *, seed: int,
         model = reparam.ReparamModel(sim, task_treatment=True, noncentred_contrast=True)
         label = "method[treatment]"
         # the same checks (and refits with more draws) as the fits to the released data
-        idata = bayes.fit_checked(model, settings, thresholds, f"recovery/{name}",
-                                  primary=(label,), max_draws=max_draws).idata
+        idata = bayes.fit_checked(
+            model, settings, thresholds, f"recovery/{name}", primary=(label,), max_draws=max_draws
+        ).idata
         s = bayes.summarize(idata, label)
         covered = s["hdi_low"] <= beta <= s["hdi_high"]
-        log.info("recovery %s: beta %.3f -> %.3f [%.3f, %.3f]", name, beta, s["mean"],
-                 s["hdi_low"], s["hdi_high"])
-        rows.append((name, beta, s["mean"], s["sd"], s["hdi_low"], s["hdi_high"], covered,
-                     s["r_hat"], s["ess_bulk"], s["divergences"], len(sim)))
+        log.info(
+            "recovery %s: beta %.3f -> %.3f [%.3f, %.3f]",
+            name,
+            beta,
+            s["mean"],
+            s["hdi_low"],
+            s["hdi_high"],
+        )
+        rows.append(
+            (
+                name,
+                beta,
+                s["mean"],
+                s["sd"],
+                s["hdi_low"],
+                s["hdi_high"],
+                covered,
+                s["r_hat"],
+                s["ess_bulk"],
+                s["divergences"],
+                len(sim),
+            )
+        )
     return pd.DataFrame(rows, columns=list(RECOVERY_COLUMNS))
 
 
@@ -104,23 +158,36 @@ def prior_predictive(long: pd.DataFrame, *, draws: int, seed: int) -> pd.DataFra
         diff = acc[:, treat] - acc[:, ~treat]
         rng = np.random.default_rng(seed)
         pick = rng.integers(acc.shape[1], size=acc.shape[0])
-        out.append(pd.DataFrame({"prior": name, "draw": np.arange(len(acc)),
-                                 "accuracy": acc[np.arange(len(acc)), pick],
-                                 "avg_diff": diff.mean(axis=1)}))
+        out.append(
+            pd.DataFrame(
+                {
+                    "prior": name,
+                    "draw": np.arange(len(acc)),
+                    "accuracy": acc[np.arange(len(acc)), pick],
+                    "avg_diff": diff.mean(axis=1),
+                }
+            )
+        )
     return pd.concat(out, ignore_index=True)
 
 
 def prior_summary(pp: pd.DataFrame) -> pd.DataFrame:
     """Share of prior predictive accuracies near 0 or 1 and quantiles, per prior."""
+
     def q(g):
         a = g["accuracy"]
-        return pd.Series({
-            "p_acc_below_0.05": float((a < 0.05).mean()),
-            "p_acc_above_0.95": float((a > 0.95).mean()),
-            "acc_q05": a.quantile(0.05), "acc_median": a.median(), "acc_q95": a.quantile(0.95),
-            "avg_diff_q05": g["avg_diff"].quantile(0.05),
-            "avg_diff_q95": g["avg_diff"].quantile(0.95),
-        })
+        return pd.Series(
+            {
+                "p_acc_below_0.05": float((a < 0.05).mean()),
+                "p_acc_above_0.95": float((a > 0.95).mean()),
+                "acc_q05": a.quantile(0.05),
+                "acc_median": a.median(),
+                "acc_q95": a.quantile(0.95),
+                "avg_diff_q05": g["avg_diff"].quantile(0.05),
+                "avg_diff_q95": g["avg_diff"].quantile(0.95),
+            }
+        )
+
     return pp.groupby("prior", sort=False).apply(q, include_groups=False).reset_index()
 
 
@@ -149,9 +216,13 @@ def plot_recovery(table: pd.DataFrame, outputs) -> None:
 
     fig, ax = plt.subplots(figsize=(4.5, 0.6 * len(table) + 1.2))
     y = np.arange(len(table))
-    ax.errorbar(table["mean"], y, xerr=[table["mean"] - table["hdi_5.5"],
-                                        table["hdi_94.5"] - table["mean"]], fmt="o",
-                label="posterior mean, 89% HDI")
+    ax.errorbar(
+        table["mean"],
+        y,
+        xerr=[table["mean"] - table["hdi_5.5"], table["hdi_94.5"] - table["mean"]],
+        fmt="o",
+        label="posterior mean, 89% HDI",
+    )
     ax.plot(table["beta_true"], y, "x", color="k", label="true beta")
     ax.set_yticks(y, table["scenario"])
     ax.set_xlabel(r"$\beta$")

@@ -53,8 +53,11 @@ def families(stems: list[str]) -> list[str]:
 
 def family_draws(stems: list[str], family: str) -> list[str]:
     """Posterior draw files of the authors' variant of one family."""
-    return [f"{s}.draws.csv.gz" for s in stems
-            if _parts(s)[2] == "authors" and family_of_config(_parts(s)[0]) == family]
+    return [
+        f"{s}.draws.csv.gz"
+        for s in stems
+        if _parts(s)[2] == "authors" and family_of_config(_parts(s)[0]) == family
+    ]
 
 
 def meta_configs(tapt_cfg: dict, present: list[str]) -> list[str]:

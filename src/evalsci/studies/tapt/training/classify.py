@@ -68,11 +68,23 @@ class Classifier:
         return torch.softmax(torch.as_tensor(logits, dtype=torch.float32), dim=-1).numpy()
 
 
-def train_classifier(model_path: str, tokenizer, texts: Sequence[str], labels: Sequence[int],
-                     num_labels: int, *, epochs: float, batch_size: int,
-                     eval_batch_size: int = 64, learning_rate: float = 5e-5,
-                     weight_decay: float = 0.01, max_length: int | None = None,
-                     seed: int = 42, device: str = "cpu", work_dir: str) -> Classifier:
+def train_classifier(
+    model_path: str,
+    tokenizer,
+    texts: Sequence[str],
+    labels: Sequence[int],
+    num_labels: int,
+    *,
+    epochs: float,
+    batch_size: int,
+    eval_batch_size: int = 64,
+    learning_rate: float = 5e-5,
+    weight_decay: float = 0.01,
+    max_length: int | None = None,
+    seed: int = 42,
+    device: str = "cpu",
+    work_dir: str,
+) -> Classifier:
     """Add a K-way linear head to `model_path` and finetune all weights on (texts, labels).
 
     The head is initialised right after `set_seed(seed)`, so a shard gives the same model
@@ -89,15 +101,23 @@ def train_classifier(model_path: str, tokenizer, texts: Sequence[str], labels: S
     torch.set_grad_enabled(True)
     set_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
-        model_path, num_labels=num_labels, dtype=torch.float32)
+        model_path, num_labels=num_labels, dtype=torch.float32
+    )
     if model.config.pad_token_id is None:
         model.config.pad_token_id = tokenizer.pad_token_id
     max_length = max_length or model_max_length(tokenizer, model.config)
     trainer = Trainer(
         model=model,
-        args=training_args(work_dir, batch_size=batch_size, epochs=epochs,
-                           learning_rate=learning_rate, weight_decay=weight_decay, seed=seed,
-                           device=device, eval_batch_size=eval_batch_size),
+        args=training_args(
+            work_dir,
+            batch_size=batch_size,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            weight_decay=weight_decay,
+            seed=seed,
+            device=device,
+            eval_batch_size=eval_batch_size,
+        ),
         train_dataset=_dataset(tokenizer, texts, labels, max_length),
         data_collator=DataCollatorWithPadding(tokenizer),
     )

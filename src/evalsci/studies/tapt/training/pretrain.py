@@ -45,13 +45,23 @@ def _dataset(tokenizer, texts: Sequence[str], max_length: int):
     from datasets import Dataset
 
     enc = tokenizer(list(texts), truncation=True, max_length=max_length)
-    return Dataset.from_dict({"input_ids": enc["input_ids"],
-                              "attention_mask": enc["attention_mask"]})
+    return Dataset.from_dict(
+        {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+    )
 
 
-def training_args(out_dir: str, *, batch_size: int, epochs: float, learning_rate: float,
-                  seed: int, device: str, weight_decay: float = 0.0,
-                  eval_batch_size: int = 8, **extra):
+def training_args(
+    out_dir: str,
+    *,
+    batch_size: int,
+    epochs: float,
+    learning_rate: float,
+    seed: int,
+    device: str,
+    weight_decay: float = 0.0,
+    eval_batch_size: int = 8,
+    **extra,
+):
     """HF TrainingArguments shared by every training step (nothing saved, no reporting)."""
     from transformers import TrainingArguments
 
@@ -74,10 +84,22 @@ def training_args(out_dir: str, *, batch_size: int, epochs: float, learning_rate
     )
 
 
-def pretrain(model_path: str, tokenizer, texts: Sequence[str], out_dir: str, *, method: str,
-             epochs: float, batch_size: int, learning_rate: float = 1e-4,
-             max_length: int = 256, mlm_probability: float = 0.15, seed: int = 42,
-             device: str = "cpu", work_dir: str | None = None) -> dict:
+def pretrain(
+    model_path: str,
+    tokenizer,
+    texts: Sequence[str],
+    out_dir: str,
+    *,
+    method: str,
+    epochs: float,
+    batch_size: int,
+    learning_rate: float = 1e-4,
+    max_length: int = 256,
+    mlm_probability: float = 0.15,
+    seed: int = 42,
+    device: str = "cpu",
+    work_dir: str | None = None,
+) -> dict:
     """Pretrain a fresh copy of `model_path` on `texts`; save it to `out_dir`.
 
     Returns the Trainer's metrics (`train_loss`, `train_runtime`, ...) plus `num_tokens`.
@@ -96,8 +118,14 @@ def pretrain(model_path: str, tokenizer, texts: Sequence[str], out_dir: str, *, 
     with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
         trainer = Trainer(
             model=model,
-            args=training_args(tmp, batch_size=batch_size, epochs=epochs,
-                               learning_rate=learning_rate, seed=seed, device=device),
+            args=training_args(
+                tmp,
+                batch_size=batch_size,
+                epochs=epochs,
+                learning_rate=learning_rate,
+                seed=seed,
+                device=device,
+            ),
             train_dataset=ds,
             data_collator=_collator(tokenizer, method, mlm_probability),
         )
@@ -111,9 +139,18 @@ def pretrain(model_path: str, tokenizer, texts: Sequence[str], out_dir: str, *, 
     return metrics
 
 
-def lm_loss(model_path: str, tokenizer, texts: Sequence[str], *, method: str,
-            max_length: int = 256, mlm_probability: float = 0.15, seed: int = 0,
-            batch_size: int = 16, device: str = "cpu") -> float:
+def lm_loss(
+    model_path: str,
+    tokenizer,
+    texts: Sequence[str],
+    *,
+    method: str,
+    max_length: int = 256,
+    mlm_probability: float = 0.15,
+    seed: int = 0,
+    batch_size: int = 16,
+    device: str = "cpu",
+) -> float:
     """Mean token loss of the LM objective on `texts` (MLM masks drawn with `seed`, so
     two models are compared on the same masked positions)."""
     import torch
@@ -129,14 +166,16 @@ def lm_loss(model_path: str, tokenizer, texts: Sequence[str], *, method: str,
         for start in range(0, len(ds), batch_size):
             batch = collate([ds[j] for j in range(start, min(start + batch_size, len(ds)))])
             batch = {k: v.to(device) for k, v in batch.items()}
-            logits = model(input_ids=batch["input_ids"],
-                           attention_mask=batch["attention_mask"]).logits
+            logits = model(
+                input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+            ).logits
             labels = batch["labels"]
             if method == "clm":
                 logits, labels = logits[:, :-1], labels[:, 1:]
             mask = labels != -100
             lp = torch.nn.functional.cross_entropy(
-                logits[mask].float(), labels[mask], reduction="sum")
+                logits[mask].float(), labels[mask], reduction="sum"
+            )
             total += float(lp)
             count += int(mask.sum())
     if count == 0:

@@ -30,17 +30,20 @@ def lm_type(cfg: Mapping, lm: str) -> dict[str, Any]:
     types = _get(cfg, "lm_types")
     if lm not in types:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types: no LM type {lm!r}; known: {sorted(types)}")
+            f"config tapt.training.lm_types: no LM type {lm!r}; known: {sorted(types)}"
+        )
     t = dict(types[lm])
     for key in ("model", "method", "pretrain_epochs", "hyperparameters"):
         _get(t, key, f"tapt.training.lm_types.{lm}")
     if t["method"] not in METHODS:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types.{lm}.method: {t['method']!r} not in {METHODS}")
+            f"config tapt.training.lm_types.{lm}.method: {t['method']!r} not in {METHODS}"
+        )
     if t.get("pack") and t["method"] != "zero-shot":
         raise TrainingConfigError(
             f"config tapt.training.lm_types.{lm}.pack: packing is the zero-shot variant "
-            f"(Section 9); method is {t['method']!r}")
+            f"(Section 9); method is {t['method']!r}"
+        )
     return t
 
 
@@ -55,16 +58,19 @@ def hyperparameters(cfg: Mapping, lm: str, dataset: str) -> dict[str, Any]:
     if table_name not in tables:
         raise TrainingConfigError(
             f"config tapt.training.lm_types.{lm}.hyperparameters: no table {table_name!r} "
-            f"in tapt.training.hyperparameters ({sorted(tables)})")
+            f"in tapt.training.hyperparameters ({sorted(tables)})"
+        )
     table = tables[table_name]
     if "default" not in table:
         raise TrainingConfigError(
-            f"config tapt.training.hyperparameters.{table_name}: needs a `default` entry")
+            f"config tapt.training.hyperparameters.{table_name}: needs a `default` entry"
+        )
     hp = {**table["default"], **table.get(dataset, {})}
     missing = [k for k in HP_KEYS if k not in hp]
     if missing:
         raise TrainingConfigError(
-            f"config tapt.training.hyperparameters.{table_name}: {dataset} lacks {missing}")
+            f"config tapt.training.hyperparameters.{table_name}: {dataset} lacks {missing}"
+        )
     return hp
 
 
@@ -87,7 +93,8 @@ def num_subsamples(cfg: Mapping, n: int) -> int:
         return counts
     if len(counts) != len(ns):
         raise TrainingConfigError(
-            f"config tapt.training.num_subsamples: {len(counts)} values for {len(ns)} n values")
+            f"config tapt.training.num_subsamples: {len(counts)} values for {len(ns)} n values"
+        )
     if n not in ns:
         raise TrainingConfigError(f"config tapt.training.n: {n} not in {ns}")
     return int(counts[ns.index(n)])
@@ -109,6 +116,13 @@ def runs(cfg: Mapping) -> list[dict[str, Any]]:
             for lm in _get(cfg, "lms"):
                 lm_type(cfg, lm)
                 for dataset in _get(cfg, "datasets"):
-                    out.append({"m": int(m), "n": int(n), "lm": lm, "dataset": dataset,
-                                "num_subsamples": num_subsamples(cfg, n)})
+                    out.append(
+                        {
+                            "m": int(m),
+                            "n": int(n),
+                            "lm": lm,
+                            "dataset": dataset,
+                            "num_subsamples": num_subsamples(cfg, n),
+                        }
+                    )
     return out

@@ -57,8 +57,11 @@ class ShardPaths:
     @classmethod
     def of(cls, shard_dir: str | Path, i: int) -> ShardPaths:
         d = Path(shard_dir)
-        return cls(d / f"{i:03d}.accuracies.csv", d / f"{i:03d}.predictions.csv.gz",
-                   d / f"{i:03d}.metrics.csv")
+        return cls(
+            d / f"{i:03d}.accuracies.csv",
+            d / f"{i:03d}.predictions.csv.gz",
+            d / f"{i:03d}.metrics.csv",
+        )
 
     def done(self) -> bool:
         return self.accuracies.is_file() and self.predictions.is_file() and self.metrics.is_file()
@@ -77,8 +80,15 @@ def _write_csv(df: pd.DataFrame, path: str | Path) -> None:
 # ---------------------------------------------------------------------------------------
 # The two kinds of shard
 # ---------------------------------------------------------------------------------------
-def _few_shot(settings: Mapping[str, Any], split: splits.Split, num_labels: int, seed: int,
-              device: str, lm_models: Mapping | None, tmp: Path):
+def _few_shot(
+    settings: Mapping[str, Any],
+    split: splits.Split,
+    num_labels: int,
+    seed: int,
+    device: str,
+    lm_models: Mapping | None,
+    tmp: Path,
+):
     """acc_base / acc_extra / acc_test probabilities for a BERT- or GPT-2-type LM."""
     from evalsci.studies.tapt.training import classify, models, pretrain
 
@@ -90,11 +100,21 @@ def _few_shot(settings: Mapping[str, Any], split: splits.Split, num_labels: int,
 
     def classifier(from_path: str):
         return classify.train_classifier(
-            from_path, tok, train_texts, train_labels, num_labels,
-            epochs=settings["epochs_train"], batch_size=settings["batch_size_train"],
+            from_path,
+            tok,
+            train_texts,
+            train_labels,
+            num_labels,
+            epochs=settings["epochs_train"],
+            batch_size=settings["batch_size_train"],
             eval_batch_size=settings["batch_size_eval"],
-            learning_rate=cls["learning_rate"], weight_decay=cls["weight_decay"],
-            max_length=cls.get("max_length"), seed=seed, device=device, work_dir=str(tmp))
+            learning_rate=cls["learning_rate"],
+            weight_decay=cls["weight_decay"],
+            max_length=cls.get("max_length"),
+            seed=seed,
+            device=device,
+            work_dir=str(tmp),
+        )
 
     probs, metrics = {}, []
     t0 = time.perf_counter()
@@ -107,24 +127,41 @@ def _few_shot(settings: Mapping[str, Any], split: splits.Split, num_labels: int,
         t0 = time.perf_counter()
         pre_dir = tmp / f"pretrained_{source}"
         m = pretrain.pretrain(
-            path, tok, getattr(split, source)["text"].tolist(), str(pre_dir),
-            method=settings["method"], epochs=settings["pretrain_epochs"],
-            batch_size=settings["batch_size_pretrain"], learning_rate=pre["learning_rate"],
-            max_length=pre["max_length"], mlm_probability=pre["mlm_probability"], seed=seed,
-            device=device, work_dir=str(tmp))
+            path,
+            tok,
+            getattr(split, source)["text"].tolist(),
+            str(pre_dir),
+            method=settings["method"],
+            epochs=settings["pretrain_epochs"],
+            batch_size=settings["batch_size_pretrain"],
+            learning_rate=pre["learning_rate"],
+            max_length=pre["max_length"],
+            mlm_probability=pre["mlm_probability"],
+            seed=seed,
+            device=device,
+            work_dir=str(tmp),
+        )
         metrics.append({"step": f"pretrain_{source}", **m})
         clf = classifier(str(pre_dir))
         probs[source] = clf.predict_proba(test_texts)
         metrics.append({"step": f"classifier_{source}", **clf.metrics})
         del clf
         shutil.rmtree(pre_dir, ignore_errors=True)
-        log.info("%s: pretrain loss %.3f, %.1f s", source, m["train_loss"],
-                 time.perf_counter() - t0)
+        log.info(
+            "%s: pretrain loss %.3f, %.1f s", source, m["train_loss"], time.perf_counter() - t0
+        )
     return probs, metrics
 
 
-def _zero_shot(settings: Mapping[str, Any], split: splits.Split, spec, seed: int, device: str,
-               lm_models: Mapping | None, tmp: Path):
+def _zero_shot(
+    settings: Mapping[str, Any],
+    split: splits.Split,
+    spec,
+    seed: int,
+    device: str,
+    lm_models: Mapping | None,
+    tmp: Path,
+):
     """Zero-shot probabilities: base model, and after (Q)LoRA on extra / test prompts."""
     from evalsci.studies.tapt.training import models, zero_shot
 
@@ -136,8 +173,9 @@ def _zero_shot(settings: Mapping[str, Any], split: splits.Split, spec, seed: int
     t0 = time.perf_counter()
     model, tok = zero_shot.load_base(model_spec, device=device, quantize=quantize)
     prefix, rest = zero_shot.prompts(tok, test_texts, spec, zs.get("chat_template", "auto"))
-    probs["base"] = zero_shot.predict_proba(model, tok, prefix, rest, spec.class_names,
-                                            batch_size=settings["batch_size_eval"])
+    probs["base"] = zero_shot.predict_proba(
+        model, tok, prefix, rest, spec.class_names, batch_size=settings["batch_size_eval"]
+    )
     log.info("base: %.1f s", time.perf_counter() - t0)
     del model
     for source in ("extra", "test"):
@@ -145,9 +183,9 @@ def _zero_shot(settings: Mapping[str, Any], split: splits.Split, spec, seed: int
         texts = getattr(split, source)["text"].tolist()
         if settings.get("pack"):
             # packing: batch_size_pretrain texts per sequence, one sequence per step
-            train_texts = zero_shot.packed_prompts(tok, texts, spec,
-                                                   settings["batch_size_pretrain"],
-                                                   zs.get("chat_template", "auto"))
+            train_texts = zero_shot.packed_prompts(
+                tok, texts, spec, settings["batch_size_pretrain"], zs.get("chat_template", "auto")
+            )
             batch_size = 1
             max_length = zs.get("packing_max_length", zero_shot.PACKING_MAX_LENGTH)
         else:
@@ -155,23 +193,40 @@ def _zero_shot(settings: Mapping[str, Any], split: splits.Split, spec, seed: int
             train_texts = [p + x for x in r]
             batch_size, max_length = settings["batch_size_pretrain"], zs["max_length"]
         model, tok2, m = zero_shot.train_adapter(
-            model_spec, train_texts, epochs=settings["pretrain_epochs"],
-            batch_size=batch_size, learning_rate=zs["learning_rate"],
-            max_length=max_length, lora=zs.get("lora"), seed=seed, device=device,
-            quantize=quantize, work_dir=str(tmp))
+            model_spec,
+            train_texts,
+            epochs=settings["pretrain_epochs"],
+            batch_size=batch_size,
+            learning_rate=zs["learning_rate"],
+            max_length=max_length,
+            lora=zs.get("lora"),
+            seed=seed,
+            device=device,
+            quantize=quantize,
+            work_dir=str(tmp),
+        )
         m["packed"] = bool(settings.get("pack"))
         metrics.append({"step": f"pretrain_{source}", **m})
-        probs[source] = zero_shot.predict_proba(model, tok2, prefix, rest, spec.class_names,
-                                                batch_size=settings["batch_size_eval"])
+        probs[source] = zero_shot.predict_proba(
+            model, tok2, prefix, rest, spec.class_names, batch_size=settings["batch_size_eval"]
+        )
         del model
-        log.info("%s: adapter loss %.3f, %.1f s", source, m["train_loss"],
-                 time.perf_counter() - t0)
+        log.info("%s: adapter loss %.3f, %.1f s", source, m["train_loss"], time.perf_counter() - t0)
     return probs, metrics
 
 
-def run_shard(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, n: int, i: int,
-              paths: ShardPaths, lm_models: Mapping | None = None, device: str = "auto",
-              work_dir: str | Path | None = None) -> pd.Series:
+def run_shard(
+    settings: Mapping[str, Any],
+    frame: pd.DataFrame,
+    *,
+    m: int,
+    n: int,
+    i: int,
+    paths: ShardPaths,
+    lm_models: Mapping | None = None,
+    device: str = "auto",
+    work_dir: str | Path | None = None,
+) -> pd.Series:
     """Compute subsample `i` of (settings' lm and dataset) and write its shard files."""
     import torch
 
@@ -185,16 +240,17 @@ def run_shard(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, n: in
     seed = int(settings["seed"]) + i
     num_labels = spec.num_classes
     if frame["label"].nunique() != num_labels:
-        log.warning("%s: %d labels present, %d class names", spec.key,
-                    frame["label"].nunique(), num_labels)
+        log.warning(
+            "%s: %d labels present, %d class names", spec.key, frame["label"].nunique(), num_labels
+        )
     grad = torch.is_grad_enabled()
     with tempfile.TemporaryDirectory(prefix="tapt-", dir=work_dir) as tmp:
         if settings["method"] == "zero-shot":
-            probs, metrics = _zero_shot(settings, split, spec, seed, device, lm_models,
-                                        Path(tmp))
+            probs, metrics = _zero_shot(settings, split, spec, seed, device, lm_models, Path(tmp))
         else:
-            probs, metrics = _few_shot(settings, split, num_labels, seed, device, lm_models,
-                                       Path(tmp))
+            probs, metrics = _few_shot(
+                settings, split, num_labels, seed, device, lm_models, Path(tmp)
+            )
     torch.set_grad_enabled(grad)
 
     labels = split.test["label"].to_numpy()
@@ -202,8 +258,9 @@ def run_shard(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, n: in
     for method in METHODS:
         p = np.asarray(probs[method])
         if p.shape != (len(labels), num_labels):
-            raise RuntimeError(f"{method}: probabilities of shape {p.shape}, "
-                               f"expected {(len(labels), num_labels)}")
+            raise RuntimeError(
+                f"{method}: probabilities of shape {p.shape}, expected {(len(labels), num_labels)}"
+            )
         row[method] = float(np.mean(p.argmax(axis=1) == labels))
     row["majority"] = float(split.test["label"].value_counts(normalize=True).max())
     row["num_classes"] = int(frame["label"].nunique())
@@ -222,15 +279,29 @@ def run_shard(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, n: in
     _write_csv(pred, paths.predictions)
     _write_csv(met, paths.metrics)
     _write_csv(pd.DataFrame([row], columns=list(SHARD_COLUMNS)), paths.accuracies)
-    log.info("subsample %d: base %.3f extra %.3f test %.3f (%.0f s)", i, row["base"],
-             row["extra"], row["test"], row["seconds"])
+    log.info(
+        "subsample %d: base %.3f extra %.3f test %.3f (%.0f s)",
+        i,
+        row["base"],
+        row["extra"],
+        row["test"],
+        row["seconds"],
+    )
     return pd.Series(row)
 
 
-def run_subsamples(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, n: int,
-                   subsamples: Sequence[int], shard_dir: str | Path,
-                   lm_models: Mapping | None = None, device: str = "auto",
-                   shard_fn: Callable[..., Any] | None = None) -> list[ShardPaths]:
+def run_subsamples(
+    settings: Mapping[str, Any],
+    frame: pd.DataFrame,
+    *,
+    m: int,
+    n: int,
+    subsamples: Sequence[int],
+    shard_dir: str | Path,
+    lm_models: Mapping | None = None,
+    device: str = "auto",
+    shard_fn: Callable[..., Any] | None = None,
+) -> list[ShardPaths]:
     """Run the shards of `subsamples` that are not done yet (resume after an interrupt)."""
     from tqdm.auto import tqdm
 
@@ -239,8 +310,9 @@ def run_subsamples(settings: Mapping[str, Any], frame: pd.DataFrame, *, m: int, 
     for i in tqdm(list(subsamples), desc=f"{settings['lm']}/{settings['dataset']}"):
         paths = ShardPaths.of(shard_dir, i)
         if not paths.done():
-            shard_fn(settings, frame, m=m, n=n, i=i, paths=paths, lm_models=lm_models,
-                     device=device)
+            shard_fn(
+                settings, frame, m=m, n=n, i=i, paths=paths, lm_models=lm_models, device=device
+            )
         out.append(paths)
     return out
 
@@ -258,8 +330,9 @@ def merge(shards: Sequence[ShardPaths], out_dir: str | Path) -> Path:
     acc = pd.concat(rows, ignore_index=True)
     expected = list(range(1, len(shards) + 1))
     if acc["subsample"].tolist() != expected:
-        raise ValueError(f"shards in {out_dir}: subsamples {acc['subsample'].tolist()}, "
-                         f"expected {expected}")
+        raise ValueError(
+            f"shards in {out_dir}: subsamples {acc['subsample'].tolist()}, expected {expected}"
+        )
     preds = pd.concat([pd.read_csv(p.predictions) for p in shards], ignore_index=True)
     mets = pd.concat([pd.read_csv(p.metrics) for p in shards], ignore_index=True)
     _write_csv(preds, out_dir / "predictions.csv.gz")
@@ -269,8 +342,9 @@ def merge(shards: Sequence[ShardPaths], out_dir: str | Path) -> Path:
     return out_dir / "accuracies.csv"
 
 
-def write_manifest(runs: Sequence[Mapping[str, Any]], accuracy_files: Sequence[str | Path],
-                   out: str | Path) -> pd.DataFrame:
+def write_manifest(
+    runs: Sequence[Mapping[str, Any]], accuracy_files: Sequence[str | Path], out: str | Path
+) -> pd.DataFrame:
     """One row per run (m, n, lm, dataset, num_subsamples, path), after checking each
     accuracies.csv has the author's columns and one row per subsample."""
     if len(runs) != len(accuracy_files):
@@ -282,8 +356,12 @@ def write_manifest(runs: Sequence[Mapping[str, Any]], accuracy_files: Sequence[s
             raise ValueError(f"{path}: columns {list(df.columns)}, expected {ACCURACY_COLUMNS}")
         if len(df) != run["num_subsamples"]:
             raise ValueError(f"{path}: {len(df)} rows, expected {run['num_subsamples']}")
-        rows.append({**{k: run[k] for k in ("m", "n", "lm", "dataset", "num_subsamples")},
-                     "path": str(path)})
+        rows.append(
+            {
+                **{k: run[k] for k in ("m", "n", "lm", "dataset", "num_subsamples")},
+                "path": str(path),
+            }
+        )
     manifest = pd.DataFrame(rows, columns=["m", "n", "lm", "dataset", "num_subsamples", "path"])
     _write_csv(manifest, Path(out))
     return manifest

@@ -52,13 +52,22 @@ log = logging.getLogger(__name__)
 QUERY_TEMPLATE = "### Text:"
 RESPONSE_TEMPLATE = " ### Answer:"
 PACKING_MAX_LENGTH = 8192  # the author's max_seq_length for packed sequences
-LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "bias": "none",
-        "target_modules": "all-linear"}
+LORA = {
+    "r": 16,
+    "lora_alpha": 32,
+    "lora_dropout": 0.05,
+    "bias": "none",
+    "target_modules": "all-linear",
+}
 
 
 def instruction(class_names: Sequence[str], task_description: str) -> str:
-    return ("Your task is to classify a given text as one of these categories:\n"
-            + "\n".join(class_names) + "\n\n" + f"{task_description}\n\n")
+    return (
+        "Your task is to classify a given text as one of these categories:\n"
+        + "\n".join(class_names)
+        + "\n\n"
+        + f"{task_description}\n\n"
+    )
 
 
 def _system_role(tokenizer) -> str | None:
@@ -94,8 +103,9 @@ def _messages(instr: str, query: str, role: str | None) -> list[dict]:
     return [{"role": role, "content": instr}, {"role": "user", "content": query}]
 
 
-def prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec,
-            chat_template: str = "auto") -> tuple[str, list[str]]:
+def prompts(
+    tokenizer, texts: Sequence[str], spec: DatasetSpec, chat_template: str = "auto"
+) -> tuple[str, list[str]]:
     """(instruction prefix, per-text remainder): prefix + remainder[i] is the full prompt
     for texts[i], ending in " ### Answer:"."""
     use_template, instr, role = _setup(tokenizer, spec, chat_template)
@@ -108,11 +118,16 @@ def prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec,
     common = commonprefix(full) if len(full) > 1 else full[0]
     cut = common.find(QUERY_TEMPLATE)
     prefix = common[:cut] if cut >= 0 else common
-    return prefix, [p[len(prefix):] for p in full]
+    return prefix, [p[len(prefix) :] for p in full]
 
 
-def packed_prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec, per_sequence: int,
-                   chat_template: str = "auto") -> list[str]:
+def packed_prompts(
+    tokenizer,
+    texts: Sequence[str],
+    spec: DatasetSpec,
+    per_sequence: int,
+    chat_template: str = "auto",
+) -> list[str]:
     """Pretraining sequences of the packing variant (`mistral-qlora-zero-shot-packing`):
     each consecutive group of `per_sequence` texts (the author's pretraining batch size, 8)
     becomes one sequence, the instruction followed by the group's "### Text: ..." blocks
@@ -123,7 +138,7 @@ def packed_prompts(tokenizer, texts: Sequence[str], spec: DatasetSpec, per_seque
     use_template, instr, role = _setup(tokenizer, spec, chat_template)
     out = []
     for start in range(0, len(texts), per_sequence):
-        group = texts[start:start + per_sequence]
+        group = texts[start : start + per_sequence]
         query = "\n\n".join(f"{QUERY_TEMPLATE} {t[:NUM_CHARACTERS_MAX]}" for t in group)
         out.append(_render(tokenizer, _messages(instr, query, role), use_template))
     return out
@@ -135,10 +150,20 @@ def _lora_config(lora: dict):
     return LoraConfig(task_type=TaskType.CAUSAL_LM, **{**LORA, **lora})
 
 
-def train_adapter(model_spec, prompt_texts: Sequence[str], *, epochs: float, batch_size: int,
-                  learning_rate: float = 2e-4, max_length: int = 512, lora: dict | None = None,
-                  seed: int = 42, device: str = "cpu", quantize: str = "auto",
-                  work_dir: str):
+def train_adapter(
+    model_spec,
+    prompt_texts: Sequence[str],
+    *,
+    epochs: float,
+    batch_size: int,
+    learning_rate: float = 2e-4,
+    max_length: int = 512,
+    lora: dict | None = None,
+    seed: int = 42,
+    device: str = "cpu",
+    quantize: str = "auto",
+    work_dir: str,
+):
     """A freshly loaded base LM with a (Q)LoRA adapter trained on `prompt_texts`.
 
     Returns (peft model in eval mode, tokenizer, metrics)."""
@@ -162,23 +187,33 @@ def train_adapter(model_spec, prompt_texts: Sequence[str], *, epochs: float, bat
     n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     tok.padding_side = "right"
     enc = tok(list(prompt_texts), truncation=True, max_length=max_length)
-    ds = Dataset.from_dict({"input_ids": enc["input_ids"],
-                            "attention_mask": enc["attention_mask"]})
+    ds = Dataset.from_dict({"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]})
     cuda = str(device).startswith("cuda")
     bf16 = cuda and torch.cuda.is_bf16_supported()
     trainer = Trainer(
         model=model,
-        args=training_args(work_dir, batch_size=batch_size, epochs=epochs,
-                           learning_rate=learning_rate, seed=seed, device=device,
-                           optim="paged_adamw_8bit" if four_bit else "adamw_torch", bf16=bf16),
+        args=training_args(
+            work_dir,
+            batch_size=batch_size,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            seed=seed,
+            device=device,
+            optim="paged_adamw_8bit" if four_bit else "adamw_torch",
+            bf16=bf16,
+        ),
         train_dataset=ds,
         data_collator=DataCollatorForLanguageModeling(tok, mlm=False),
     )
     out = trainer.train()
     metrics = dict(out.metrics)
-    metrics.update(train_loss=float(out.training_loss), trainable_parameters=int(n_trainable),
-                   four_bit=four_bit, num_sequences=len(ds),
-                   num_tokens=int(sum(len(x) for x in ds["input_ids"])))
+    metrics.update(
+        train_loss=float(out.training_loss),
+        trainable_parameters=int(n_trainable),
+        four_bit=four_bit,
+        num_sequences=len(ds),
+        num_tokens=int(sum(len(x) for x in ds["input_ids"])),
+    )
     model.config.use_cache = True
     model.eval()
     torch.set_grad_enabled(False)
@@ -192,16 +227,24 @@ def load_base(model_spec, *, device: str = "cpu", quantize: str = "auto"):
     return load_model({**model_spec, "quantize": quantize}, device=device)
 
 
-def predict_proba(model, tokenizer, prefix: str, remainders: Sequence[str],
-                  class_names: Sequence[str], *, batch_size: int = 16) -> np.ndarray:
+def predict_proba(
+    model,
+    tokenizer,
+    prefix: str,
+    remainders: Sequence[str],
+    class_names: Sequence[str],
+    *,
+    batch_size: int = 16,
+) -> np.ndarray:
     """(len(remainders), K): CAPPr-style class probabilities with the prefix cached."""
     import torch
 
     from evalsci.lm.scoring import Query, Scorer
 
     options = [" " + c for c in class_names]
-    scorer = Scorer(model, tokenizer, option_tokens="span",
-                    max_rows=max(1, batch_size * len(options)))
+    scorer = Scorer(
+        model, tokenizer, option_tokens="span", max_rows=max(1, batch_size * len(options))
+    )
     with torch.no_grad():
         cached = scorer.prefix(prefix)
         scores = scorer.score([Query(r, options) for r in remainders], cached)
