@@ -28,9 +28,9 @@ import io
 import sys
 from pathlib import Path
 
-import jinja2
-import jinja2.nodes
 import yaml
+
+from evalsci.audit.readers.lm_eval_tasks import options_of
 
 OUT = Path(__file__).resolve().parents[1] / "src/evalsci/audit/readers/lm_eval_tasks.csv"
 FIELDS = ("task", "output_type", "options", "basis", "source")
@@ -68,44 +68,6 @@ def _field(path: Path, key: str, root: Path, seen=None) -> tuple[object, Path] |
     return found
 
 
-def _template_list_len(text: str) -> int | None:
-    """Length of a Jinja template that is exactly one literal list, e.g. "{{['a', x]}}"."""
-    try:
-        ast = jinja2.Environment().parse(text)
-    except jinja2.TemplateSyntaxError:
-        return None
-    body = ast.body
-    if len(body) != 1 or not isinstance(body[0], jinja2.nodes.Output):
-        return None
-    nodes = [
-        n
-        for n in body[0].nodes
-        if not (isinstance(n, jinja2.nodes.TemplateData) and not n.data.strip())
-    ]
-    if len(nodes) == 1 and isinstance(nodes[0], jinja2.nodes.List):
-        return len(nodes[0].items)
-    return None
-
-
-def classify(choice: object) -> tuple[int | None, str]:
-    """(number of options or None, basis): how `doc_to_choice` fixes the count (list, dict,
-    jinja_list) or why it does not (function, template, field: per item, from the data)."""
-    if isinstance(choice, list):
-        return len(choice), "list"
-    if isinstance(choice, dict):
-        return len(choice), "dict"
-    if isinstance(choice, str):
-        if choice.startswith("!function "):
-            return None, "function"
-        if "{{" in choice or "{%" in choice:
-            k = _template_list_len(choice)
-            if k is not None:
-                return k, "jinja_list"
-            return None, "template"
-        return None, "field"
-    return None, "none"
-
-
 def rows(tasks_root: Path) -> list[dict]:
     from lm_eval.tasks._index import Kind, TaskIndex
 
@@ -124,7 +86,7 @@ def rows(tasks_root: Path) -> list[dict]:
         if found is None:
             k, basis, where = None, "none", rel(e.yaml_path)
         else:
-            k, basis = classify(found[0])
+            k, basis = options_of(found[0])
             where = rel(found[1])
         out.append(
             dict(
