@@ -134,14 +134,10 @@ def cmd_manifest(args) -> None:
 
 
 def cmd_verify(args) -> None:
-    from evalsci.data.released import SUMS, ReleasedDataError, verify_bundle
+    from evalsci.data.released import SUMS, ReleasedDataError, fetched_bundles, verify_bundle
 
     root = Path(args.path)
-    bundles = (
-        [root]
-        if (root / SUMS).is_file()
-        else sorted(d for d in root.glob("*") if (d / SUMS).is_file())
-    )
+    bundles = fetched_bundles(root)
     if not bundles:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
