@@ -43,9 +43,7 @@ def sniff(obj: object) -> bool:
         return False
     if "configs" in obj or "n-samples" in obj or "lm_eval_version" in obj:
         return True
-    return any(
-        isinstance(e, dict) and any("," in k for k in e) for e in obj["results"].values()
-    )
+    return any(isinstance(e, dict) and any("," in k for k in e) for e in obj["results"].values())
 
 
 def _object(value: object, path: Path, key: str) -> dict:
@@ -153,6 +151,9 @@ def read_results(
         got = _read_task(path, task, entry, cfg, nsamples.get(task), run_cfg, model, metric)
         if isinstance(got, Skipped):
             skipped.append(got)
+            spath = samples_path(path, task)
+            if spath is not None:  # passed over with its task, not on its own
+                used.add(spath.resolve())
             continue
         result, spath = got
         out.append(result)
@@ -177,47 +178,48 @@ def _counts(path: Path, task: str, ns: object) -> tuple[int | None, int | None]:
     return vals[0], vals[1]
 
 
-def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
-    """(Result, samples path or None) or Skipped."""
-
-    def skip(why: str) -> Skipped:
-        return Skipped(str(path), task, why)
-
-    known = lookup(task)
+def _not_multiple_choice(task: str, cfg: dict | None, known) -> str | None:
+    """Why `task` has no random baseline (its output type), or None for multiple choice."""
     otype = cfg.get("output_type") if cfg is not None else None
-    otype_src = "its config" if otype else None
+    src = "its config"
     if otype is None and known is not None:
-        otype, otype_src = known.output_type, known.provenance
+        otype, src = known.output_type, known.provenance
     if otype is None:
-        return skip(
+        return (
             "output type unknown: no `configs` entry and not in the known-task table "
             "(lm-eval's task definitions)"
         )
     if otype != "multiple_choice":
-        return skip(
-            f"output_type {otype} ({otype_src}): scored on generated text or likelihoods, "
+        return (
+            f"output_type {otype} ({src}): scored on generated text or likelihoods, "
             "no options to guess among, so no random baseline"
         )
+    return None
+
+
+def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
+    """(Result, samples path or None) or Skipped."""
+    known = lookup(task)
+    why = _not_multiple_choice(task, cfg, known)
     m = metric or leaderboard.default_metric(task) or "acc"
-    key, why = metric_key(entry, m)
-    if key is None:
-        return skip(why)
+    key = None
+    if why is None:
+        key, why = metric_key(entry, m)
+    if why is not None:
+        return Skipped(str(path), task, why)
     acc = entry[key]
     if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not 0 <= acc <= 1:
         raise AuditInputError(
             f"{path}: key 'results.{task}.{key}': expected an accuracy in [0, 1], got {acc!r}"
         )
     effective, original = _counts(path, task, ns)
-    limit = run_cfg.get("limit")
-    limited = limit is not None or (
+    limited = run_cfg.get("limit") is not None or (
         effective is not None and original is not None and effective < original
     )
     notes: list[str] = []
     if limited:
-        notes.append(
-            f"--limit run: {effective if effective is not None else '?'} of "
-            f"{original if original is not None else '?'} items"
-        )
+        show = lambda v: "?" if v is None else v  # noqa: E731
+        notes.append(f"--limit run: {show(effective)} of {show(original)} items")
     common = dict(
         model=model,
         task=task,
@@ -228,37 +230,50 @@ def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
         run=str(path),
     )
     spath = samples_path(path, task)
-    if spath is not None and is_lfs_pointer(spath):
+    if spath is not None and not is_lfs_pointer(spath):
+        return _from_samples(path, key, effective, spath, notes, common), spath
+    if spath is not None:
         notes.append(f"samples file {spath.name} is a Git LFS pointer: counts from the results")
-    elif spath is not None:
-        n, correct, choices, items, outcomes = read_samples(spath, m)
-        if abs(correct / n - acc) > EXACT:
-            raise AuditInputError(
-                f"{path}: key 'results.{task}.{key}' = {acc!r} but its samples file "
-                f"{spath.name} has {correct} of {n} correct"
-            )
-        if effective is not None and effective != n:
-            raise AuditInputError(
-                f"{path}: key 'n-samples.{task}.effective' = {effective} but its samples "
-                f"file {spath.name} has {n} items"
-            )
-        return (
-            Result(
-                n=n,
-                correct=correct,
-                labels=labels_of(choices),
-                items=items,
-                outcomes=outcomes,
-                choices_source="samples",
-                notes=tuple(notes),
-                **common,
-            ),
-            spath,
+    got = _from_results(path, key, entry, effective, cfg, known, notes, common)
+    return got if isinstance(got, Skipped) else (got, spath)
+
+
+def _from_samples(path, key, effective, spath, notes, common) -> Result:
+    """Counted item by item; the samples must agree with the results JSON."""
+    task, acc = common["task"], common["accuracy"]
+    n, correct, choices, items, outcomes = read_samples(spath, common["metric"])
+    if abs(correct / n - acc) > EXACT:
+        raise AuditInputError(
+            f"{path}: key 'results.{task}.{key}' = {acc!r} but its samples file "
+            f"{spath.name} has {correct} of {n} correct"
         )
-    # no samples: n and the options from the results, correct derived from the accuracy
+    if effective is not None and effective != n:
+        raise AuditInputError(
+            f"{path}: key 'n-samples.{task}.effective' = {effective} but its samples "
+            f"file {spath.name} has {n} items"
+        )
+    return Result(
+        n=n,
+        correct=correct,
+        labels=labels_of(choices),
+        items=items,
+        outcomes=outcomes,
+        choices_source="samples",
+        notes=tuple(notes),
+        **common,
+    )
+
+
+def _from_results(path, key, entry, effective, cfg, known, notes, common) -> Result | Skipped:
+    """No samples: n and the options from the results, correct derived from the accuracy."""
+    task, acc = common["task"], common["accuracy"]
+
+    def skip(why: str) -> Skipped:
+        return Skipped(str(path), task, why)
+
     n = effective
     if n is None:
-        n = n_from_stderr(acc, entry.get(f"{m}_stderr,{key.split(',', 1)[1]}"))
+        n = n_from_stderr(acc, entry.get(f"{common['metric']}_stderr,{key.split(',', 1)[1]}"))
         if n is None:
             return skip(
                 "n unknown: no samples, no n-samples entry, and no standard error that "
@@ -281,15 +296,12 @@ def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
     correct = round(acc * n)
     if abs(acc * n - correct) > 1e-6:
         return skip(f"{key} = {acc!r} is no whole number of n = {n} items")
-    return (
-        Result(
-            n=n,
-            correct=correct,
-            labels={int(k): n},
-            derived=True,
-            choices_source=source,
-            notes=tuple(notes),
-            **common,
-        ),
-        spath if spath is not None else None,
+    return Result(
+        n=n,
+        correct=correct,
+        labels={int(k): n},
+        derived=True,
+        choices_source=source,
+        notes=tuple(notes),
+        **common,
     )
