@@ -137,30 +137,24 @@ def write_tasks(mirror: Path, root: Path) -> Path:
         for e in sqa
     ]
     q = json.dumps
-    (tasks / "sst2_local.yaml").write_text(
-        MC.format(
-            task="sst2_local",
-            data=_jsonl(data / "sst2.jsonl", sst2),
-            text=q("{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:"),
-            choices='["negative", "positive"]',
+    mc = {  # task: (rows, prompt, doc_to_choice)
+        "sst2_local": (
+            sst2,
+            "{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
+            '["negative", "positive"]',
+        ),
+        "rte_local": (
+            rte,
+            "{{premise}}\nQuestion: {{hypothesis}} True or False?\nAnswer:",
+            '["True", "False"]',
+        ),
+        "logic_local": (logic, "{{input}}\nAnswer:", q("{{choices}}")),
+    }
+    for task, (rows, text, choices) in mc.items():
+        data_file = _jsonl(data / f"{task.removesuffix('_local')}.jsonl", rows)
+        (tasks / f"{task}.yaml").write_text(
+            MC.format(task=task, data=data_file, text=q(text), choices=choices)
         )
-    )
-    (tasks / "rte_local.yaml").write_text(
-        MC.format(
-            task="rte_local",
-            data=_jsonl(data / "rte.jsonl", rte),
-            text=q("{{premise}}\nQuestion: {{hypothesis}} True or False?\nAnswer:"),
-            choices='["True", "False"]',
-        )
-    )
-    (tasks / "logic_local.yaml").write_text(
-        MC.format(
-            task="logic_local",
-            data=_jsonl(data / "logic.jsonl", logic),
-            text=q("{{input}}\nAnswer:"),
-            choices=q("{{choices}}"),
-        )
-    )
     (tasks / "glue_local.yaml").write_text(GROUP)
     (tasks / "yesno_gen_local.yaml").write_text(GEN.format(data=_jsonl(data / "gen.jsonl", gen)))
     return tasks
