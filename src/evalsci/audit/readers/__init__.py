@@ -102,5 +102,14 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             raise AuditInputError(why)
         out.skipped.append(Skipped(str(f), None, why.removeprefix(f"{f}: ")))
     if not out.results:
-        raise AuditInputError("no results found in " + ", ".join(map(str, paths)))
+        why = [
+            f"{x.path}" + (f" task {x.task!r}" if x.task else "") + f": {x.reason}"
+            for x in out.skipped
+        ]
+        more = f"\n  ... and {len(why) - 20} more" if len(why) > 20 else ""
+        raise AuditInputError(
+            "no results found in "
+            + ", ".join(map(str, paths))
+            + ("; passed over:\n  " + "\n  ".join(why[:20]) + more if why else "")
+        )
     return out
