@@ -93,20 +93,18 @@ def cmd_auc(args) -> None:
 
 
 def cmd_audit(args) -> None:
-    from evalsci.audit import audit_paths
+    from evalsci.audit import audit_inputs
+    from evalsci.audit.judge import t_summary
+    from evalsci.audit.output import write
 
-    df = audit_paths(args.paths, t=args.t, metric=args.metric)
-    if args.format == "csv":
-        sys.stdout.write(df.to_csv(index=False))
-    elif args.format == "json":
-        # full precision (pandas' to_json rounds to 10 decimal places: tiny p-values vanish)
-        records = [
-            {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-            for r in df.to_dict("records")
-        ]
-        sys.stdout.write(json.dumps(records, indent=1) + "\n")
-    else:
-        sys.stdout.write(df.to_markdown(index=False, floatfmt=".4g") + "\n")
+    df, skipped = audit_inputs(args.paths, t=args.t, metric=args.metric)
+    # everything is computed before anything is printed: an error never follows half a table
+    for s in skipped:  # nothing is passed over silently
+        where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
+        print(f"skipped {where}: {s.reason}", file=sys.stderr)
+    for line in t_summary(df):
+        print(line, file=sys.stderr)
+    write(df, args.format, sys.stdout)
 
 
 def cmd_manifest(args) -> None:

@@ -42,6 +42,12 @@ __all__ = [
 ]
 
 
+def audit_inputs(paths, t: int | None = None, metric: str = "acc"):
+    """(one judged row per (model, task) result, the files and tasks passed over)."""
+    found = read_inputs(paths, metric=metric)
+    return audit_results(found.results, t=t, frames=found.frames), found.skipped
+
+
 def audit_paths(paths, t: int | None = None, metric: str = "acc"):
     """Read every input under `paths` and judge it: one row per (model, task) result."""
-    return audit_results(read_inputs(paths, metric=metric), t=t)
+    return audit_inputs(paths, t=t, metric=metric)[0]

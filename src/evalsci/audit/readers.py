@@ -6,38 +6,36 @@ Every error names the file and the field, and is raised before anything is judge
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-
-class AuditInputError(ValueError):
-    """An input file is missing, unreadable or lacks a field the audit needs."""
+from .records import AuditInputError, Inputs, Result  # noqa: F401  (re-exported)
 
 
-@dataclass(frozen=True)
-class Result:
-    """One model's result on one task: `correct` of `n` items, item choices as `labels`
-    ({number of choices: number of items}), t if the input states it."""
-
-    model: str
-    task: str
-    n: int
-    correct: int
-    labels: dict
-    source: str
-    accuracy: float | None = None
-    t: int | None = None
+def _decode_head(path: Path, raw: bytes) -> str:
+    """The first bytes of a file as text: UTF-8, a byte-order mark dropped; a piece cut in the
+    middle of a character at the end is fine, an invalid byte is an error naming its line."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        if e.start >= len(raw) - 3 and e.reason == "unexpected end of data":
+            return raw[: e.start].decode("utf-8-sig")
+        line = raw[: e.start].count(b"\n") + 1
+        raise AuditInputError(
+            f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x}: {e.reason})"
+        ) from None
 
 
 def _sniff(path: Path) -> str:
     """'lm_eval_results', 'lm_eval_samples', 'tidy_csv' or 'unknown', from the content."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
-    except (OSError, UnicodeDecodeError) as e:
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
+    except OSError as e:
         raise AuditInputError(f"{path}: cannot read ({e})") from None
+    head = _decode_head(path, raw)
     text = head.lstrip()
     if text.startswith("{"):
         first = text.split("\n", 1)[0]
@@ -56,7 +54,7 @@ def _sniff(path: Path) -> str:
             return "lm_eval_results"
         return "unknown"
     header = text.split("\n", 1)[0]
-    cols = {c.strip() for c in header.split(",")}
+    cols = {c.strip() for c in next(csv.reader([header]), [])}
     if {"model", "task", "n"} <= cols:
         return "tidy_csv"
     return "unknown"
@@ -82,13 +80,14 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
     return files
 
 
-def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> list[Result]:
+def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
     """Every result in `paths`. lm-eval samples files are read through their results JSON
     (give the JSON or its directory); a samples file alone is an error."""
     from . import lm_eval, tidy
 
     paths = list(paths)
     results: list[Result] = []
+    frames = []
     seen_samples: set[Path] = set()
     samples_given: list[Path] = []
     for f, explicit in _expand(paths).items():
@@ -100,7 +99,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> list[Result
         elif kind == "lm_eval_samples":
             samples_given.append(f)
         elif kind == "tidy_csv":
-            results.extend(tidy.read_csv(f))
+            frames.append(tidy.read_frame(f))
         elif explicit:  # files found in a directory that are something else are skipped
             raise AuditInputError(
                 f"{f}: not a recognised results file (lm-evaluation-harness "
@@ -114,6 +113,6 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> list[Result
                 "(results_<timestamp>.json in the same directory): give that "
                 "file or the directory"
             )
-    if not results:
+    if not results and not frames:
         raise AuditInputError("no results found in " + ", ".join(map(str, paths)))
-    return results
+    return Inputs(results=results, frames=frames)
