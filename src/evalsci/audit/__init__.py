@@ -27,13 +27,18 @@ reader selects from, so t = their number, unless `t` is given (the CLI's --t, th
 from __future__ import annotations
 
 from .judge import OUTPUT_COLUMNS, VERDICTS, audit_results, choices_label, verdict
-from .readers import AuditInputError, Result, read_inputs
+from .readers import read_inputs
+from .records import AuditInputError, Inputs, Result, Skipped
 
 __all__ = [
     "AuditInputError",
+    "Inputs",
+    "Skipped",
     "Result",
     "read_inputs",
     "audit_results",
+    "audit_inputs",
+    "judge_inputs",
     "audit_paths",
     "verdict",
     "choices_label",
@@ -42,10 +47,20 @@ __all__ = [
 ]
 
 
+def judge_inputs(found, t: int | None = None):
+    """(the results frame of `read_inputs`' answer, its judged rows in the same order)."""
+    from .frames import concat_frames, results_frame
+    from .judge import audit_frame, check_t_option
+
+    check_t_option(t)
+    frame = concat_frames([results_frame(found.results), *found.frames])
+    return frame, audit_frame(frame, t=t)
+
+
 def audit_inputs(paths, t: int | None = None, metric: str = "acc"):
     """(one judged row per (model, task) result, the files and tasks passed over)."""
     found = read_inputs(paths, metric=metric)
-    return audit_results(found.results, t=t, frames=found.frames), found.skipped
+    return judge_inputs(found, t=t)[1], found.skipped
 
 
 def audit_paths(paths, t: int | None = None, metric: str = "acc"):
