@@ -118,6 +118,24 @@ T_RULE_CODES = tuple(T_RULES)
 _TABLE = 1 << 16
 
 
+def _groups(frame: pd.DataFrame):
+    """(n, choices, labels, row indices) per distinct (n, options), by a sort of the rows
+    (pandas' groupby hashes every key column: several times the memory for a million rows)."""
+    n = frame["n"].to_numpy(dtype=np.int64)
+    choices = frame["choices"].to_numpy(dtype=np.int64)
+    mixed = choices == 0
+    lab = np.zeros(len(frame), dtype=np.int64)
+    if mixed.any():
+        lab[mixed] = pd.factorize(frame["labels"].to_numpy(dtype=object)[mixed])[0] + 1
+    order = np.lexsort((lab, choices, n))
+    keys = (n[order], choices[order], lab[order])
+    cut = np.flatnonzero(np.any([np.diff(k) != 0 for k in keys], axis=0)) + 1
+    labels = frame["labels"].to_numpy(dtype=object)
+    for idx in np.split(order, cut):
+        i = idx[0]
+        yield int(n[i]), int(choices[i]), labels[i], np.sort(idx)
+
+
 def _baselines(frame: pd.DataFrame, tt: np.ndarray):
     """standard, max_baseline, p_standard, p_max per score: one count distribution per
     distinct (n, options), one max baseline per distinct (n, options, t), and the tails of all
@@ -126,8 +144,7 @@ def _baselines(frame: pd.DataFrame, tt: np.ndarray):
     size = len(frame)
     std, mx, p_std, p_max = (np.empty(size) for _ in range(4))
     correct = frame["correct"].to_numpy(dtype=np.int64)
-    groups = frame.groupby(["n", "choices", "labels"], sort=False, observed=True).indices
-    for (n, choices, labels), idx in groups.items():
+    for n, choices, labels, idx in _groups(frame):
         n = int(n)
         p = frame_labels(choices, labels, n)
         std[idx] = standard_baseline(n, p)

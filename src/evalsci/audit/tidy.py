@@ -466,13 +466,19 @@ def _categorical(chunks: list) -> pd.Categorical:
 
 
 def _check_duplicates(path, model, task, run, line) -> None:
-    keys = pd.DataFrame({"m": model.codes, "t": task.codes, "r": run.codes})
-    dup = keys.duplicated(keep=False).to_numpy()
-    if not dup.any():
+    """One row per (model, task, run), by a sort of the rows' combined codes."""
+    key = model.codes.astype(np.int64)
+    for cat in (task, run):
+        key = key * len(cat.categories) + cat.codes
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not same.size:
         return
-    first = int(np.flatnonzero(dup)[0])
-    same = np.flatnonzero(dup & (keys.to_numpy() == keys.to_numpy()[first]).all(axis=1))
-    a, b = int(line[same[0]]), int(line[same[1]])
+    # the duplicate pair whose second row comes first in the file
+    firsts, seconds = order[same], order[same + 1]
+    k = int(np.argmin(seconds))
+    a, b = int(line[firsts[k]]), int(line[seconds[k]])
+    first = int(firsts[k])
     key = f"model {model[first]!r}, task {task[first]!r}"
     if run[first]:
         key += f", run {run[first]!r}"
