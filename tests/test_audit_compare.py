@@ -1,8 +1,9 @@
 """`evalsci audit --compare` on real per-item results, against scipy.
 
-Fixtures: two lm-evaluation-harness 0.4.13 runs of SmolLM2-135M-Instruct on the same items
-(0-shot and 2-shot; tests/fixtures/audit/compare/lm_eval/, made by
-scripts/make_audit_compare_fixtures.py, provenance beside them). The expected values are computed
+Fixtures: two lm-evaluation-harness 0.4.13 runs of SmolLM2-135M-Instruct on the same items:
+0-shot (tests/fixtures/audit/lm_eval/smollm2/full/, scripts/make_lm_eval_fixtures.py) and
+2-shot (tests/fixtures/audit/compare/lm_eval/2shot/, scripts/make_audit_compare_fixtures.py);
+provenance beside each. The expected values are computed
 here from the samples files themselves: discordant pairs counted per doc_id, the exact McNemar
 p-value from scipy.stats.binomtest, Holm written out as in Holm (1979), Benjamini-Hochberg from
 its step-up definition.
@@ -22,14 +23,21 @@ from evalsci.audit.compare import compare, holm, sign_test
 from evalsci.audit.records import labels_of
 from evalsci.cli import main
 
-RUNS = Path(__file__).parent / "fixtures" / "audit" / "compare" / "lm_eval"
+FIXTURES = Path(__file__).parent / "fixtures" / "audit"
+RUNS = {
+    "0shot": FIXTURES / "lm_eval" / "smollm2" / "full",
+    "2shot": FIXTURES / "compare" / "lm_eval" / "2shot",
+}
+TASKS = {"sst2_local", "rte_local", "logic_local"}  # the multiple-choice tasks of both runs
 
 
 def _samples(run: str) -> dict[str, dict[str, tuple[int, int]]]:
     """{task: {doc_id: (acc, options)}} straight from lm-eval's samples files."""
     out = {}
-    for f in sorted((RUNS / run).glob("samples_*.jsonl")):
+    for f in sorted(RUNS[run].glob("samples_*.jsonl")):
         task = f.name[len("samples_") :].rsplit("_", 1)[0]
+        if task not in TASKS:
+            continue
         recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
         out[task] = {str(r["doc_id"]): (int(r["acc"]), len(r["arguments"])) for r in recs}
     return out
@@ -47,7 +55,7 @@ def _results() -> list[Result]:
                     n=len(ids),
                     correct=sum(items[i][0] for i in ids),
                     labels=labels_of(items[i][1] for i in ids),
-                    source=str(RUNS / run),
+                    source=str(RUNS[run]),
                     items=tuple(ids),
                     outcomes=tuple(items[i][0] for i in ids),
                 )

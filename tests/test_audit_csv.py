@@ -206,7 +206,7 @@ def test_vectorised_judge_equals_one_score_at_a_time(tmp_path):
 
 def test_streamed_blocks_give_the_same_rows(tmp_path, monkeypatch):
     """The reader converts the CSV block by block: tiny blocks, the same frame and lines."""
-    from evalsci.audit import tidy
+    from evalsci.audit.readers import tidy_csv as tidy
 
     f = tmp_path / "res.csv"
     f.write_text(
@@ -219,3 +219,14 @@ def test_streamed_blocks_give_the_same_rows(tmp_path, monkeypatch):
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(whole, pieces)
     assert pieces["line"].tolist() == list(range(2, 3002))
+
+
+def test_directory_lists_what_it_passes_over(tmp_path, capsys):
+    """A file in a directory that no reader takes is named on stderr with the reason, and the
+    results beside it are still judged (nothing is skipped silently)."""
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    (tmp_path / "notes.json").write_text('{"comment": "not a results file"}')
+    rc, out, err = run(capsys, tmp_path, "--format", "csv")
+    assert rc == 0, err
+    assert '"m1","boolq"' in out
+    assert f"skipped {tmp_path / 'notes.json'}: not a recognised results file" in err

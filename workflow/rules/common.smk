@@ -16,6 +16,12 @@ from evalsci.workflow import prepend_pythonpath  # noqa: E402
 
 prepend_pythonpath(SRC)
 
+# Portable arithmetic (config `portable`): the kernel pins go into this process's environment
+# before any job starts; every job (a subprocess) inherits them.
+from evalsci.determinism import apply_portable  # noqa: E402
+
+apply_portable(config["portable"])
+
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
 RECOMPUTE_ONLY = {"mc_icl"}
@@ -71,24 +77,3 @@ def table(study, name):
 def figure(study, name):
     """A paper figure: matplotlib PDF + PNG."""
     return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
-
-
-# Recovery after a killed run (docs/troubleshooting.md): the workflow profile reruns the
-# incomplete jobs; the locks of a run whose process is gone are removed here, so no
-# `--unlock` is needed. Live runs and other hosts' runs are never touched.
-from evalsci.workflow import clear_run, record_run, remove_stale_locks  # noqa: E402
-
-for _lock in remove_stale_locks():
-    print(f"evalsci: removed the lock {_lock} of a killed run", file=sys.stderr)
-
-
-onstart:
-    record_run()
-
-
-onsuccess:
-    clear_run()
-
-
-onerror:
-    clear_run()

@@ -30,7 +30,7 @@ import pandas as pd
 from evalsci.maxrandom import max_random_baseline, max_random_tail, standard_baseline
 
 from .frames import concat_frames, frame_labels, results_frame
-from .records import Result, labels_of  # noqa: F401  (labels_of: re-exported)
+from .records import Result
 
 OUTPUT_COLUMNS = [
     "model",

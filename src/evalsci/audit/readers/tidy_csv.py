@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .frames import FRAME_COLUMNS, labels_json
-from .records import AuditInputError
+from ..frames import FRAME_COLUMNS, labels_json
+from ..records import AuditInputError
 
 REQUIRED = (("model",), ("task",), ("n",), ("accuracy", "correct"), ("choices", "labels"))
 OPTIONAL = ("t", "run", "metric")
@@ -491,7 +491,7 @@ def _check_duplicates(path, model, task, run, line) -> None:
 
 def read_csv(path: str | Path):
     """The scores of one tidy CSV as `Result`s (small files; the CLI judges `read_frame`)."""
-    from .records import Result
+    from ..records import Result
 
     f = read_frame(path)
     out = []
