@@ -98,6 +98,8 @@ def cmd_audit(args) -> None:
     from evalsci.audit.judge import t_summary
     from evalsci.audit.output import write
 
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
     found = read_inputs(args.paths, metric=args.metric)
     frame, df = judge_inputs(found, t=args.t)
     tests = groups = None

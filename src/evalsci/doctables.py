@@ -33,7 +33,11 @@ import pandas as pd
 from evalsci import reference
 
 #: modules that register blocks besides this one (imported by `blocks()`)
-PLUGINS: tuple[str, ...] = ("evalsci.audit.findings", "evalsci.studies.mc_icl.tables")
+PLUGINS: tuple[str, ...] = (
+    "evalsci.audit.findings",
+    "evalsci.audit.examples",
+    "evalsci.studies.mc_icl.tables",
+)
 
 
 @dataclass(frozen=True)
