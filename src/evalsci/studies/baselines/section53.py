@@ -25,8 +25,12 @@ PROTOCOLS = {
 }
 
 
-def experiments(mp: pd.DataFrame, t_paper: int = 10) -> pd.DataFrame:
-    """One row per (suite, task, model): best accuracy, paraphrases, n, k, both t's."""
+def experiments(mp: pd.DataFrame, t_paper: int) -> pd.DataFrame:
+    """One row per (suite, task, model): best accuracy, paraphrases, n, k, both t's.
+
+    `t_paper` is config baselines.section53.t (the paper's 10). It has no default: the
+    requests (`maxrandom_requests.build`) and the judgement (`steps.make_section53`) must
+    both be given the configured value, or the answers they look up would not match."""
     mp = mp.copy()
     mp["task"] = [
         MULTI_PROMPT_BBL_ALIASES.get(t, t) if s == "BBL" else t
