@@ -4,12 +4,18 @@
 # workflow/rules/, the work itself in the `evalsci` package (src/evalsci).
 from snakemake.utils import min_version, validate
 
+from evalsci.configfiles import check_config_files
 from evalsci.workflow import coerce_cli_booleans, coerce_cli_numbers
 
 min_version("9.0")
 
+# Snakemake keeps the last of two equal keys without a word and names no file for a broken
+# one: every config file (this one and each --configfile) is read strictly first.
+CONFIGFILE = f"{workflow.basedir}/config.yaml"
+check_config_files([CONFIGFILE, *workflow.overwrite_configfiles])
 
-configfile: f"{workflow.basedir}/config.yaml"
+
+configfile: CONFIGFILE
 
 
 coerce_cli_booleans(config)  # `--config recompute=true` arrives as the string "true"
@@ -21,6 +27,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 report: "workflow/report/workflow.rst"
 
 
+include: "workflow/rules/runs.smk"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/maxrandom.smk"

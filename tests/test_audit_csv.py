@@ -74,3 +74,14 @@ def test_missing_path_and_unknown_file(tmp_path, capsys):
     f.write_text('{"a": 1}')
     rc, _, err = run(capsys, f)
     assert rc == 2 and "not a recognised results file" in err
+
+
+def test_directory_lists_what_it_passes_over(tmp_path, capsys):
+    """A file in a directory that no reader takes is named on stderr with the reason, and the
+    results beside it are still judged (nothing is skipped silently)."""
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    (tmp_path / "notes.json").write_text('{"comment": "not a results file"}')
+    rc, out, err = run(capsys, tmp_path, "--format", "csv")
+    assert rc == 0, err
+    assert "m1,boolq" in out
+    assert f"skipped {tmp_path / 'notes.json'}: not a recognised results file" in err

@@ -93,9 +93,12 @@ def cmd_auc(args) -> None:
 
 
 def cmd_audit(args) -> None:
-    from evalsci.audit import audit_paths
+    from evalsci.audit import audit_inputs
 
-    df = audit_paths(args.paths, t=args.t, metric=args.metric)
+    df, skipped = audit_inputs(args.paths, t=args.t, metric=args.metric)
+    for s in skipped:  # nothing is passed over silently
+        where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
+        print(f"skipped {where}: {s.reason}", file=sys.stderr)
     if args.format == "csv":
         sys.stdout.write(df.to_csv(index=False))
     elif args.format == "json":

@@ -84,16 +84,6 @@ def blocks() -> dict[str, Block]:
     return {b.name: b for b in _registry()}
 
 
-def block(name: str, doc: str, inputs) -> Callable:
-    """Transitional no-op for modules written against the old decorator API (blocks are
-    registered in doc_blocks.yaml now); returns the function unchanged."""
-
-    def keep(fn):
-        return fn
-
-    return keep
-
-
 def render(b: Block, root: str | Path = ".") -> str:
     """The block's Markdown from the result files under `root` (a workflow's workdir)."""
     paths = {i: Path(root) / i for i in b.inputs}

@@ -9,7 +9,9 @@
 include: "audit_common.smk"
 
 
-AU_OTHER = [s for s in AU_SOURCES if s != "open_llm_leaderboard_v2"]
+# sources read by the baselines study's code (evalsci.studies.baselines.audit_runs)
+AU_FROM_BASELINES = ["mizrahi_paraphrases", "baselines_prompts"]
+AU_OTHER = [s for s in AU_SOURCES if s not in ("open_llm_leaderboard_v2", *AU_FROM_BASELINES)]
 
 
 rule audit_data_leaderboard:
@@ -28,6 +30,25 @@ rule audit_data_leaderboard:
         source="open_llm_leaderboard_v2",
     script:
         "../scripts/audit_data.py"
+
+
+rule audit_data_from_baselines:
+    """The baselines study's own released results as runs: each model's best Mizrahi et al.
+    paraphrase, every prompt of Yauney & Mimno's 288 experiments (read by that study's code)."""
+    input:
+        bundle=lambda w: released(AU_BUNDLE[w.au_source]),
+    output:
+        runs="results/audit/data/{au_source}_runs.csv",
+    log:
+        "logs/audit/data_{au_source}.log",
+    wildcard_constraints:
+        au_source="|".join(AU_FROM_BASELINES),
+    conda:
+        ENV["core"]
+    params:
+        source=lambda w: w.au_source,
+    script:
+        "../scripts/audit_data_from_baselines.py"
 
 
 rule audit_data:

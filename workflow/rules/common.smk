@@ -71,24 +71,3 @@ def table(study, name):
 def figure(study, name):
     """A paper figure: matplotlib PDF + PNG."""
     return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
-
-
-# Recovery after a killed run (docs/troubleshooting.md): the workflow profile reruns the
-# incomplete jobs; the locks of a run whose process is gone are removed here, so no
-# `--unlock` is needed. Live runs and other hosts' runs are never touched.
-from evalsci.workflow import clear_run, record_run, remove_stale_locks  # noqa: E402
-
-for _lock in remove_stale_locks():
-    print(f"evalsci: removed the lock {_lock} of a killed run", file=sys.stderr)
-
-
-onstart:
-    record_run()
-
-
-onsuccess:
-    clear_run()
-
-
-onerror:
-    clear_run()

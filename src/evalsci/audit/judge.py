@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -38,11 +38,6 @@ def verdict(accuracy: float, standard: float, maximum: float) -> str:
     if not accuracy > standard:
         return VERDICTS[0]
     return VERDICTS[2] if accuracy > maximum else VERDICTS[1]
-
-
-def labels_of(choices: Iterable[int]) -> dict[int, int]:
-    """Per-item numbers of choices -> {number of choices: number of items}."""
-    return dict(sorted(Counter(int(c) for c in choices).items()))
 
 
 def choices_label(labels: Mapping) -> int | str:

@@ -48,14 +48,11 @@ def make_runs(source: str, inputs: dict, out_runs, out_scope=None) -> None:
     if source == "open_llm_leaderboard_v2":
         runs, scope = sources.leaderboard_runs(inputs["bundle"])
         write_csv(scope, out_scope)
-    elif source == "mizrahi_paraphrases":
-        runs = sources.mizrahi_runs(inputs["bundle"])
-    elif source == "baselines_prompts":
-        runs = sources.baselines_prompt_runs(inputs["bundle"])
     elif source == "openai_evals":
         runs = sources.evals_runs(inputs["bundle"])
     else:
-        raise ValueError(f"unknown audit source {source!r}; known {sources.SOURCES}")
+        # mizrahi_paraphrases and baselines_prompts: evalsci.studies.baselines.audit_runs
+        raise ValueError(f"audit source {source!r} is not read here; known {sources.SOURCES}")
     write_csv(runs, out_runs)
     log.info("%s: %d runs over %d tasks", source, len(runs), runs.task.nunique())
 

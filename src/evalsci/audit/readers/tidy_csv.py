@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalsci.maxrandom import correct_count
 
-from .readers import AuditInputError, Result
+from ..records import AuditInputError, Result
 
 
 def _int(v, field: str, where: str, minimum: int) -> int:
