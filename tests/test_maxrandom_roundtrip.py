@@ -13,6 +13,7 @@ Where each study's round trip is tested:
   (t = the tiny config's combination counts; n_pos/n_neg from its sizes);
 - mc_icl: tests/test_mc_icl_workflow.py::test_maxrandom_round_trip_with_the_tiny_config
   (t = K + 1 with the tiny config's K, n = its num_eval);
+- audit: here (the leaderboard sweep with another t_max and number of points);
 - tapt: none; it compares against no random baseline (no requests file).
 """
 
@@ -76,3 +77,22 @@ def test_baselines_table1_reads_the_configured_cells(baselines_run):
     }
     for r in df.itertuples():
         assert r.max_baseline == pytest.approx(eq9(r.n, r.standard_baseline, r.t), rel=1e-9)
+
+
+# Not the defaults: config.yaml sweeps 41 log-spaced t from 1 to 10000.
+AUDIT = {"audit": {"sweep": {"t_max": 300, "points": 5}}}
+
+
+def test_audit_sweep_reads_the_configured_ts(tmp_path, mirror):
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(AUDIT))
+    snakemake(tmp_path, "audit_open_llm_leaderboard", "--configfile", str(cfg), mirror=mirror)
+    tables = tmp_path / "results" / "audit" / "tables"
+    detail = pd.read_csv(tables / "open_llm_leaderboard_v2_runs.csv")
+    sweep = pd.read_csv(tables / "open_llm_leaderboard_v2_sweep.csv")
+    # log-spaced from 1 to t_max in `points` steps, plus the t's the leaderboard's runs have
+    grid = {1, 4, 17, 72, 300} | set(detail.t.astype(int))
+    assert set(sweep.t) == grid
+    every = sweep[sweep.group == "all"].sort_values("t")
+    assert every.flipped.iloc[0] == 0  # one guesser: the max baseline is the standard one
+    assert every.flipped.is_monotonic_increasing  # more guessers, a higher bar
