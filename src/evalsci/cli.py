@@ -7,6 +7,7 @@
     evalsci audit PATH... [--t N] [--format md|csv|json]      (lm-eval output, tidy CSV)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released]                       (recheck fetched bundles)
+    evalsci check-config FILE...                              (config files, read strictly)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -134,14 +135,10 @@ def cmd_manifest(args) -> None:
 
 
 def cmd_verify(args) -> None:
-    from evalsci.data.released import SUMS, ReleasedDataError, verify_bundle
+    from evalsci.data.released import SUMS, ReleasedDataError, fetched_bundles, verify_bundle
 
     root = Path(args.path)
-    bundles = (
-        [root]
-        if (root / SUMS).is_file()
-        else sorted(d for d in root.glob("*") if (d / SUMS).is_file())
-    )
+    bundles = fetched_bundles(root)
     if not bundles:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
@@ -150,6 +147,14 @@ def cmd_verify(args) -> None:
         except ReleasedDataError as e:
             raise ValueError(str(e)) from None
         print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
+
+
+def cmd_check_config(args) -> None:
+    from evalsci.configfiles import load_config_file
+
+    for path in args.files:
+        keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
+        print(f"ok {path} ({len(keys)} top-level keys)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,6 +241,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bundle directory, or a directory of bundles (default %(default)s)",
     )
     v.set_defaults(func=cmd_verify)
+
+    c = sub.add_parser(
+        "check-config",
+        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
+        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+    )
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.set_defaults(func=cmd_check_config)
     return parser
 
 

@@ -19,6 +19,12 @@ from evalsci.workflow import prepend_pythonpath  # noqa: E402
 
 prepend_pythonpath(SRC)
 
+# Portable arithmetic (config `portable`): the kernel pins go into this process's environment
+# before any job starts; every job (a subprocess) inherits them.
+from evalsci.determinism import apply_portable  # noqa: E402
+
+apply_portable(config["portable"])
+
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
 RECOMPUTE_ONLY = {"mc_icl"}
