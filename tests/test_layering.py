@@ -79,3 +79,18 @@ def test_the_check_sees_every_kind_of_import(tmp_path, monkeypatch):
         f.write_text(code + "\n")
         names = [n for _, n in _imports(f)]
         assert any(n.startswith("evalsci.studies") for n in names), (code, names)
+
+
+def test_study_docstrings_name_only_modules_that_exist():
+    """Each study's __init__ lists its modules by name (`name`); every name is a module or
+    subpackage of the study, so the list cannot go stale unnoticed."""
+    import re
+
+    for init in sorted(STUDIES.glob("*/__init__.py")):
+        pkg = init.parent
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        names = {n.rstrip("/") for n in re.findall(r"`([a-z_0-9]+/?)`", doc)}
+        missing = sorted(
+            n for n in names if not (pkg / f"{n}.py").is_file() and not (pkg / n).is_dir()
+        )
+        assert not missing, f"{init}: names no module {missing}"

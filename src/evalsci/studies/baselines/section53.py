@@ -17,7 +17,7 @@ import pandas as pd
 
 from evalsci.data.bigbench_meta import BBH_TASKS, BBL_TASKS, MULTI_PROMPT_BBL_ALIASES
 from evalsci.studies.baselines import keys
-from evalsci.studies.baselines.tables import md_table
+from evalsci.studies.baselines.formatting import md_table
 
 PROTOCOLS = {
     "paper": "t = 10 (as stated in the paper)",

@@ -38,7 +38,7 @@ def _line(tot: dict) -> str:
     )
 
 
-def doc_block(paths: dict[str, Path]) -> str:
+def findings(paths: dict[str, Path]) -> str:
     """The block: its inputs are INPUTS (doc_blocks.yaml lists the same files)."""
     return findings_markdown(Path(paths[INPUTS[0]]).parent)
 
