@@ -94,3 +94,17 @@ def test_study_docstrings_name_only_modules_that_exist():
             n for n in names if not (pkg / f"{n}.py").is_file() and not (pkg / n).is_dir()
         )
         assert not missing, f"{init}: names no module {missing}"
+
+
+def test_every_study_has_the_roles_the_readme_lists():
+    """README, Layout: the paper studies share these module names; what differs is stated
+    there (tapt: no maxrandom requests; audit: its package is evalsci.audit, no reference)."""
+    roles = {"steps.py", "figures.py", "doc_blocks.py", "reference.yaml", "maxrandom_requests.py"}
+    for study in ("baselines", "tapt", "assessors", "mc_icl"):
+        want = roles - ({"maxrandom_requests.py"} if study == "tapt" else set())
+        have = {p.name for p in (STUDIES / study).iterdir()}
+        assert want <= have, f"{study} lacks {sorted(want - have)}"
+        assert "tables.py" not in have, f"{study}: name the module for what it does"
+    audit = {p.name for p in (SRC / "audit").iterdir()}
+    assert roles - {"reference.yaml"} <= audit and "reference.yaml" not in audit
+    assert not (STUDIES / "tapt" / "maxrandom_requests.py").exists()
