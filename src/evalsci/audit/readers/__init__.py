@@ -57,7 +57,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
         elif kind == LM_EVAL_SAMPLES:
             samples_given.append(f)
         elif kind == TIDY_CSV:
-            out.results.extend(tidy_csv.read_csv(f))
+            out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
         elif explicit:
             raise AuditInputError(
                 f"{f}: not a recognised results file (lm-evaluation-harness "
@@ -73,6 +73,6 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
                 "(results_<timestamp>.json in the same directory): give that "
                 "file or the directory"
             )
-    if not out.results:
+    if not out.results and not out.frames:
         raise AuditInputError("no results found in " + ", ".join(map(str, paths)))
     return out
