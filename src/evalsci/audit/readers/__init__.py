@@ -54,7 +54,7 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         out.results.extend(got)
         out.skipped.extend(skipped)
     elif kind == TIDY_CSV:
-        out.results.extend(tidy_csv.read_csv(f))
+        out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
     elif explicit:
         raise AuditInputError(
             f"{f}: not a recognised results file (lm-evaluation-harness 0.3/0.4 "
@@ -101,7 +101,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
         if explicit:
             raise AuditInputError(why)
         out.skipped.append(Skipped(str(f), None, why.removeprefix(f"{f}: ")))
-    if not out.results:
+    if not out.results and not out.frames:
         why = [
             f"{x.path}" + (f" task {x.task!r}" if x.task else "") + f": {x.reason}"
             for x in out.skipped

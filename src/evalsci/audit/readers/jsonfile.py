@@ -32,7 +32,7 @@ def lfs_message(path: Path) -> str:
 
 def _decode(path: Path, data: bytes) -> str:
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark is dropped
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise AuditInputError(

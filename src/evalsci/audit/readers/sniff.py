@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -17,24 +18,30 @@ TIDY_CSV = "tidy_csv"
 UNKNOWN = "unknown"
 
 
+def decode_head(path: Path, raw: bytes) -> str:
+    """The first bytes of a file as text: UTF-8, a byte-order mark dropped. A character cut by
+    the end of the piece is fine; an invalid byte is an error naming its line."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        if e.start >= len(raw) - 3 and e.reason == "unexpected end of data":
+            return raw[: e.start].decode("utf-8-sig")
+        line = raw[: e.start].count(b"\n") + 1
+        raise AuditInputError(
+            f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x}: {e.reason})"
+        ) from None
+
+
 def sniff(path: Path) -> str:
     """The format of `path`: one of the constants above."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(4096)
     except OSError as e:
-        raise AuditInputError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise AuditInputError(f"{path}: cannot read ({e})") from None
     if raw.startswith(LFS_MAGIC):
         return LFS_POINTER
-    try:
-        head = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(raw) - 4:  # not just a character cut at the 4096-byte boundary
-            line = raw.count(b"\n", 0, e.start) + 1
-            raise AuditInputError(
-                f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x} at offset {e.start})"
-            ) from None
-        head = raw[: e.start].decode("utf-8")
+    head = decode_head(path, raw)
     text = head.lstrip()
     if text.startswith("{"):
         first = text.split("\n", 1)[0]
@@ -51,7 +58,7 @@ def sniff(path: Path) -> str:
             return LM_EVAL_V03
         return UNKNOWN
     header = text.split("\n", 1)[0]
-    cols = {c.strip() for c in header.split(",")}
+    cols = {c.strip() for c in next(csv.reader([header]), [])}
     if {"model", "task", "n"} <= cols:
         return TIDY_CSV
     return UNKNOWN
