@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -173,3 +174,45 @@ def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
         steps._irt_features(str(d / "irt.npz"), other)
     with np.load(d / "irt.npz") as z:
         assert {"features/random", "features/ood_neubaroco"} <= set(z.files)
+
+
+def _u_pmf(m: int, n: int) -> np.ndarray:
+    """Null distribution of the Mann-Whitney U (AUC * m * n of a random scorer) by the
+    classic recursion p(m, n, u) = m/(m+n) p(m-1, n, u-n) + n/(m+n) p(m, n-1, u)
+    (independent of evalsci.maxrandom)."""
+    p = {(0, j): np.ones(1) for j in range(n + 1)}
+    p.update({(i, 0): np.ones(1) for i in range(m + 1)})
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            out = np.zeros(i * j + 1)
+            out[j:] += i / (i + j) * p[i - 1, j]
+            out[: (i * (j - 1)) + 1] += j / (i + j) * p[i, j - 1]
+            p[i, j] = out
+    return p[m, n]
+
+
+def _expected_max_auc(m: int, n: int, t: int) -> float:
+    cdf = np.cumsum(_u_pmf(m, n))
+    prev = np.concatenate([[0.0], cdf[:-1]])
+    return float((np.arange(len(cdf)) * (cdf**t - prev**t)).sum() / (m * n))
+
+
+def test_maxrandom_round_trip_with_the_tiny_config(tiny_run):
+    """The assessors half of tests/test_maxrandom_roundtrip.py: Table 3's max random
+    validation AUC is read from the maxrandom rule's answer to requests built from the same
+    (non-default) config: t = generic features x selectors x classifiers of TINY (2 x 4 x 1,
+    not the default grid's), n_pos/n_neg of each validation LLM on the split's validation
+    instances of the 200-instance subsample."""
+    d = tiny_run / "results/assessors/tiny/data"
+    success = pd.read_csv(d / "success.csv.gz", dtype={"instance_id": str}).set_index("instance_id")
+    splits = pd.read_csv(d / "splits.csv", dtype={"instance_id": str}).set_index("instance_id")
+    a = TINY["assessors"]
+    t = len(a["generic_features"]) * len(a["selectors"]) * len(a["classifiers"])
+    t3 = pd.read_csv(tiny_run / "results/assessors/tables/table3.csv").set_index("split")
+    val_llms = a["collections"]["tiny"]["llms"]["validation"]
+    for split in ("random", "ood_neubaroco"):
+        y = success.loc[splits.index[splits[split] == "validation"], val_llms]
+        counts = [(int(y[c].sum()), int((1 - y[c]).sum())) for c in y]
+        # an LLM that succeeds (or fails) on every validation instance has no AUC
+        expected = np.mean([_expected_max_auc(m, n, t) for m, n in counts if m and n])
+        assert t3.loc[split, "max_random_val_auc"] == pytest.approx(expected, abs=5e-5), split

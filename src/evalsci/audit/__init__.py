@@ -15,8 +15,8 @@ are in docs/audit.md.
 The workflow's `audit` study (released many-model results: the Open LLM Leaderboard v2, the
 evals logs, and runs tables the baselines study derives from Mizrahi et al.'s paraphrases and
 Yauney & Mimno's 288 experiments) has a paper study's roles: sources.py (released results ->
-runs tables), maxrandom_requests.py (its questions to the shared `maxrandom` rule), tables.py
-(counts above each baseline), figures.py, findings.py (the numbers docs/audit.md quotes) and
+runs tables), maxrandom_requests.py (its questions to the shared `maxrandom` rule), counts.py
+(counts above each baseline), figures.py, doc_blocks.py (the numbers docs/audit.md quotes) and
 steps.py (one function per rule). It is one package with the tool because both are the same
 code (readers' records, then the judge), and the `evalsci` command imports it; it imports no
 study.
@@ -39,6 +39,7 @@ __all__ = [
     "read_inputs",
     "audit_results",
     "audit_inputs",
+    "judge_inputs",
     "audit_paths",
     "verdict",
     "choices_label",
@@ -47,12 +48,22 @@ __all__ = [
 ]
 
 
-def audit_inputs(paths, t: int | None = None, metric: str = "acc"):
+def judge_inputs(found, t: int | None = None):
+    """(the results frame of `read_inputs`' answer, its judged rows in the same order)."""
+    from .frames import concat_frames, results_frame
+    from .judge import audit_frame, check_t_option
+
+    check_t_option(t)
+    frame = concat_frames([results_frame(found.results), *found.frames])
+    return frame, audit_frame(frame, t=t)
+
+
+def audit_inputs(paths, t: int | None = None, metric: str | None = None):
     """(one judged row per (model, task) result, the files and tasks passed over)."""
     found = read_inputs(paths, metric=metric)
-    return audit_results(found.results, t=t), found.skipped
+    return judge_inputs(found, t=t)[1], found.skipped
 
 
-def audit_paths(paths, t: int | None = None, metric: str = "acc"):
+def audit_paths(paths, t: int | None = None, metric: str | None = None):
     """Read every input under `paths` and judge it: one row per (model, task) result."""
     return audit_inputs(paths, t=t, metric=metric)[0]

@@ -67,6 +67,9 @@ class Inputs:
 
     results: list[Result] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: results already in columns (pandas DataFrames, `evalsci.audit.frames`): large inputs
+    #: such as a million-row CSV, which would not fit as Result objects
+    frames: list = field(default_factory=list)
 
 
 def labels_of(choices: Iterable[int]) -> dict[int, int]:

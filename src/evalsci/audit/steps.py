@@ -9,8 +9,8 @@ import pandas as pd
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
+from . import counts, sources  # figures (matplotlib): imported by the steps that draw
 from . import maxrandom_requests as reqs
-from . import sources, tables  # figures (matplotlib): imported by the steps that draw
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,8 @@ def make_tables(
 ) -> None:
     from evalsci.maxrandom.requests import read_baselines
 
-    judged = tables.judge(read_runs(runs_path), read_baselines(baselines))
-    df = tables.counts(judged, source)
+    judged = counts.judge(read_runs(runs_path), read_baselines(baselines))
+    df = counts.counts(judged, source)
     note = ""
     if scope is not None:
         sc = pd.read_csv(scope)
@@ -87,7 +87,7 @@ def make_tables(
             + "; ".join(f"{r.task} ({r.runs} runs): {r.reason}" for r in sc.itertuples())
             + "."
         )
-    write_table(df, outputs, markdown=tables.to_markdown(df, note))
+    write_table(df, outputs, markdown=counts.to_markdown(df, note))
     write_csv(judged, detail_out)
     from . import figures
 
@@ -101,7 +101,7 @@ def make_sweep(detail, baselines, outputs: list, figure_outputs, cfg: dict) -> N
 
     judged = pd.read_csv(detail, dtype={"labels": str, "task": str})
     ts = _sweep_ts(judged, cfg)
-    sw = tables.sweep(judged, read_baselines(baselines), ts, t_kind="models")
+    sw = counts.sweep(judged, read_baselines(baselines), ts, t_kind="models")
     write_table(sw, outputs, floatfmt=".3f")
     marks = {k: int(judged[judged.t_kind == k].t.mode().iloc[0]) for k in ("runs", "models")}
     from . import figures

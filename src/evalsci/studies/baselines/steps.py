@@ -54,7 +54,7 @@ def requests(aggregated_path, multi_prompt, splits, out, cfg, recompute):
     data = aggregated(aggregated_path, cfg, recompute)
     mp = load.load_multi_prompt(multi_prompt) if multi_prompt else None
     sp = pd.read_csv(splits) if splits else None
-    df = reqs.build(data, mp, sp)
+    df = reqs.build(data, mp, sp, section53_t=cfg["section53"]["t"])
     write_requests(df, out)
     log.info("%d baseline requests -> %s", len(df), out)
 
