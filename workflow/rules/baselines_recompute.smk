@@ -6,7 +6,7 @@
 # The analysis rules (baselines.smk) read that directory when the study recomputes.
 # Scale: config baselines.recompute (scale default = SmolLM2 on CPU; full = the paper).
 
-from evalsci.lm import bigbench_icl as _bl_icl
+from evalsci.studies.baselines import recompute_grid as _bl_icl
 
 BL_ICL_CFG = config["baselines"]["recompute"]
 BL_ICL = _bl_icl.settings(BL_ICL_CFG)

@@ -56,4 +56,5 @@ def _tapt_shard_params(wildcards):
         "settings": _tapt_settings.run_settings(TAPT_TRAINING, wildcards.lm, wildcards.dataset),
         "lm_models": config["lm"].get("models", {}),
         "device": TAPT_TRAINING["device"],
+        "cpu_dtype": config["lm"]["cpu_dtype"],
     }
