@@ -152,9 +152,10 @@ def check_nf4_backend(device: str) -> None:
         if back.device.type != "meta" and not bool((back.float() - x).abs().max() < 0.2):
             raise RuntimeError("the NF4 round trip returned wrong values")
     except Exception as e:  # noqa: BLE001 - any failure means: no usable backend here
+        reason = (str(e).strip().splitlines() or [""])[0][:200]  # torch lists every backend
         raise QuantizeError(
             f"quantize: nf4 on device {device!r}: bitsandbytes {bitsandbytes.__version__} has "
-            f"no working 4-bit backend for it ({type(e).__name__}: {e}). Set quantize: none "
+            f"no working 4-bit backend for it ({type(e).__name__}: {reason}). Set quantize: none "
             f"(full precision) or auto (NF4 on CUDA only), or run on a device bitsandbytes "
             f"supports (cuda, cpu, xpu) ({_QUANTIZE_KEYS})"
         ) from None
