@@ -33,7 +33,11 @@ import pandas as pd
 from evalsci import reference
 
 #: modules that register blocks besides this one (imported by `blocks()`)
-PLUGINS: tuple[str, ...] = ("evalsci.studies.audit.findings", "evalsci.studies.mc_icl.tables")
+PLUGINS: tuple[str, ...] = (
+    "evalsci.studies.audit.findings",
+    "evalsci.studies.mc_icl.tables",
+    "evalsci.studies.baselines.table2",
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class Block:
     doc: str
     inputs: tuple[str, ...]
     render: Callable[[dict[str, Path]], str]
+    # made only by our own inference (the study's recompute path), not from released data
+    recompute: bool = False
 
     def markers(self) -> tuple[str, str]:
         return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
@@ -50,13 +56,15 @@ class Block:
 _BLOCKS: dict[str, Block] = {}
 
 
-def block(name: str, doc: str, inputs) -> Callable:
-    """Register a renderer `fn(paths: {input: Path}) -> str` as the block `name` of `doc`."""
+def block(name: str, doc: str, inputs, recompute: bool = False) -> Callable:
+    """Register a renderer `fn(paths: {input: Path}) -> str` as the block `name` of `doc`;
+    `recompute`: its inputs exist only when the study recomputes (rule docs_tables skips it
+    otherwise)."""
 
     def register(fn):
         if name in _BLOCKS and _BLOCKS[name].render is not fn:
             raise ValueError(f"doc block {name!r} is registered twice")
-        _BLOCKS[name] = Block(name, doc, tuple(inputs), fn)
+        _BLOCKS[name] = Block(name, doc, tuple(inputs), fn, recompute)
         return fn
 
     return register
@@ -546,9 +554,10 @@ def _assessors_nref(paths) -> str:
     return _md(pd.DataFrame(rows).fillna("n/a"))
 
 
-def buildable(studies, collections) -> list[str]:
+def buildable(studies, collections, recomputing=()) -> list[str]:
     """Names of the blocks whose result files this configuration makes: every input under
-    `results/<study>/` of an enabled study, and, for assessors, of an enabled collection."""
+    `results/<study>/` of an enabled study, and, for assessors, of an enabled collection;
+    a recompute-only block only when its study is in `recomputing`."""
 
     def ok(path: str) -> bool:
         parts = path.split("/")
@@ -560,7 +569,10 @@ def buildable(studies, collections) -> list[str]:
             or parts[2] in collections
         )
 
-    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs))
+    def wanted(b: Block) -> bool:
+        return not b.recompute or all(i.split("/")[1] in recomputing for i in b.inputs)
+
+    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs) and wanted(b))
 
 
 def write_all(

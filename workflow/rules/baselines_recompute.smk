@@ -7,6 +7,7 @@
 # Scale: config baselines.recompute (scale default = SmolLM2 on CPU; full = the paper).
 
 from evalsci.studies.baselines import recompute_grid as _bl_icl
+from evalsci.studies.baselines import table2 as _bl_table2
 
 BL_ICL_CFG = config["baselines"]["recompute"]
 BL_ICL = _bl_icl.settings(BL_ICL_CFG)
@@ -94,3 +95,33 @@ rule baselines_icl_aggregated:
         cell_keys=[_bl_icl.cell_key(*c) for c in BL_ICL_CELLS],
     script:
         "../scripts/baselines_icl_aggregated.py"
+
+
+# Table 2 (paper 000 Appendix C): each precision pair's NF4 and full-precision runs.
+_bl_table2.check_pairs(
+    BL_ICL, config["lm"]["models"], f"config baselines.recompute.{BL_ICL_CFG['scale']}"
+)
+
+
+rule baselines_make_table2:
+    """Table 2: verdicts of the NF4 and the full-precision run of every experiment, and the
+    share of identical predictions between them."""
+    input:
+        per_example=list(_bl_table2.cell_files(BL_ICL, f"{BL_ICL_DIR}/results").values()),
+        options=list(_bl_table2.cell_files(BL_ICL, f"{BL_ICL_DIR}/results", "options").values()),
+        baselines=BL_BASELINES,
+    output:
+        report(
+            table("baselines", "table2"),
+            caption="../report/baselines_table2.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
+    log:
+        "logs/baselines/table2.log",
+    conda:
+        ENV["core"]
+    params:
+        settings=BL_ICL,
+    script:
+        "../scripts/baselines_table2.py"
