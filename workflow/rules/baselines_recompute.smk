@@ -47,7 +47,10 @@ rule baselines_icl_shard:
     threads: config["lm"]["threads"]
     resources:
         gpu=1,
-        mem_mb=16000,
+        # a 4-bit 7B model fits in 16 GB of host memory; a full-precision one asks for more
+        mem_mb=lambda wc: int(
+            lm_model_spec_of(config["lm"]["models"], wc.model).get("mem_mb", 16000)
+        ),
         runtime=240,
     params:
         spec=lambda wc: lm_model_spec_of(config["lm"]["models"], wc.model),
