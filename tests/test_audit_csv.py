@@ -230,3 +230,20 @@ def test_directory_lists_what_it_passes_over(tmp_path, capsys):
     assert rc == 0, err
     assert '"m1","boolq"' in out
     assert f"skipped {tmp_path / 'notes.json'}: not a recognised results file" in err
+
+
+def test_plot_writes_png_and_pdf_the_same_bytes_twice(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text(
+        "model,task,n,correct,labels\n"
+        'm1,boolq,100,62,"{""2"": 100}"\nm2,boolq,100,53,"{""2"": 100}"\n'
+        'm1,mix,40,20,"{""2"": 20, ""4"": 20}"\n'
+    )
+    outs = []
+    for name in ("a", "b"):
+        rc, _, err = run(capsys, f, "--plot", tmp_path / f"{name}.png", "--format", "csv")
+        assert rc == 0, err
+        outs.append([(tmp_path / f"{name}{ext}").read_bytes() for ext in (".png", ".pdf")])
+    assert outs[0] == outs[1] and all(len(b) > 1000 for b in outs[0])
+    rc, _, err = run(capsys, f, "--plot", tmp_path / "x.svg")
+    assert rc == 2 and "--plot: give a .png or .pdf file" in err

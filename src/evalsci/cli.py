@@ -98,6 +98,8 @@ def cmd_audit(args) -> None:
     from evalsci.audit.judge import t_summary
     from evalsci.audit.output import write
 
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
     found = read_inputs(args.paths, metric=args.metric)
     frame, df = judge_inputs(found, t=args.t)
     tests = groups = None
@@ -237,7 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
         "of results of its task, or the CSV's t column)",
     )
     au.add_argument(
-        "--metric", default="acc", help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)"
+        "--metric",
+        default=None,
+        help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
+        "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
     au.add_argument("--format", choices=("md", "csv", "json"), default="md")
     au.add_argument(

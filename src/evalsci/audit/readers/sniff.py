@@ -7,9 +7,13 @@ import json
 from pathlib import Path
 
 from ..records import AuditInputError
+from . import lm_eval, lm_eval_v03
+from .jsonfile import LFS_MAGIC, load_json
 
 LM_EVAL_RESULTS = "lm_eval_results"
+LM_EVAL_V03 = "lm_eval_v03"
 LM_EVAL_SAMPLES = "lm_eval_samples"
+LFS_POINTER = "lfs_pointer"
 TIDY_CSV = "tidy_csv"
 UNKNOWN = "unknown"
 
@@ -35,6 +39,8 @@ def sniff(path: Path) -> str:
             raw = fh.read(4096)
     except OSError as e:
         raise AuditInputError(f"{path}: cannot read ({e})") from None
+    if raw.startswith(LFS_MAGIC):
+        return LFS_POINTER
     head = decode_head(path, raw)
     text = head.lstrip()
     if text.startswith("{"):
@@ -45,13 +51,11 @@ def sniff(path: Path) -> str:
             rec = None
         if isinstance(rec, dict) and "doc_id" in rec and "arguments" in rec:
             return LM_EVAL_SAMPLES
-        try:
-            with open(path, encoding="utf-8") as fh:
-                obj = json.load(fh)
-        except (OSError, json.JSONDecodeError):
-            return UNKNOWN
-        if isinstance(obj, dict) and "results" in obj and "configs" in obj:
+        obj = load_json(path)  # invalid JSON is reported with its line, whatever reads it
+        if lm_eval.sniff(obj):
             return LM_EVAL_RESULTS
+        if lm_eval_v03.sniff(obj):
+            return LM_EVAL_V03
         return UNKNOWN
     header = text.split("\n", 1)[0]
     cols = {c.strip() for c in next(csv.reader([header]), [])}
