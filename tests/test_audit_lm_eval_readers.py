@@ -372,3 +372,23 @@ def test_open_llm_leaderboard_file_each_task_its_own_metric():
         got == []
         and "metric 'acc' not in the results" in {s.task: s.reason for s in skipped}[bbh[0]]
     )
+
+
+def test_results_saved_from_the_python_api_carry_their_samples():
+    """`simple_evaluate(..., log_samples=True)` returns the samples inside the results object;
+    two such files (lm-eval 0.4.8) published in mattdepaolis/llm-evaluation."""
+    d = PUB / "python_api"
+    arc = d / "results_DialoGPT-medium_hf_arc_easy_20250530_152952.json"
+    obj = json.loads(arc.read_text())
+    (r,), skipped, used = lm_eval.read_results(arc)
+    recs = obj["samples"]["arc_easy"]
+    assert not skipped and not used
+    assert r.n == len(recs) == obj["n-samples"]["arc_easy"]["effective"]
+    assert r.correct == sum(int(x["acc"]) for x in recs)
+    assert r.labels == {4: 3} == {len(recs[0]["arguments"]): len(recs)}
+    assert r.choices_source == "samples" and not r.derived and r.limited
+    gsm = d / "results_gemma-2b_hf_gsm8k_20250530_123303.json"
+    got, skipped, _ = lm_eval.read_results(gsm)
+    assert got == [] and "generate_until" in skipped[0].reason
+    # a directory holding both keeps the multiple-choice run
+    assert [x.task for x in read_inputs([d]).results] == ["arc_easy"]
