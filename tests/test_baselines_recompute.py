@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from evalsci.lm import bigbench_icl  # noqa: E402
 from evalsci.lm.icl import OPTION_COLUMNS, PER_EXAMPLE_COLUMNS, authors_table  # noqa: E402
 from evalsci.lm.load import tiny_model  # noqa: E402
+from evalsci.studies.baselines import recompute_grid, shards  # noqa: E402
 
 pytestmark = pytest.mark.lm
 
@@ -50,7 +50,7 @@ def _recompute(**kw):
 def _run(tmp, mirror, ckpt, name, **kw):
     srb = mirror / "gyauney-stronger-random-baselines"
     out = tmp / f"{name}.csv.gz"
-    bigbench_icl.run_shard(
+    shards.run_shard(
         model="tiny",
         spec={"checkpoint": str(ckpt)},
         task=TASK,
@@ -73,7 +73,7 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
     full = _run(tmp_path, mirror, tiny_ckpt, "full")
 
     # a job killed during its second prompt, then rerun: only prompts 1 and 2 are redone
-    real = bigbench_icl.evaluate_prompt
+    real = shards.evaluate_prompt
     calls = []
 
     def killed_at_second(scorer, examples, plan, subsample, desc=None):
@@ -82,7 +82,7 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
             raise Killed
         return real(scorer, examples, plan, subsample, desc)
 
-    monkeypatch.setattr(bigbench_icl, "evaluate_prompt", killed_at_second)
+    monkeypatch.setattr(shards, "evaluate_prompt", killed_at_second)
     with pytest.raises(Killed):
         _run(tmp_path, mirror, tiny_ckpt, "resumed")
     assert not (tmp_path / "resumed.csv.gz").exists()
@@ -95,7 +95,7 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
     opts = pd.read_csv(full)
     assert list(opts.columns) == list(OPTION_COLUMNS)
     assert opts["Cached"].all()  # every candidate went through the prefix cache
-    per_ex = bigbench_icl.assemble_cell([full], tmp_path / "cell.csv.gz", tmp_path / "opt.csv.gz")
+    per_ex = shards.assemble_cell([full], tmp_path / "cell.csv.gz", tmp_path / "opt.csv.gz")
     assert list(per_ex.columns) == list(PER_EXAMPLE_COLUMNS)
     assert list(pd.read_csv(tmp_path / "cell.csv.gz").columns) == list(PER_EXAMPLE_COLUMNS)
 
@@ -125,7 +125,7 @@ def test_shard_resume_schema_and_aggregate(tmp_path, mirror, tiny_ckpt, monkeypa
             g.loc[g["Score"] == 1, "loss"].iloc[0]
         )
 
-    agg = bigbench_icl.write_aggregated({"tiny_k": tmp_path / "cell.csv.gz"}, tmp_path / "agg.json")
+    agg = shards.write_aggregated({"tiny_k": tmp_path / "cell.csv.gz"}, tmp_path / "agg.json")
     saved = json.loads((tmp_path / "agg.json").read_text())
     assert saved == agg and len(saved["tiny_k"]) == PROMPTS
     want = per_ex.groupby("Prompt ID")["Correct prediction"].mean().tolist()
@@ -138,10 +138,10 @@ def test_random_demonstrations_are_seeded_and_outside_the_eval_set(mirror):
     idxs = mirror / "gyauney-stronger-random-baselines" / "few-shot-eval" / "subsampled-idxs"
     ex = load_task("winowhy", mirror / "bigbench")
     sub = subsample_positions("winowhy", idxs)
-    s = bigbench_icl.settings(_recompute(demonstrations="random"))
-    a = bigbench_icl.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=7)
-    b = bigbench_icl.prompt_plans("other", "winowhy", 4, len(ex), sub, s, None, seed=7)
-    c = bigbench_icl.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=8)
+    s = recompute_grid.settings(_recompute(demonstrations="random"))
+    a = recompute_grid.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=7)
+    b = recompute_grid.prompt_plans("other", "winowhy", 4, len(ex), sub, s, None, seed=7)
+    c = recompute_grid.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=8)
     assert a == b and a != c and len(a) == PROMPTS
     assert all(not set(p.demos) & set(sub) for p in a)
 

@@ -417,7 +417,7 @@ def test_prompt_is_the_papers_ag_news_format():
 
 
 def test_packing_joins_eight_texts_under_one_instruction_without_answers():
-    """Section 9 packing (studies/tapt.md 1.5): each consecutive batch of 8 texts becomes
+    """Section 9 packing (kddubey/pretrain-on-test, `pack=True` zero-shot training): each consecutive batch of 8 texts becomes
     one sequence, the instruction then the "### Text:" blocks joined by blank lines."""
     from evalsci.lm.load import tiny_tokenizer
     from evalsci.studies.tapt.training import zero_shot
@@ -539,3 +539,28 @@ def test_recompute_dag_has_one_gpu_shard_per_subsample(tmp_path, mirror):
     assert counts["tapt_train_merge"] == 2
     assert counts["tapt_train_manifest"] == 1
     assert "gpu=1" in out  # shard jobs declare the GPU resource for the cluster profile
+
+
+@pytest.mark.parametrize("cpu_dtype", ["float32", "bfloat16"])
+def test_training_loads_models_in_config_lm_cpu_dtype(tiny, sst2, tmp_path, monkeypatch, cpu_dtype):
+    """config lm.cpu_dtype reaches the classifier and the MLM/CLM pretraining on CPU (it
+    was hard-coded float32); float32 stays the default, so default outputs do not change."""
+    from evalsci.studies.tapt.training import classify
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(classify, "train_classifier", record)
+    s = settings.run_settings(_config(tiny), "gpt2", "sst2")
+    paths = train_shards.ShardPaths.of(tmp_path, 1)
+    with pytest.raises(Stop):
+        train_shards.run_shard(
+            s, sst2, m=8, n=8, i=1, paths=paths, device="cpu", cpu_dtype=cpu_dtype
+        )
+    assert seen["dtype"] == cpu_dtype and seen["device"] == "cpu"

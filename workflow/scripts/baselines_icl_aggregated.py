@@ -4,7 +4,7 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    from evalsci.lm.bigbench_icl import write_aggregated
+    from evalsci.studies.baselines.shards import write_aggregated
 
     agg = write_aggregated(
         dict(zip(smk.params.cell_keys, smk.input.per_example, strict=True)), smk.output.aggregated

@@ -4,7 +4,7 @@ from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821
 with logged(smk):
-    from evalsci.lm.bigbench_icl import assemble_cell
+    from evalsci.studies.baselines.shards import assemble_cell
 
     df = assemble_cell(smk.input.shards, smk.output.per_example, smk.output.options)
     print(f"{len(df)} per-example rows, accuracy {df['Correct prediction'].mean():.3f}")

@@ -5,7 +5,7 @@ from evalsci.workflow import configure_threads, logged
 smk = snakemake  # noqa: F821
 with logged(smk):
     configure_threads(smk.threads)
-    from evalsci.lm.bigbench_icl import run_shard
+    from evalsci.studies.baselines.shards import run_shard
 
     run_shard(
         model=smk.wildcards.model,

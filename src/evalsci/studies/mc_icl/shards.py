@@ -82,26 +82,22 @@ def run_shard(
 ) -> None:
     """Score one shard and write its scores table. `lm` is config["lm"] (device, cpu_dtype,
     batch budgets per device)."""
-    from evalsci.lm.load import default_device, load_model
+    from evalsci.lm.load import load_model
+    from evalsci.lm.placement import placement
 
     lm = lm or {}
     train, val = load_data(dataset, glue_root)
     queries = [val[i] for i in eval_subsample(len(val), params["num_eval"], seed, dataset)]
     plan = make_plan(dataset, run, train, params, seed, sets_path)
-    device = lm.get("device", "auto")
-    device = default_device() if device == "auto" else device
-    kind = "cuda" if device.startswith("cuda") else "cpu"
     spec = dict(model_spec) if isinstance(model_spec, Mapping) else model_spec
-    dtype = (spec.get("dtype") if isinstance(spec, dict) else None) or (
-        lm.get("cpu_dtype", "float32") if kind == "cpu" else None
-    )
+    where = placement(lm, spec)
+    device = where.device
     t0 = time.perf_counter()
-    model, tok = load_model(spec, device=device, dtype=dtype)
+    model, tok = load_model(spec, device=device, dtype=where.dtype)
     log.info(
         "loaded %s on %s (%s) in %.1f s", model_name, device, model.dtype, time.perf_counter() - t0
     )
-    batch = lm.get("batch", {}).get(kind, {})
-    scorer = make_scorer(model, tok, add_bos=add_bos, **batch)
+    scorer = make_scorer(model, tok, add_bos=add_bos, **where.batch)
     tmpl = template(dataset)
     log.info(
         "%s %s %s: K=%d P=%d on %d validation examples",

@@ -83,6 +83,7 @@ def train_classifier(
     max_length: int | None = None,
     seed: int = 42,
     device: str = "cpu",
+    dtype: str = "float32",
     work_dir: str,
 ) -> Classifier:
     """Add a K-way linear head to `model_path` and finetune all weights on (texts, labels).
@@ -101,7 +102,7 @@ def train_classifier(
     torch.set_grad_enabled(True)
     set_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(
-        model_path, num_labels=num_labels, dtype=torch.float32
+        model_path, num_labels=num_labels, dtype=getattr(torch, dtype)
     )
     if model.config.pad_token_id is None:
         model.config.pad_token_id = tokenizer.pad_token_id

@@ -75,11 +75,3 @@ def load_tokenizer(path: str):
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return tok
-
-
-def default_device(device: str = "auto") -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device

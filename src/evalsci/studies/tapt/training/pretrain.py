@@ -98,6 +98,7 @@ def pretrain(
     mlm_probability: float = 0.15,
     seed: int = 42,
     device: str = "cpu",
+    dtype: str = "float32",
     work_dir: str | None = None,
 ) -> dict:
     """Pretrain a fresh copy of `model_path` on `texts`; save it to `out_dir`.
@@ -111,7 +112,7 @@ def pretrain(
 
     torch.set_grad_enabled(True)
     set_seed(seed)
-    model = _auto_class(method).from_pretrained(model_path, dtype=torch.float32)
+    model = _auto_class(method).from_pretrained(model_path, dtype=getattr(torch, dtype))
     if model.config.pad_token_id is None:
         model.config.pad_token_id = tokenizer.pad_token_id
     ds = _dataset(tokenizer, texts, max_length)

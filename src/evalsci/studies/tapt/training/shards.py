@@ -86,6 +86,7 @@ def _few_shot(
     num_labels: int,
     seed: int,
     device: str,
+    dtype: str,
     lm_models: Mapping | None,
     tmp: Path,
 ):
@@ -113,6 +114,7 @@ def _few_shot(
             max_length=cls.get("max_length"),
             seed=seed,
             device=device,
+            dtype=dtype,
             work_dir=str(tmp),
         )
 
@@ -139,6 +141,7 @@ def _few_shot(
             mlm_probability=pre["mlm_probability"],
             seed=seed,
             device=device,
+            dtype=dtype,
             work_dir=str(tmp),
         )
         metrics.append({"step": f"pretrain_{source}", **m})
@@ -159,6 +162,7 @@ def _zero_shot(
     spec,
     seed: int,
     device: str,
+    dtype: str | None,
     lm_models: Mapping | None,
     tmp: Path,
 ):
@@ -171,7 +175,7 @@ def _zero_shot(
     test_texts = split.test["text"].tolist()
     probs, metrics = {}, []
     t0 = time.perf_counter()
-    model, tok = zero_shot.load_base(model_spec, device=device, quantize=quantize)
+    model, tok = zero_shot.load_base(model_spec, device=device, dtype=dtype, quantize=quantize)
     prefix, rest = zero_shot.prompts(tok, test_texts, spec, zs.get("chat_template", "auto"))
     probs["base"] = zero_shot.predict_proba(
         model, tok, prefix, rest, spec.class_names, batch_size=settings["batch_size_eval"]
@@ -202,6 +206,7 @@ def _zero_shot(
             lora=zs.get("lora"),
             seed=seed,
             device=device,
+            dtype=dtype,
             quantize=quantize,
             work_dir=str(tmp),
         )
@@ -225,17 +230,23 @@ def run_shard(
     paths: ShardPaths,
     lm_models: Mapping | None = None,
     device: str = "auto",
+    cpu_dtype: str = "float32",
     work_dir: str | Path | None = None,
 ) -> pd.Series:
-    """Compute subsample `i` of (settings' lm and dataset) and write its shard files."""
+    """Compute subsample `i` of (settings' lm and dataset) and write its shard files.
+
+    `cpu_dtype` is config lm.cpu_dtype: the precision of every model on CPU (float32 unless
+    the user opts in). On CUDA the classifiers and MLM/CLM pretraining stay float32 and the
+    zero-shot base loads with the loader's CUDA default (NF4 weights, bf16 compute)."""
     import torch
 
     from evalsci.data.hf_classification import get_spec
-    from evalsci.studies.tapt.training import models
+    from evalsci.lm.placement import placement
 
     t_start = time.perf_counter()
     spec = get_spec(settings["dataset"])
-    device = models.default_device(device)
+    where = placement({"cpu_dtype": cpu_dtype}, device=device)
+    device = where.device
     split = splits.split(frame, m, n, i, settings["split_seed"])
     seed = int(settings["seed"]) + i
     num_labels = spec.num_classes
@@ -246,10 +257,19 @@ def run_shard(
     grad = torch.is_grad_enabled()
     with tempfile.TemporaryDirectory(prefix="tapt-", dir=work_dir) as tmp:
         if settings["method"] == "zero-shot":
-            probs, metrics = _zero_shot(settings, split, spec, seed, device, lm_models, Path(tmp))
+            probs, metrics = _zero_shot(
+                settings, split, spec, seed, device, where.dtype, lm_models, Path(tmp)
+            )
         else:
             probs, metrics = _few_shot(
-                settings, split, num_labels, seed, device, lm_models, Path(tmp)
+                settings,
+                split,
+                num_labels,
+                seed,
+                device,
+                where.dtype or "float32",
+                lm_models,
+                Path(tmp),
             )
     torch.set_grad_enabled(grad)
 
@@ -300,6 +320,7 @@ def run_subsamples(
     shard_dir: str | Path,
     lm_models: Mapping | None = None,
     device: str = "auto",
+    cpu_dtype: str = "float32",
     shard_fn: Callable[..., Any] | None = None,
 ) -> list[ShardPaths]:
     """Run the shards of `subsamples` that are not done yet (resume after an interrupt)."""
@@ -311,7 +332,15 @@ def run_subsamples(
         paths = ShardPaths.of(shard_dir, i)
         if not paths.done():
             shard_fn(
-                settings, frame, m=m, n=n, i=i, paths=paths, lm_models=lm_models, device=device
+                settings,
+                frame,
+                m=m,
+                n=n,
+                i=i,
+                paths=paths,
+                lm_models=lm_models,
+                device=device,
+                cpu_dtype=cpu_dtype,
             )
         out.append(paths)
     return out

@@ -161,6 +161,7 @@ def train_adapter(
     lora: dict | None = None,
     seed: int = 42,
     device: str = "cpu",
+    dtype: str | None = None,
     quantize: str = "auto",
     work_dir: str,
 ):
@@ -175,7 +176,7 @@ def train_adapter(
     from evalsci.lm.load import load_model
 
     spec = {**model_spec, "quantize": quantize}
-    model, tok = load_model(spec, device=device)
+    model, tok = load_model(spec, device=device, dtype=dtype)
     torch.set_grad_enabled(True)  # load_model switches autograd off for inference
     four_bit = bool(getattr(model, "is_loaded_in_4bit", False))
     model.config.use_cache = False
@@ -220,11 +221,12 @@ def train_adapter(
     return model, tok, metrics
 
 
-def load_base(model_spec, *, device: str = "cpu", quantize: str = "auto"):
-    """The base LM for acc_base (no adapter), 4-bit on CUDA when quantize is auto."""
+def load_base(model_spec, *, device: str = "cpu", dtype: str | None = None, quantize: str = "auto"):
+    """The base LM for acc_base (no adapter), 4-bit on CUDA when quantize is auto; `dtype`
+    None is the loader's default (float32 on CPU, bf16 compute on CUDA)."""
     from evalsci.lm.load import load_model
 
-    return load_model({**model_spec, "quantize": quantize}, device=device)
+    return load_model({**model_spec, "quantize": quantize}, device=device, dtype=dtype)
 
 
 def predict_proba(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalsci.lm.shards import pending, read_shards, run_shards, shard_path
+from evalsci.studies.baselines.resumable import pending, read_shards, run_shards, shard_path
 
 
 def _compute(key: str) -> pd.DataFrame:
