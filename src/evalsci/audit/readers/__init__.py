@@ -5,7 +5,9 @@ file to its reader (`sniff`) and returns the results with everything it passed o
 its reason (`Inputs.skipped`): nothing is skipped silently. A file the user named that no
 reader takes is an error; one found in a directory is listed as skipped.
 
-Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples), `tidy_csv`.
+Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples), `tidy_csv`,
+`inspect_ai` (.eval and .json logs), `helm` (run directories), `lighteval` (results JSON and
+details parquet).
 """
 
 from __future__ import annotations
@@ -14,23 +16,35 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import AuditInputError, Inputs, Skipped
-from . import lm_eval, tidy_csv
-from .sniff import LM_EVAL_RESULTS, LM_EVAL_SAMPLES, TIDY_CSV, sniff
+from . import helm, inspect_ai, lighteval, lm_eval, tidy_csv
+from .sniff import (
+    HELM_RUN,
+    INSPECT_LOG,
+    LIGHTEVAL_RESULTS,
+    LM_EVAL_RESULTS,
+    LM_EVAL_SAMPLES,
+    PARQUET,
+    TIDY_CSV,
+    sniff,
+)
 
 __all__ = ["read_inputs"]
 
-SUFFIXES = (".json", ".jsonl", ".csv")
+SUFFIXES = (".json", ".jsonl", ".csv", ".eval")
 
 
 def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
-    """{file: named explicitly}; directories contribute their .json, .jsonl and .csv files."""
+    """{file: named explicitly}; directories contribute their .json, .jsonl, .csv and .eval
+    files (inspect-ai logs)."""
     files: dict[Path, bool] = {}
     for p in paths:
         p = Path(p)
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
             if not found:
-                raise AuditInputError(f"{p}: no .json, .jsonl or .csv files in this directory")
+                raise AuditInputError(
+                    f"{p}: no .json, .jsonl, .csv or .eval files in this directory"
+                )
             for f in found:
                 files.setdefault(f, False)
         elif p.is_file():
@@ -38,6 +52,33 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
         else:
             raise AuditInputError(f"{p}: no such file or directory")
     return files
+
+
+#: the readers of the other harnesses' outputs, by format: each `read(path)` gives
+#: (results, skipped tasks)
+HARNESS_READERS = {INSPECT_LOG: inspect_ai, HELM_RUN: helm, LIGHTEVAL_RESULTS: lighteval}
+
+
+def _helm_run_files(files: dict[Path, bool]) -> set[Path]:
+    """The files of every HELM run directory among `files`: a run is read once, through its
+    run_spec.json, whichever of its files were named or found."""
+    found: set[Path] = set()
+    for run_dir in sorted({f.parent for f in files if f.name == helm.RUN_SPEC}):
+        found |= helm.run_files(run_dir / helm.RUN_SPEC)
+    return found
+
+
+def _read_harness(reader, f: Path, explicit: bool, out: Inputs) -> None:
+    """Read one harness output into `out`: a file the user named must be readable; one found
+    in a directory that is not is listed as skipped with the reason."""
+    try:
+        got, skipped = reader.read(f)
+    except AuditInputError as e:
+        if explicit:
+            raise
+        got, skipped = [], [Skipped(str(f), None, str(e))]
+    out.results.extend(got)
+    out.skipped.extend(skipped)
 
 
 def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
@@ -48,7 +89,11 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
     out = Inputs()
     seen_samples: set[Path] = set()
     samples_given: list[Path] = []
-    for f, explicit in _expand(paths).items():
+    files = _expand(paths)
+    helm_files = _helm_run_files(files)
+    for f, explicit in files.items():
+        if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
+            continue
         kind = sniff(f)
         if kind == LM_EVAL_RESULTS:
             got, used = lm_eval.read_results(f, metric=metric)
@@ -58,6 +103,12 @@ def read_inputs(paths: Iterable[str | Path], metric: str = "acc") -> Inputs:
             samples_given.append(f)
         elif kind == TIDY_CSV:
             out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
+        elif kind in HARNESS_READERS:
+            _read_harness(HARNESS_READERS[kind], f, explicit, out)
+        elif kind == PARQUET and not explicit:
+            out.skipped.append(
+                Skipped(str(f), None, "parquet (lighteval details are read through results_*.json)")
+            )
         elif explicit:
             raise AuditInputError(
                 f"{f}: not a recognised results file (lm-evaluation-harness "

@@ -7,10 +7,15 @@ import json
 from pathlib import Path
 
 from ..records import AuditInputError
+from . import helm, inspect_ai, lighteval
 
 LM_EVAL_RESULTS = "lm_eval_results"
 LM_EVAL_SAMPLES = "lm_eval_samples"
 TIDY_CSV = "tidy_csv"
+INSPECT_LOG = "inspect_log"  # .eval (zip) or .json
+HELM_RUN = "helm_run"  # a run directory's run_spec.json
+LIGHTEVAL_RESULTS = "lighteval_results"
+PARQUET = "parquet"  # e.g. lighteval details: read through their results JSON
 UNKNOWN = "unknown"
 
 
@@ -35,8 +40,19 @@ def sniff(path: Path) -> str:
             raw = fh.read(4096)
     except OSError as e:
         raise AuditInputError(f"{path}: cannot read ({e})") from None
+    if inspect_ai.sniff_bytes(raw):
+        return INSPECT_LOG
+    if raw.startswith(b"PAR1"):
+        return PARQUET
     head = decode_head(path, raw)
     text = head.lstrip()
+    for reader, kind in (
+        (inspect_ai, INSPECT_LOG),
+        (helm, HELM_RUN),
+        (lighteval, LIGHTEVAL_RESULTS),
+    ):
+        if reader.sniff(text):
+            return kind
     if text.startswith("{"):
         first = text.split("\n", 1)[0]
         try:
