@@ -23,7 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..records import AuditInputError, Result, Skipped, labels_of
-from .files import field, load_json
+from .fields import field
+from .jsonfile import load_json
 
 RUN_SPEC = "run_spec.json"
 MC_METHODS = ("multiple_choice_joint", "multiple_choice_separate_")

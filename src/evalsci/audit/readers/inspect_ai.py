@@ -28,7 +28,8 @@ import zlib
 from pathlib import Path
 
 from ..records import AuditInputError, Result, Skipped, labels_of
-from .files import field, load_json
+from .fields import field
+from .jsonfile import load_json
 
 ZIP_MAGIC = b"PK\x03\x04"
 _JSON_LOG = re.compile(r'^\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')

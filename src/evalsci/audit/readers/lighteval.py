@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 
 from ..records import AuditInputError, Result, Skipped, labels_of
-from .files import field, load_json
+from .fields import field
+from .jsonfile import load_json
 
 _NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 MC_CATEGORY = "LOGPROBS"

@@ -1,23 +1,10 @@
-"""Small file helpers shared by the harness readers (inspect-ai, HELM, lighteval): JSON that
-fails with the file's name, and typed field access that names the key."""
+"""Typed field access for the harness readers (inspect-ai, HELM, lighteval): a missing key or
+a value of the wrong type is an AuditInputError naming the file, the path to the key, and
+what was found."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from ..records import AuditInputError
-
-
-def load_json(path: Path):
-    """The parsed JSON in `path`; an unreadable or truncated file is an AuditInputError."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except UnicodeDecodeError as e:
-        raise AuditInputError(f"{path}: not UTF-8 ({e.reason})") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise AuditInputError(f"{path}: cannot read JSON ({e})") from None
 
 
 def field(obj, key: str, kind, where: str):
