@@ -7,7 +7,6 @@ snapshot and a moved `refs/main` play the hub a year later."""
 from __future__ import annotations
 
 import logging
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -58,7 +57,10 @@ def _tiny(seed):
 def _same(a, b) -> bool:
     import torch
 
-    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    return all(
+        torch.equal(x, y)
+        for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    )
 
 
 @pytest.mark.lm
@@ -125,6 +127,8 @@ def test_no_dataset_spec_asks_for_hub_code():
     """datasets >= 4 removed loading scripts (huggingface/datasets#7592, release 4.0.0): the
     flag is inert there and gone from every spec; pyproject excludes the 3.x that honoured it."""
     from packaging.requirements import Requirement
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
 
     from evalsci.data.hf_classification import DatasetSpec, _specs
 
