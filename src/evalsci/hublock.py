@@ -12,7 +12,7 @@ load other weights or data. So every loader asks `revision(repo, kind, given)` f
   `<HF_HUB_CACHE>/<kind>s--<org>--<name>/refs/<branch>`.
 
 Each load logs `hub <kind> <repo> at commit <sha> (<where from>)`, so the run's job log names
-the commits, and the lock is shown in the report (`workflow/report/hub_lock.rst`).
+the commits, and the report's front page lists the lock (`summary`, `workflow/report/workflow.rst`).
 """
 
 from __future__ import annotations
@@ -142,3 +142,15 @@ _HEADER = (
     "# (evalsci.hublock): later runs load these commits. Delete an entry to move to the\n"
     "# hub's current commit; give a `revision` in the config to choose one.\n"
 )
+
+
+def summary(path: str | os.PathLike | None = None) -> str:
+    """One line for the report's front page: every locked commit, or that there is none."""
+    path = Path(path or lock_path())
+    lock = read_lock(path)
+    items = [
+        f"{kind} {repo} at {sha}" for kind in KINDS for repo, sha in sorted(lock[kind].items())
+    ]
+    if not items:
+        return f"none (no hub model or dataset loaded; {path} does not list any)"
+    return f"{'; '.join(items)} ({path})"
