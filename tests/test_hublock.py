@@ -138,3 +138,13 @@ def test_no_dataset_spec_asks_for_hub_code():
     [req] = [Requirement(r) for r in extras["optional-dependencies"]["lm"] if r.startswith("data")]
     assert req.name == "datasets"
     assert not req.specifier.contains("3.6.0") and req.specifier.contains("4.0.0")
+
+
+def test_the_report_front_page_lists_the_lock(hub):
+    """`summary()` is what workflow/report/workflow.rst shows (config key `hub_lock`)."""
+    assert hublock.summary().startswith("none (no hub model or dataset loaded")
+    _publish(hub, "datasets--org--data", SHA1, lambda snap: (snap / "README.md").write_text("x"))
+    hublock.record("org/data", "dataset")
+    assert hublock.summary() == f"dataset org/data at {SHA1} ({hublock.lock_path()})"
+    rst = (REPO / "workflow" / "report" / "workflow.rst").read_text()
+    assert '{{ snakemake.config["hub_lock"] }}' in rst

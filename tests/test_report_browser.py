@@ -174,6 +174,9 @@ def test_the_report_renders_in_a_browser(report, browser, tmp_path):
     shot = tmp_path / "report-front.png"
     browser.screenshot(shot)
     print(f"\nreport screenshot: {shot}")
+    # the front page lists the hub commits (evalsci.hublock; none: this run loaded none)
+    front = re.sub(r"\s+", " ", browser.js("document.body.innerText"))
+    assert "Hub commits (models and datasets loaded from the Hugging Face hub" in front
     figures = browser.js(
         "Object.keys(results).filter(k => results[k].mime_type === 'image/png').sort()"
     )
@@ -194,9 +197,7 @@ def test_the_report_renders_in_a_browser(report, browser, tmp_path):
         assert title in re.sub(r"\s+", " ", text)
         # the eye button of the result's panel: what a reader clicks to see the figure
         clicked = browser.js(
-            "(() => { const a = [...document.querySelectorAll('#app a')]"
-            ".filter(a => a.getAttribute('href') === '#' && a.querySelector('svg'));"
-            " const b = a.find(a => /eye|view/i.test(a.outerHTML)) || a[a.length - 1];"
+            "(() => { const b = document.querySelector('#app a[iconname=\"eye\"]');"
             " if (!b) return false; b.click(); return true; })()"
         )
         assert clicked, f"no view button for {path}"
