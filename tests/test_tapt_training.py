@@ -417,7 +417,7 @@ def test_prompt_is_the_papers_ag_news_format():
 
 
 def test_packing_joins_eight_texts_under_one_instruction_without_answers():
-    """Section 9 packing (studies/tapt.md 1.5): each consecutive batch of 8 texts becomes
+    """Section 9 packing (kddubey/pretrain-on-test, `pack=True` zero-shot training): each consecutive batch of 8 texts becomes
     one sequence, the instruction then the "### Text:" blocks joined by blank lines."""
     from evalsci.lm.load import tiny_tokenizer
     from evalsci.studies.tapt.training import zero_shot

@@ -1,4 +1,7 @@
 # Python helpers shared by every rule file. No rules here.
+# Naming across the .smk files. A study keeps its helpers in its <study>_common.smk; its constants
+# are <STUDY>_NAME (upper case, the full study name), its functions <study>_name (lower case),
+# and evalsci imports are aliased _<study>_name (private to the .smk files).
 import os
 import sys
 from pathlib import Path
@@ -15,6 +18,12 @@ from evalsci.data.released import BUNDLES, MIRROR_ENV  # noqa: E402
 from evalsci.workflow import prepend_pythonpath  # noqa: E402
 
 prepend_pythonpath(SRC)
+
+# Portable arithmetic (config `portable`): the kernel pins go into this process's environment
+# before any job starts; every job (a subprocess) inherits them.
+from evalsci.determinism import apply_portable  # noqa: E402
+
+apply_portable(config["portable"])
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
@@ -61,6 +70,14 @@ def all_targets(wildcards):
             continue
         files.extend(str(f) for f in r.input)
     return files
+
+
+def maxrandom_file(study, name="baselines"):
+    """A study's exchange with the shared `maxrandom` rule: `requests` (what the study asks),
+    `baselines` and `distributions` (the rule's answers): results/<study>/maxrandom/<name>.csv."""
+    if name not in ("requests", "baselines", "distributions"):
+        raise ValueError(f"maxrandom files are requests, baselines, distributions; not {name!r}")
+    return f"results/{study}/maxrandom/{name}.csv"
 
 
 def table(study, name):

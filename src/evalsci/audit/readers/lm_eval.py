@@ -14,8 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from .judge import labels_of
-from .readers import AuditInputError, Result
+from ..records import AuditInputError, Result, labels_of
 
 _TS = re.compile(r"^results_(?P<ts>.+)\.json$")
 

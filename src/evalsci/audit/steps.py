@@ -9,8 +9,8 @@ import pandas as pd
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 
+from . import counts, sources  # figures (matplotlib): imported by the steps that draw
 from . import maxrandom_requests as reqs
-from . import sources, tables  # figures (matplotlib): imported by the steps that draw
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,11 @@ def make_runs(source: str, inputs: dict, out_runs, out_scope=None) -> None:
     if source == "open_llm_leaderboard_v2":
         runs, scope = sources.leaderboard_runs(inputs["bundle"])
         write_csv(scope, out_scope)
-    elif source == "mizrahi_paraphrases":
-        runs = sources.mizrahi_runs(inputs["bundle"])
-    elif source == "baselines_prompts":
-        runs = sources.baselines_prompt_runs(inputs["bundle"])
     elif source == "openai_evals":
         runs = sources.evals_runs(inputs["bundle"])
     else:
-        raise ValueError(f"unknown audit source {source!r}; known {sources.SOURCES}")
+        # mizrahi_paraphrases and baselines_prompts: evalsci.studies.baselines.audit_runs
+        raise ValueError(f"audit source {source!r} is not read here; known {sources.SOURCES}")
     write_csv(runs, out_runs)
     log.info("%s: %d runs over %d tasks", source, len(runs), runs.task.nunique())
 
@@ -80,8 +77,8 @@ def make_tables(
 ) -> None:
     from evalsci.maxrandom.requests import read_baselines
 
-    judged = tables.judge(read_runs(runs_path), read_baselines(baselines))
-    df = tables.counts(judged, source)
+    judged = counts.judge(read_runs(runs_path), read_baselines(baselines))
+    df = counts.counts(judged, source)
     note = ""
     if scope is not None:
         sc = pd.read_csv(scope)
@@ -90,7 +87,7 @@ def make_tables(
             + "; ".join(f"{r.task} ({r.runs} runs): {r.reason}" for r in sc.itertuples())
             + "."
         )
-    write_table(df, outputs, markdown=tables.to_markdown(df, note))
+    write_table(df, outputs, markdown=counts.to_markdown(df, note))
     write_csv(judged, detail_out)
     from . import figures
 
@@ -104,7 +101,7 @@ def make_sweep(detail, baselines, outputs: list, figure_outputs, cfg: dict) -> N
 
     judged = pd.read_csv(detail, dtype={"labels": str, "task": str})
     ts = _sweep_ts(judged, cfg)
-    sw = tables.sweep(judged, read_baselines(baselines), ts, t_kind="models")
+    sw = counts.sweep(judged, read_baselines(baselines), ts, t_kind="models")
     write_table(sw, outputs, floatfmt=".3f")
     marks = {k: int(judged[judged.t_kind == k].t.mode().iloc[0]) for k in ("runs", "models")}
     from . import figures

@@ -11,8 +11,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from evalsci.audit.judge import choices_label, verdict
-
+from .judge import choices_label, verdict
 from .maxrandom_requests import attach, sweep_key
 
 COUNT_COLUMNS = [

@@ -25,13 +25,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalsci.audit.judge import labels_of
 from evalsci.data.checked import read_csv
 from evalsci.data.leaderboard import RESULTS_DIR, discover_pairs, read_runs
 from evalsci.data.released import local_name
-from evalsci.maxrandom import correct_count
 
 from .choices import MMLU_PRO_OPTIONS, OUT_OF_SCOPE, item_choices
+from .records import labels_of
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +50,13 @@ RUN_COLUMNS = [
 SOURCES = ("open_llm_leaderboard_v2", "mizrahi_paraphrases", "baselines_prompts", "openai_evals")
 
 
-def _labels_json(labels: dict) -> str:
+def labels_json(labels: dict) -> str:
+    """{options: items} as the runs tables store it (sorted JSON)."""
     return json.dumps({str(k): int(v) for k, v in sorted(labels.items())}, sort_keys=True)
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
+def runs_frame(rows: list[dict]) -> pd.DataFrame:
+    """Rows -> a runs table (RUN_COLUMNS); accuracy defaults to correct / n."""
     df = pd.DataFrame(rows, columns=RUN_COLUMNS)
     df["accuracy"] = df["accuracy"].fillna(df["correct"] / df["n"])
     for c in ("t", "n", "correct"):
@@ -91,7 +92,7 @@ def _leaderboard_task_runs(task: str, runs: pd.DataFrame, choices: np.ndarray) -
                     "t_kind": kind,
                     "t": len(idx),
                     "n": n,
-                    "labels": _labels_json(labels_of(choices[answered])),
+                    "labels": labels_json(labels_of(choices[answered])),
                     "correct": int(items[i][answered].sum()),
                     "accuracy": np.nan,
                 }
@@ -129,64 +130,7 @@ def leaderboard_runs(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     runs = read_runs(mmlu)
     rows += _leaderboard_task_runs("MMLU-Pro", runs, np.full(runs.shape[1] - 2, MMLU_PRO_OPTIONS))
     log.info("leaderboard: %d run rows, %d tasks out of scope", len(rows), len(skipped))
-    return _frame(rows), pd.DataFrame(skipped, columns=["task", "runs", "reason"])
-
-
-# --- Mizrahi et al.'s paraphrases (the baselines study's Section 5.3 experiments) -------
-
-
-def mizrahi_runs(bundle: str | Path) -> pd.DataFrame:
-    from evalsci.studies.baselines import load, section53
-
-    exps = section53.experiments(load.load_multi_prompt(bundle))
-    rows = [
-        {
-            "source": SOURCES[1],
-            "task": f"{e.suite}/{e.task}",
-            "model": e.model,
-            "shots": pd.NA,
-            "run": e.model,
-            "t_kind": "paraphrases",
-            "t": int(e.t_paraphrases),
-            "n": int(e.n),
-            "labels": _labels_json({int(e.k): int(e.n)}),
-            "correct": correct_count(float(e.max_acc), int(e.n)),
-            "accuracy": float(e.max_acc),
-        }
-        for e in exps.itertuples()
-    ]
-    return _frame(rows)
-
-
-# --- Yauney & Mimno's 288 experiments: every prompt is a run ----------------------------
-
-
-def baselines_prompt_runs(aggregated: str | Path) -> pd.DataFrame:
-    from evalsci.data.bigbench_meta import num_choices
-    from evalsci.studies.baselines import load
-    from evalsci.studies.baselines.settings import eval_size, num_prompts
-
-    rows = []
-    for cell, accs in load.load_aggregated(aggregated).items():
-        n, k = eval_size(cell.task, cell.shots), num_choices(cell.task)
-        t = num_prompts(cell.task, cell.shots, len(accs))
-        for i, (c, a) in enumerate(zip(correct_count(accs, n), accs, strict=True)):
-            rows.append(
-                {
-                    "source": SOURCES[2],
-                    "task": cell.task,
-                    "model": cell.model,
-                    "shots": cell.shots,
-                    "run": f"prompt {i}",
-                    "t_kind": "prompts",
-                    "t": t,
-                    "n": n,
-                    "labels": _labels_json({k: n}),
-                    "correct": int(c),
-                    "accuracy": float(a),
-                }
-            )
-    return _frame(rows)
+    return runs_frame(rows), pd.DataFrame(skipped, columns=["task", "runs", "reason"])
 
 
 # --- the 14 OpenAI LLMs of the evals logs -----------------------------------------------
@@ -231,9 +175,9 @@ def evals_runs(root: str | Path) -> pd.DataFrame:
                     "t_kind": "llms",
                     "t": len(llms),
                     "n": n,
-                    "labels": _labels_json({len(answers): n}),
+                    "labels": labels_json({len(answers): n}),
                     "correct": int(success[llm].sum()),
                     "accuracy": np.nan,
                 }
             )
-    return _frame(rows)
+    return runs_frame(rows)

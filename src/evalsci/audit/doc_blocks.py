@@ -1,6 +1,18 @@
 """The numbers docs/audit.md quotes, generated from the audit's result files (never typed):
-doc block `audit_findings` of `evalsci.doctables`, written by rule docs_tables
-(`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the results.
+doc block `audit_findings` (registered in evalsci/doc_blocks.yaml), written by rule
+docs_tables (`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the
+results.
+
+Also the worked example of docs/audit.md and the README's quick start (blocks
+`audit_worked_example`, `audit_quickstart`): `evalsci audit` run on published
+lm-evaluation-harness output committed as a fixture, EleutherAI/pythia's `evals/` results for
+Pythia-160M (tests/fixtures/audit/lm_eval/published/, source beside it). Their inputs are
+fixtures, not workflow results, so rule docs_tables does not render them
+(`doctables.buildable` keeps results/ inputs); tests/test_doctables.py checks them against the
+fixtures, and this writes them again:
+
+    python -c "from evalsci.doctables import blocks, render, write; b = blocks();
+    [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_quickstart')]"
 """
 
 from __future__ import annotations
@@ -8,8 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-
-from evalsci.doctables import block
 
 TABLES = "results/audit/tables"
 INPUTS = [
@@ -39,8 +49,8 @@ def _line(tot: dict) -> str:
     )
 
 
-@block("audit_findings", doc="docs/audit.md", inputs=INPUTS)
-def _audit_findings(paths: dict[str, Path]) -> str:
+def findings(paths: dict[str, Path]) -> str:
+    """The block: its inputs are INPUTS (doc_blocks.yaml lists the same files)."""
     return findings_markdown(Path(paths[INPUTS[0]]).parent)
 
 
@@ -109,3 +119,62 @@ def findings_markdown(tables: str | Path) -> str:
         + " (above standard / above max / flipped)."
     )
     return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------- worked example, quick start
+PYTHIA = "tests/fixtures/audit/lm_eval/published/pythia"
+FILES = (f"{PYTHIA}/160m_step93000.json", f"{PYTHIA}/160m-5shot_step103000.json")
+SHOWN = ["task", "accuracy", "n", "choices", "t", "standard", "max_baseline", "p_max", "verdict"]
+
+
+def _audit(paths: list[Path], t: int | None = None):
+    from . import judge_inputs, read_inputs
+    from .judge import t_summary
+
+    found = read_inputs(paths)
+    _, judged = judge_inputs(found, t=t)
+    return judged, t_summary(judged), found.skipped
+
+
+def _fmt(df: pd.DataFrame) -> str:
+    return df.to_markdown(index=False, floatfmt=".4g") + "\n"
+
+
+def worked_example(paths) -> str:
+    """Doc block `audit_worked_example`: `evalsci audit` on Pythia-160M's two published
+    evaluations (fixtures), the verdict counts, the t lines and the flipped scores."""
+    files = [paths[f] for f in FILES]
+    judged, summary, skipped = _audit(files)
+    counts = judged.groupby("verdict", observed=False).size()
+    lines = [
+        "```bash",
+        f"evalsci audit {FILES[0]} \\",
+        f"              {FILES[1]}",
+        "```",
+        "",
+        f"{len(judged)} scores ({judged['task'].nunique()} tasks, two published evaluations of "
+        f"Pythia-160M: 0-shot at step 93,000 and 5-shot at step 103,000); "
+        f"{len(skipped)} tasks or files skipped with their reasons on stderr. Verdicts: "
+        + ", ".join(f"{k} {int(v)}" for k, v in counts.items())
+        + ". What the command prints on stderr about t:",
+        "",
+        *[f"    {s}" for s in summary],
+        "",
+        "The scores whose verdict the max random baseline changes (above the standard "
+        "baseline, not above the max), the first 12 by task:",
+        "",
+    ]
+    flipped = judged[judged["verdict"] == "above_standard_only"].sort_values(["task", "source"])
+    body = _fmt(flipped[SHOWN].head(12)) if len(flipped) else "(none)\n"
+    return "\n".join(lines) + "\n" + body
+
+
+def quickstart(paths) -> str:
+    """Doc block `audit_quickstart` (README): one audit of a published file, with --t 10."""
+    judged, _, _ = _audit([paths[FILES[0]]], t=10)
+    rows = judged.sort_values("task").head(4)
+    return (
+        "```bash\n"
+        f"evalsci audit {FILES[0]} --t 10   # were these the best of 10 checkpoints?\n"
+        "```\n\n" + _fmt(rows[SHOWN])
+    )

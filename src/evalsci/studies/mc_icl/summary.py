@@ -1,4 +1,4 @@
-"""Summary table of the Monte Carlo runs, and CSV/Markdown/LaTeX writing."""
+"""The summary of the Monte Carlo runs per (model, dataset), beside the max random baselines."""
 
 from __future__ import annotations
 
@@ -69,41 +69,3 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
             }
         )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-
-
-def _doc_summary(paths) -> str:
-    """docs/mc_icl.md's table: the summary's columns as a reader scans them (3 decimals)."""
-    from evalsci.studies.mc_icl.params import DATASET_NAMES
-
-    s = pd.read_csv(paths["results/mc_icl/tables/summary.csv"])
-    f = "{:.3f}".format
-    rows = [
-        {
-            "model": r.model,
-            "dataset": DATASET_NAMES.get(r.dataset, r.dataset),
-            "n": r.n,
-            "zero-shot": f(r.zero_shot),
-            "one-shot mean (min-max)": f"{f(r.one_shot_mean)} ({f(r.one_shot_min)}-{f(r.one_shot_max)})",
-            "one-shot below zero-shot": f"{100 * r.one_shot_below_zero_shot:.0f}%",
-            "k = K mean": f(r.k_max_mean),
-            "best k (acc)": f"{r.best_k} ({f(r.best_k_accuracy)})",
-            "best prompt": f(r.best_prompt),
-            "random": f(r.random),
-            "max random best k / best prompt": f"{f(r.max_random_best_k)} / {f(r.max_random_best_prompt)}",
-        }
-        for r in s.itertuples()
-    ]
-    from evalsci.doctables import _md
-
-    return _md(pd.DataFrame(rows))
-
-
-def _register_doc_block() -> None:
-    from evalsci.doctables import block
-
-    block("mc_icl_summary", doc="docs/mc_icl.md", inputs=["results/mc_icl/tables/summary.csv"])(
-        _doc_summary
-    )
-
-
-_register_doc_block()

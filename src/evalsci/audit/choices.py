@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from evalsci.audit.judge import labels_of
+from .records import labels_of
 
 # BBH tasks whose prompts list no options: lm-eval 0.4.13 leaderboard/bbh_mc/<task>.yaml doc_to_choice
 BBH_ANSWER_SETS = {
