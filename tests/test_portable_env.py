@@ -21,11 +21,17 @@ def test_portable_is_on_by_default_in_config_and_schema():
 
 
 def test_apply_portable_sets_every_pin_and_keeps_other_pytensor_flags():
-    env = {"ATEN_CPU_CAPABILITY": "avx512", "PYTENSOR_FLAGS": "compiledir=/c,gcc__cxxflags=-O3"}
+    env = {
+        "ATEN_CPU_CAPABILITY": "avx512",
+        "PYTENSOR_FLAGS": "compiledir=/c,gcc__cxxflags=-O3",
+        "GLIBC_TUNABLES": "glibc.malloc.arena_max=2:glibc.cpu.hwcaps=-AVX",
+    }
     apply_portable(True, env)
     assert env["ATEN_CPU_CAPABILITY"] == "default"
     assert env["PYTENSOR_FLAGS"] == "compiledir=/c," + PORTABLE_ENV["PYTENSOR_FLAGS"]
-    assert all(env[k] == v for k, v in PORTABLE_ENV.items() if k != "PYTENSOR_FLAGS")
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:" + PORTABLE_ENV["GLIBC_TUNABLES"]
+    lists = ("PYTENSOR_FLAGS", "GLIBC_TUNABLES")
+    assert all(env[k] == v for k, v in PORTABLE_ENV.items() if k not in lists)
     untouched = {"ATEN_CPU_CAPABILITY": "avx2"}
     assert apply_portable(False, untouched) == {} and untouched == {"ATEN_CPU_CAPABILITY": "avx2"}
 

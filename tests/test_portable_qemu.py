@@ -30,14 +30,19 @@ pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 # and float64 (assessors embeddings and IRT), scikit-learn and XGBoost (assessors classifiers).
 STUDIES = {
     "baselines": (["baselines_table1"], {}),
-    "audit": (["audit_baselines_prompts"], {}),
     "tapt": (
-        ["tapt_table1", "tapt_pca", "tapt_beta_posteriors"],
+        # one hierarchical fit (both comparisons): numba's code for nutpie's log density
+        ["tapt_table1", "tapt_pca", "results/tapt/fits/zero_shot_n100/boost_authors.json"],
         {
             "tapt": {
                 "pca": {"n_trials": 3},
-                "fits": {"configs": ["zero_shot_n100"], "eq2_configs": []},
-                "bayes": {"chains": 2, "draws": 100, "tune": 100, "on_failure": "warn"},
+                "bayes": {
+                    "chains": 2,
+                    "draws": 100,
+                    "tune": 100,
+                    "max_draws": 100,
+                    "on_failure": "warn",
+                },
             }
         },
     ),

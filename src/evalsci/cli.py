@@ -239,7 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
         "of results of its task, or the CSV's t column)",
     )
     au.add_argument(
-        "--metric", default="acc", help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)"
+        "--metric",
+        default=None,
+        help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
+        "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
     au.add_argument("--format", choices=("md", "csv", "json"), default="md")
     au.add_argument(

@@ -76,7 +76,14 @@ PORTABLE_ENV = {
     # PyTensor's C backend (PyMC's prior predictive draws) compiles with -march=<this CPU>
     # unless given one: x86-64-v2 (Nehalem), no FMA contraction
     "PYTENSOR_FLAGS": "gcc__cxxflags=-march=x86-64-v2 -ffp-contract=off",
+    # glibc's libm (exp, log, sin, pow... behind numpy's baseline loops, Python's math, numba)
+    # picks FMA builds of its functions on CPUs with FMA and AVX2; they round otherwise in
+    # the last bit for some arguments (measured: numpy exp/log/sin of 200,000 doubles differ
+    # natively and on an emulated Nehalem, and agree with these off). Read at process start.
+    "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4",
 }
+# Variables that hold a list: a user's own entries are kept beside the pin (separator).
+_LISTS = {"PYTENSOR_FLAGS": ",", "GLIBC_TUNABLES": ":"}
 # XGBoost and scikit-learn's compiled loops do not dispatch on the CPU (built for baseline
 # x86-64); their results depend on the thread count, which every job fixes at its `threads:`
 # (evalsci.workflow.configure_threads). tests/test_portable_qemu.py checks the whole set by
@@ -92,17 +99,16 @@ def apply_portable(portable: bool, environ=None) -> dict[str, str]:
     any job starts; with false, leave the environment as it is (each library then picks its
     fastest kernels for this CPU). Returns what was set. A variable already set to another
     value is overridden (the promise is the same bytes, not a user's kernel choice), except
-    that a user's other PYTENSOR_FLAGS are kept beside the compiler flags."""
+    that a user's other PYTENSOR_FLAGS and GLIBC_TUNABLES entries are kept beside the pins."""
     import os
 
     environ = os.environ if environ is None else environ
     if not portable:
         return {}
     env = dict(PORTABLE_ENV)
-    own = [f for f in environ.get("PYTENSOR_FLAGS", "").split(",") if f.strip()]
-    own = [
-        f for f in own if not f.strip().startswith("gcc__cxxflags") and f != env["PYTENSOR_FLAGS"]
-    ]
-    env["PYTENSOR_FLAGS"] = ",".join([*own, env["PYTENSOR_FLAGS"]])
+    for var, sep in _LISTS.items():
+        key = env[var].split("=", 1)[0] + "="  # the entry the pin sets (gcc__cxxflags=...)
+        own = [e for e in environ.get(var, "").split(sep) if e.strip() and not e.startswith(key)]
+        env[var] = sep.join([*own, env[var]])
     environ.update(env)
     return env

@@ -58,12 +58,12 @@ def judge_inputs(found, t: int | None = None):
     return frame, audit_frame(frame, t=t)
 
 
-def audit_inputs(paths, t: int | None = None, metric: str = "acc"):
+def audit_inputs(paths, t: int | None = None, metric: str | None = None):
     """(one judged row per (model, task) result, the files and tasks passed over)."""
     found = read_inputs(paths, metric=metric)
     return judge_inputs(found, t=t)[1], found.skipped
 
 
-def audit_paths(paths, t: int | None = None, metric: str = "acc"):
+def audit_paths(paths, t: int | None = None, metric: str | None = None):
     """Read every input under `paths` and judge it: one row per (model, task) result."""
     return audit_inputs(paths, t=t, metric=metric)[0]

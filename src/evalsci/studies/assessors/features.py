@@ -56,8 +56,8 @@ def embed_sentences(
     if max_seq_length:
         st.max_seq_length = int(max_seq_length)
     # Deterministic kernels at the job's thread count (measured: 1 and 2 threads give the same
-    # bits on one CPU; another CPU's kernels differ in the last float32 bit, see
-    # docs/reproducibility.md).
+    # bits). Across CPUs the bits are the same only with portable arithmetic (config
+    # `portable`, the default; docs/reproducibility.md); otherwise they differ in the last bit.
     with torch_pinned(threads=torch.get_num_threads()):
         emb = st.encode(
             list(texts),
