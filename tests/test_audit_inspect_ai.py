@@ -216,3 +216,38 @@ def test_cut_json_log(tmp_path):
     p.write_text(src.read_text()[:5000])
     with pytest.raises(AuditInputError, match=rf"{p.name}:\d+:\d+: (truncated|not valid) JSON"):
         read_inputs([p])
+
+
+def test_deflate_members_read_too(tmp_path):
+    """The same log with its members recompressed with deflate (zipfile's default method)."""
+    import zipfile
+
+    src = logs("eval", "mc_single")["alpha"]
+    with zipfile.ZipFile(src) as zin:
+        members = {n: json.dumps(inspect_ai._member(src, zin, n)) for n in zin.namelist()}
+    p = tmp_path / src.name
+    with zipfile.ZipFile(p, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+        for n, text in members.items():
+            zout.writestr(n, text)
+    (a,) = inspect_ai.read(src)[0]
+    (b,) = inspect_ai.read(p)[0]
+    assert (a.n, a.correct, a.labels, a.items, a.outcomes) == (
+        b.n,
+        b.correct,
+        b.labels,
+        b.items,
+        b.outcomes,
+    )
+
+
+def test_numeric_choice_values_count_the_same(tmp_path):
+    """Scores converted to numbers (1 for C, 0 for I) give the same counts."""
+    src = logs("json", "mc_single")["alpha"]
+    log = json.loads(src.read_text())
+    for s in log["samples"]:
+        s["scores"]["choice"]["value"] = 1 if s["scores"]["choice"]["value"] == "C" else 0
+    p = tmp_path / src.name
+    p.write_text(json.dumps(log))
+    (a,) = inspect_ai.read(src)[0]
+    (b,) = inspect_ai.read(p)[0]
+    assert (b.n, b.correct, b.outcomes) == (a.n, a.correct, a.outcomes)
