@@ -238,3 +238,16 @@ def test_deflate_members_read_too(tmp_path):
         b.items,
         b.outcomes,
     )
+
+
+def test_numeric_choice_values_count_the_same(tmp_path):
+    """Scores converted to numbers (1 for C, 0 for I) give the same counts."""
+    src = logs("json", "mc_single")["alpha"]
+    log = json.loads(src.read_text())
+    for s in log["samples"]:
+        s["scores"]["choice"]["value"] = 1 if s["scores"]["choice"]["value"] == "C" else 0
+    p = tmp_path / src.name
+    p.write_text(json.dumps(log))
+    (a,) = inspect_ai.read(src)[0]
+    (b,) = inspect_ai.read(p)[0]
+    assert (b.n, b.correct, b.outcomes) == (a.n, a.correct, a.outcomes)

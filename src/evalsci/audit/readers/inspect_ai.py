@@ -209,9 +209,10 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
             unscored += 1
             continue
         value = field(score, "value", (str, int, float), f"{at}: scores.{name}")
-        if value not in SCORE_VALUES:
+        if value not in SCORE_VALUES and value not in (0, 1):
             raise AuditInputError(
-                f"{at}: scores.{name}.value {value!r}: the choice scorer gives 'C' or 'I'"
+                f"{at}: scores.{name}.value {value!r}: the choice scorer gives 'C' or 'I' "
+                "(or 1 / 0 once converted to numbers)"
             )
         opts = s.get("choices")
         if not isinstance(opts, list) or len(opts) < 2:
@@ -221,7 +222,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
             )
         epoch = s.get("epoch", 1)
         items.append(f"{sid}#{epoch}" if epochs > 1 else str(sid))
-        outcomes.append(SCORE_VALUES[value])
+        outcomes.append(int(SCORE_VALUES.get(value, value)))
         choices.append(len(opts))
     if not outcomes:
         raise AuditInputError(f"{path}: score {name!r}: no sample has a score")
