@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
@@ -229,3 +230,36 @@ def test_cli_compare_full_and_limit_runs(capsys):
         assert r["p"] == pytest.approx(want, rel=1e-12)
     p = np.array([r["p"] for r in got["tests"]])
     np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _bh(p), rtol=1e-12)
+
+
+def test_cli_compare_two_inspect_logs_of_the_same_items(capsys):
+    """Two real inspect-ai logs (mockllm/alpha and mockllm/beta, the same 12 items, task
+    mc_single; tests/fixtures/audit/inspect_ai/PROVENANCE.md): the pair's discordant counts
+    from the logs' own per-sample `choice` scores ('C' correct, 'I' incorrect), p from
+    scipy's binomtest; Holm over the task's three tests."""
+    logs = sorted((FIXTURES / "inspect_ai" / "json").glob("*_mc-single_*.json"))
+    assert len(logs) == 2
+    rc = main(["audit", *map(str, logs), "--compare", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    got = json.loads(out.out)
+    right = {}
+    for f in logs:
+        log = json.loads(f.read_text())
+        right[log["eval"]["model"]] = {
+            str(s["id"]): int(s["scores"]["choice"]["value"] == "C") for s in log["samples"]
+        }
+    (pair,) = [r for r in got["tests"] if r["test"] == "paired"]
+    a, b = right[pair["model_a"]], right[pair["model_b"]]
+    assert set(a) == set(b) and pair["n_items"] == len(a) == 12
+    a_only = sum(a[i] > b[i] for i in a)
+    b_only = sum(a[i] < b[i] for i in a)
+    assert (pair["a_only"], pair["b_only"]) == (a_only, b_only)
+    assert pair["p"] == pytest.approx(binomtest(a_only, a_only + b_only, 0.5).pvalue, rel=1e-12)
+    p = np.array([r["p"] for r in got["tests"]])
+    np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _holm(p), rtol=1e-12)
+    for r in got["tests"]:
+        if r["test"] == "max_random":
+            (score,) = [s for s in got["scores"] if s["model"] == r["model_a"]]
+            assert (r["p"], r["t"]) == (score["p_max"], 2)
+    _check_groups(pd.DataFrame(got["tests"]), pd.DataFrame(got["groups"]))

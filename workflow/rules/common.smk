@@ -88,3 +88,10 @@ def table(study, name):
 def figure(study, name):
     """A paper figure: matplotlib PDF + PNG."""
     return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
+
+
+# The hub commits this results/ tree loaded (evalsci.hublock), for the report's front page
+# (workflow/report/workflow.rst); read when the report is made, after the runs.
+from evalsci.hublock import summary as _hub_lock_summary  # noqa: E402
+
+config["hub_lock"] = _hub_lock_summary()
