@@ -17,6 +17,8 @@ from evalsci.audit.records import AuditInputError
 RUNS = Path(__file__).parent / "fixtures" / "audit" / "helm" / "runs"
 PARITY = RUNS / "simple_mcqa:model=fixture_parity"
 SIMPLE = RUNS / "simple_mcqa:model=simple_model1"
+SEPARATE = RUNS / "simple_mcqa_separate:model=fixture_parity"
+SEPARATE_TIES = RUNS / "simple_mcqa_separate:model=simple_model1"
 
 
 def rule_outcomes(run: Path) -> dict[str, int]:
@@ -67,13 +69,44 @@ def test_generation_run_is_skipped():
     assert results == [] and "'generation' is not multiple choice" in skipped[0].reason
 
 
+def test_separate_method_run_follows_the_client_rule():
+    """multiple_choice_separate_original: one scored request per option; the fixture client
+    prefers the right option unless the number is a multiple of 3 (no train trials)."""
+    (r,), skipped = helm.read(SEPARATE)
+    assert skipped == []
+    state = json.loads((SEPARATE / "scenario_state.json").read_text())
+    numbers = {
+        rs["instance"]["id"]: int(re.search(r"Is (\d+) ", rs["instance"]["input"]["text"]).group(1))
+        for rs in state["request_states"]
+    }
+    want = {iid: int(k % 3 != 0) for iid, k in numbers.items()}
+    assert len(want) == 10 and dict(zip(r.items, r.outcomes, strict=True)) == want
+    assert (r.n, r.correct, r.labels) == (10, sum(want.values()), {2: 10})
+    assert r.task == "simple_mcqa_separate"
+
+
+def test_separate_method_ties_are_skipped():
+    """HELM's SimpleClient gives every option log-probability 0: all tie, and HELM scores each
+    instance 0.5 (the share of correct options among the tied)."""
+    per_instance = json.loads((SEPARATE_TIES / "per_instance_stats.json").read_text())
+    assert {
+        s["mean"] for e in per_instance for s in e["stats"] if s["name"]["name"] == "exact_match"
+    } == {0.5}
+    results, skipped = helm.read(SEPARATE_TIES)
+    assert results == [] and "tied" in skipped[0].reason
+
+
 def test_read_inputs_reads_each_run_once():
     inputs = read_inputs([RUNS.parent])
-    assert sorted((r.model, r.n, r.correct) for r in inputs.results) == [
-        ("fixture/parity", 30, sum(rule_outcomes(PARITY).values())),
-        ("simple/model1", 30, 0),
+    assert sorted((r.model, r.task, r.n, r.correct) for r in inputs.results) == [
+        ("fixture/parity", "simple_mcqa", 30, sum(rule_outcomes(PARITY).values())),
+        ("fixture/parity", "simple_mcqa_separate", 10, 3),
+        ("simple/model1", "simple_mcqa", 30, 0),
     ]
-    assert [s.task for s in inputs.skipped] == ["simple_classification"]
+    assert sorted(s.task for s in inputs.skipped) == [
+        "simple_classification",
+        "simple_mcqa_separate",
+    ]
     # naming one of a run's files reads the run
     named = read_inputs([PARITY / "per_instance_stats.json", PARITY / "run_spec.json"])
     assert len(named.results) == 1
@@ -95,9 +128,9 @@ def test_options_from_num_references_without_scenario_state(tmp_path):
             "per_instance_stats.json",
             lambda o: o[4]["stats"].__setitem__(
                 next(i for i, s in enumerate(o[4]["stats"]) if s["name"]["name"] == "exact_match"),
-                {"name": {"name": "exact_match", "split": "test"}, "mean": 0.5, "count": 1},
+                {"name": {"name": "exact_match", "split": "test"}, "mean": "yes", "count": 1},
             ),
-            r"per_instance_stats.json\[4\]: exact_match = 0.5",
+            r"per_instance_stats.json\[4\]: exact_match = .yes.",
         ),
         (
             "stats.json",

@@ -9,7 +9,8 @@ Multiple-choice runs are those whose adapter method is `multiple_choice_joint` (
 as letters, one generated letter) or `multiple_choice_separate_*` (one scored request per
 option); each instance's number of options is its number of references (`scenario_state.json`,
 else the `num_references` statistic). Other methods (generation, language modelling, ranking)
-are skipped.
+are skipped, and so is a separate-method run where options tied (HELM scores a tie as the
+share of correct options among the tied ones, not 0/1).
 
 Train trials: HELM runs each instance once per train trial (a different sample of in-context
 examples) and reports the *mean* over trials (`stats.json` exact_match: count = trials). That
@@ -115,26 +116,9 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
         raise AuditInputError(f"{pis_path}: expected a list of per-instance entries")
     opts, choices_source = _options(run_dir, per_instance, str(pis_path))
 
-    by_split: dict[str, list] = {}
-    for k, entry in enumerate(per_instance):
-        at = f"{pis_path}[{k}]"
-        if entry.get("perturbation") is not None:  # robustness/fairness variants of an instance
-            continue
-        iid = str(field(entry, "instance_id", str, at))
-        trial = entry.get("train_trial_index", 0)
-        s = _stat(field(entry, "stats", list, at), METRIC, None, f"{at}.stats")
-        if s is None:
-            raise AuditInputError(f"{at}: statistic {METRIC!r} missing")
-        value = s.get("mean", s.get("sum"))
-        if value not in (0, 1) or isinstance(value, bool):
-            raise AuditInputError(f"{at}: {METRIC} = {value!r}, expected 0 or 1 per instance")
-        if (iid, trial) not in opts:
-            raise AuditInputError(
-                f"{at}: instance {iid!r} (train trial {trial}) has no references in "
-                f"{choices_source}"
-            )
-        split = s["name"].get("split", "test")
-        by_split.setdefault(split, []).append((iid, trial, int(value), opts[(iid, trial)]))
+    by_split = _outcomes(pis_path, per_instance, opts, choices_source)
+    if isinstance(by_split, str):
+        return [], [Skipped(str(run_dir), name, by_split)]
 
     stats_path = run_dir / "stats.json"
     stats = load_json(stats_path) if stats_path.is_file() else None
@@ -149,6 +133,38 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
     if not results:
         raise AuditInputError(f"{pis_path}: no unperturbed instance has {METRIC!r}")
     return results, []
+
+
+def _outcomes(pis_path: Path, per_instance: list, opts: dict, choices_source: str):
+    """{split: [(instance id, train trial, 0/1, options)]} of the unperturbed instances, or the
+    reason the run has no 0/1 outcomes."""
+    by_split: dict[str, list] = {}
+    for k, entry in enumerate(per_instance):
+        at = f"{pis_path}[{k}]"
+        if entry.get("perturbation") is not None:  # robustness/fairness variants of an instance
+            continue
+        iid = str(field(entry, "instance_id", str, at))
+        trial = entry.get("train_trial_index", 0)
+        s = _stat(field(entry, "stats", list, at), METRIC, None, f"{at}.stats")
+        if s is None:
+            raise AuditInputError(f"{at}: statistic {METRIC!r} missing")
+        value = s.get("mean", s.get("sum"))
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+            raise AuditInputError(f"{at}: {METRIC} = {value!r}, expected 0 or 1 per instance")
+        if value not in (0, 1):  # multiple_choice_separate_*: a tie scores 1 / (tied options)
+            return (
+                f"{METRIC} of instance {iid!r} is {value!r}: options tied for the best score "
+                "(HELM then scores the share of correct ones), so there is no 0/1 outcome"
+            )
+        if (iid, trial) not in opts:
+            raise AuditInputError(
+                f"{at}: instance {iid!r} (train trial {trial}) has no references in "
+                f"{choices_source}"
+            )
+        split = s["name"].get("split", "test")
+        by_split.setdefault(split, []).append((iid, trial, int(value), opts[(iid, trial)]))
+
+    return by_split
 
 
 def _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_source) -> Result:
