@@ -4,12 +4,18 @@
 # workflow/rules/, the work itself in the `evalsci` package (src/evalsci).
 from snakemake.utils import min_version, validate
 
+from evalsci.configfiles import check_config_files
 from evalsci.workflow import coerce_cli_booleans, coerce_cli_numbers
 
 min_version("9.0")
 
+# Snakemake keeps the last of two equal keys without a word and names no file for a broken
+# one: every config file (this one and each --configfile) is read strictly first.
+CONFIGFILE = f"{workflow.basedir}/config.yaml"
+check_config_files([CONFIGFILE, *workflow.overwrite_configfiles])
 
-configfile: f"{workflow.basedir}/config.yaml"
+
+configfile: CONFIGFILE
 
 
 coerce_cli_booleans(config)  # `--config recompute=true` arrives as the string "true"
@@ -21,6 +27,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 report: "workflow/report/workflow.rst"
 
 
+include: "workflow/rules/runs.smk"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/maxrandom.smk"
@@ -227,8 +234,8 @@ rule tapt_pca:
 # Figure 2: test AUC of generic assessor vs baselines per split and test LLM (+ its data).
 rule assessors_figure2:
     input:
-        [a_figure(c, "figure2") for c in A_COLLECTIONS],
-        [a_table(c, "figure2") for c in A_COLLECTIONS],
+        [assessors_figure(c, "figure2") for c in ASSESSORS_COLLECTIONS],
+        [assessors_table(c, "figure2") for c in ASSESSORS_COLLECTIONS],
     localrule: True
 
 
@@ -243,13 +250,13 @@ rule assessors_table3:
 # 9: HELM-Lite stand-in; config `nref_figure`).
 rule assessors_figure8:
     input:
-        [a_figure(c, "figure8") for c in a_nref_collections("figure8")],
+        [assessors_figure(c, "figure8") for c in assessors_nref_collections("figure8")],
     localrule: True
 
 
 rule assessors_figure9:
     input:
-        [a_figure(c, "figure9") for c in a_nref_collections("figure9")],
+        [assessors_figure(c, "figure9") for c in assessors_nref_collections("figure9")],
     localrule: True
 
 
@@ -292,14 +299,14 @@ rule mc_icl_figure4:
 # Figures 5-12: one-shot against zero-shot per dataset (those the configuration runs).
 rule mc_icl_figures_one_shot:
     input:
-        [figure("mc_icl", f"figure{n}") for n in one_shot_figures(MC_ICL)],
+        [figure("mc_icl", f"figure{n}") for n in MC_ICL_ONE_SHOT_FIGURES],
     localrule: True
 
 
 # Figures 13-20: per-trial permutation curves per dataset (those the configuration runs).
 rule mc_icl_figures_trials:
     input:
-        [figure("mc_icl", f"figure{n}") for n in trial_figures(MC_ICL)],
+        [figure("mc_icl", f"figure{n}") for n in MC_ICL_TRIAL_FIGURES],
     localrule: True
 
 
@@ -311,9 +318,9 @@ rule mc_icl_figures_trials:
 rule audit_open_llm_leaderboard:
     input:
         table("audit", "open_llm_leaderboard_v2"),
-        au_detail("open_llm_leaderboard_v2"),
+        audit_detail_file("open_llm_leaderboard_v2"),
         figure("audit", "open_llm_leaderboard_v2"),
-        AU_SCOPE,
+        AUDIT_SCOPE,
         table("audit", "open_llm_leaderboard_v2_sweep"),
         figure("audit", "flipped_share"),
     localrule: True
@@ -323,7 +330,7 @@ rule audit_open_llm_leaderboard:
 rule audit_mizrahi_paraphrases:
     input:
         table("audit", "mizrahi_paraphrases"),
-        au_detail("mizrahi_paraphrases"),
+        audit_detail_file("mizrahi_paraphrases"),
         figure("audit", "mizrahi_paraphrases"),
     localrule: True
 
@@ -332,7 +339,7 @@ rule audit_mizrahi_paraphrases:
 rule audit_baselines_prompts:
     input:
         table("audit", "baselines_prompts"),
-        au_detail("baselines_prompts"),
+        audit_detail_file("baselines_prompts"),
         figure("audit", "baselines_prompts"),
     localrule: True
 
@@ -341,6 +348,6 @@ rule audit_baselines_prompts:
 rule audit_openai_evals:
     input:
         table("audit", "openai_evals"),
-        au_detail("openai_evals"),
+        audit_detail_file("openai_evals"),
         figure("audit", "openai_evals"),
     localrule: True

@@ -2,21 +2,37 @@
 # Reproducibility check at the default scale (issue 17; docs/reproducibility.md). Not run in CI:
 # it builds `assessors_table3` and `mc_icl_figure1` twice, in two fresh working directories
 # with different --cores, and compares the sha256 of every table (results/<study>/**/tables/*).
-# With --other-cpu it builds them a third time with this machine's baseline (SSE4.2-class)
-# kernels instead of AVX2/AVX-512 (evalsci.determinism.OTHER_CPU_ENV), imitating another CPU,
-# and lists which tables differ from the first run: there bit-identity is not promised, the
-# conclusions are (the tests compare them on the tiny configurations).
+# With --qemu CPU (e.g. Nehalem, Haswell; repeatable) it builds them once more with every job
+# on that emulated CPU (Debian's qemu-user; evalsci.emulated_cpu): with portable arithmetic
+# (config `portable`, the default) every table must be byte-identical to the first run, and
+# exit status 1 says one differs. --not-portable adds a run with `portable=false` on this CPU
+# and lists the tables that differ (there bit-identity is not promised; the tests compare the
+# conclusions on the tiny configurations).
 #
-#   scripts/check_reproducible.sh [--other-cpu] [WORKROOT]     (WORKROOT default: a new tmp dir)
+#   scripts/check_reproducible.sh [--qemu CPU]... [--not-portable] [--no-same] [WORKROOT]
+#
+# --no-same skips run b (--cores 1), when only the other CPUs are in question. WORKROOT
+# default: a new tmp dir.
 #
 # Offline, set EVALSCI_MIRROR as for any run; PYTHON names the interpreter (.venv/bin/python).
 #
 # Cost: about two default runs of both targets (see docs/reproducibility.md for the measured
-# CPU time of mc_icl_figure1). Exit status 1 if the two same-machine runs differ.
+# CPU time of mc_icl_figure1); an emulated CPU runs the jobs 5-10x slower (measured in
+# docs/reproducibility.md). Exit status 1 if a run that must be byte-identical differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-other=0
-if [[ "${1:-}" == "--other-cpu" ]]; then other=1; shift; fi
+cpus=()
+notportable=0
+same=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --qemu) cpus+=("$2"); shift 2 ;;
+    --not-portable) notportable=1; shift ;;
+    --no-same) same=0; shift ;;
+    --other-cpu) echo "--other-cpu is gone: use --qemu CPU (another CPU, emulated)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 root="${1:-$(mktemp -d -t evalsci-repro.XXXXXX)}"
 py="${PYTHON:-.venv/bin/python}"
 # TARGETS / STUDIES override what is built and compared (e.g. TARGETS=tapt_table1 STUDIES=tapt).
@@ -24,12 +40,14 @@ read -r -a targets <<< "${TARGETS:-assessors_table3 mc_icl_figure1}"
 read -r -a studies <<< "${STUDIES:-assessors mc_icl}"
 mkdir -p "$root"
 
-run() {  # run NAME CORES [ENV...]: build the targets in $root/NAME
-  local name=$1 cores=$2; shift 2
-  echo "== $name: --cores $cores $*" >&2
+run() {  # run NAME CORES PYTHON [SNAKEMAKE ARGS...]: build the targets in $root/NAME
+  local name=$1 cores=$2 python=$3; shift 3
+  echo "== $name: --cores $cores $python $*" >&2
   rm -rf "${root:?}/$name"
-  env "$@" "$py" -m snakemake -s Snakefile -d "$root/$name" --cores "$cores" "${targets[@]}" \
+  local t0=$SECONDS
+  "$python" -m snakemake -s Snakefile -d "$root/$name" --cores "$cores" "${targets[@]}" "$@" \
     > "$root/$name.log" 2>&1 || { echo "snakemake failed, see $root/$name.log" >&2; exit 2; }
+  echo "   $name: $((SECONDS - t0)) s wall" >&2
 }
 
 hashes() {  # hashes NAME: "path sha256" of every table of the studies
@@ -40,29 +58,40 @@ hashes() {  # hashes NAME: "path sha256" of every table of the studies
   done
 }
 
-run a 2
-run b 1
+status=0
+run a 2 "$py"
 hashes a > "$root/a.sha256"
-hashes b > "$root/b.sha256"
 n=$(wc -l < "$root/a.sha256")
-if diff "$root/a.sha256" "$root/b.sha256" > "$root/ab.diff"; then
-  echo "same machine, fresh workdirs, --cores 2 vs 1: all $n tables byte-identical"
-  status=0
-else
-  echo "same machine: tables DIFFER (see $root/ab.diff)"; status=1
+if [[ $same == 1 ]]; then
+  run b 1 "$py"
+  hashes b > "$root/b.sha256"
+  if diff "$root/a.sha256" "$root/b.sha256" > "$root/ab.diff"; then
+    echo "same machine, fresh workdirs, --cores 2 vs 1: all $n tables byte-identical"
+  else
+    echo "same machine: tables DIFFER (see $root/ab.diff)"; status=1
+  fi
 fi
 
-if [[ $other == 1 ]]; then
-  # shellcheck disable=SC2046
-  run other 2 $("$py" -c "from evalsci.determinism import OTHER_CPU_ENV as e
-print(' '.join(f'{k}={v}' for k, v in e.items()))")
-  hashes other > "$root/other.sha256"
-  if diff "$root/a.sha256" "$root/other.sha256" > "$root/aother.diff"; then
-    echo "another CPU's kernels: all $n tables byte-identical"
+for cpu in "${cpus[@]}"; do
+  qpy=$("$py" -m evalsci.emulated_cpu "$root/venv-$cpu" "$cpu")
+  run "$cpu" 2 "$qpy"
+  hashes "$cpu" > "$root/$cpu.sha256"
+  if diff "$root/a.sha256" "$root/$cpu.sha256" > "$root/a$cpu.diff"; then
+    echo "emulated $cpu: all $n tables byte-identical"
   else
-    echo "another CPU's kernels: $(grep -c '^<' "$root/aother.diff") of $n tables differ" \
+    echo "emulated $cpu: tables DIFFER (see $root/a$cpu.diff)"; status=1
+  fi
+done
+
+if [[ $notportable == 1 ]]; then
+  run notportable 2 "$py" --config portable=false
+  hashes notportable > "$root/notportable.sha256"
+  if diff "$root/a.sha256" "$root/notportable.sha256" > "$root/anotportable.diff"; then
+    echo "portable=false: all $n tables byte-identical"
+  else
+    echo "portable=false: $(grep -c '^<' "$root/anotportable.diff") of $n tables differ" \
       "(expected where float32 rounding reaches a decision; compare the conclusions):"
-    grep '^<' "$root/aother.diff" | awk '{print "  " $3}'
+    grep '^<' "$root/anotportable.diff" | awk '{print "  " $3}'
   fi
 fi
 echo "workdirs and logs: $root"

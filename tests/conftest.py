@@ -46,15 +46,17 @@ def snakemake(
     check: bool = True,
     cores: int = 2,
     env: dict[str, str] | None = None,
+    python: Path | None = None,
 ):
     """Run the repo's workflow with `workdir` as working directory (results land there);
-    `env` adds environment variables (e.g. evalsci.determinism.OTHER_CPU_ENV)."""
+    `env` adds environment variables; `python` runs snakemake with another interpreter
+    (evalsci.emulated_cpu: jobs on an emulated CPU)."""
     full_env = dict(os.environ)
     if mirror is not None:
         full_env["EVALSCI_MIRROR"] = str(mirror)
     full_env.update(env or {})
     cmd = [
-        sys.executable,
+        str(python or sys.executable),
         "-m",
         "snakemake",
         "-s",

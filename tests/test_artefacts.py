@@ -119,3 +119,37 @@ def test_captions_title_replaces_an_old_title_and_keeps_the_text():
     )
     plain = "**Table 1** (Yauney & Mimno). Agreement\nbetween.\n"
     assert artefacts.titled_caption(plain, "**T**") == "**T**\n\n" + plain
+
+
+def test_from_a_readme_row_the_rule_and_the_function_are_one_file_away():
+    """Each row of the README's index links the file that defines its rule(s) and the file
+    that defines its function, and names its outputs."""
+    import ast
+
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index(artefacts.START) : text.index(artefacts.END)]
+    rows = [r for r in block.splitlines() if r.startswith("| ") and not r.startswith("| study")]
+    rows = [r for r in rows if not r.startswith("| ---")]
+    assert len(rows) >= 20
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        study, outputs, rule_cell, function_cell = cells[0], cells[3], cells[4], cells[6]
+        assert outputs, row
+        m = re.fullmatch(r"\[(.+)\]\((workflow/rules/\w+\.smk)\)", rule_cell)
+        assert m, rule_cell
+        smk = (ROOT / m.group(2)).read_text()
+        rule_names = re.findall(r"[\w{}-]+", m.group(1).replace("`", ""))
+        for name in rule_names:
+            if "{" in name:  # x{1-3}: each numbered rule
+                stem, lo, hi = re.fullmatch(r"(\w+)\{(\d+)-(\d+)\}", name).groups()
+                names = [f"{stem}{i}" for i in range(int(lo), int(hi) + 1)]
+            else:
+                names = [name]
+            for n in names:
+                assert re.search(rf"^rule {n}:", smk, re.M), f"{m.group(2)} defines no rule {n}"
+        f = re.fullmatch(r"\[`(.+)`\]\((src/evalsci/[\w/]+\.py)\)", function_cell)
+        assert f, function_cell
+        tree = ast.parse((ROOT / f.group(2)).read_text())
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert f.group(1).rsplit(".", 1)[-1] in defined, f"{f.group(2)} defines no {f.group(1)}"
+        assert study in f.group(2) or study == "audit", row

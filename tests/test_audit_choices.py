@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalsci.studies.audit.choices import BBH_ANSWER_SETS, bbh_options, item_choices, musr_options
+from evalsci.audit.choices import BBH_ANSWER_SETS, bbh_options, item_choices, musr_options
 
 PROMPTS = "kinds-of-intelligence-cfi-PredictaBoard/train_and_evaluate_assessors/data/open-llm-leaderboard-v2"
 

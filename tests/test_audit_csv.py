@@ -74,3 +74,176 @@ def test_missing_path_and_unknown_file(tmp_path, capsys):
     f.write_text('{"a": 1}')
     rc, _, err = run(capsys, f)
     assert rc == 2 and "not a recognised results file" in err
+
+
+def test_bom_spaces_blank_lines_and_line_numbers(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_bytes(
+        b"\xef\xbb\xbfmodel , task, n , accuracy , choices\r\n"
+        b"m1, boolq ,3, 0.333,2\r\n\r\nm2,boolq,3,0.667 ,2\r\n"
+    )
+    rc, out, err = run(capsys, f, "--format", "json")
+    assert rc == 0, err
+    rows = json.loads(out)
+    assert [(r["model"], r["task"], r["accuracy"]) for r in rows] == [
+        ("m1", "boolq", 0.333),
+        ("m2", "boolq", 0.667),
+    ]
+    # 0.333 of 3 items is 1 correct: P(X >= 1) = 7/8 for p = 1/2; line 3 is empty
+    assert rows[0]["p_standard"] == pytest.approx(binom.sf(0, 3, 0.5), rel=1e-12)
+    assert rows[1]["p_standard"] == pytest.approx(binom.sf(1, 3, 0.5), rel=1e-12)
+    assert [r["source"] for r in rows] == [f"{f}:2", f"{f}:4"]
+    assert all(r["derived"] and r["choices_source"] == "csv" for r in rows)
+
+
+def test_accuracy_must_be_a_count(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text("model,task,n,accuracy,choices\nm,x,3,0.667,2\nm2,x,3,0.5,2\n")
+    rc, out, err = run(capsys, f)
+    assert rc == 2 and out == "" and f"{f}:3:" in err and "0.5 is no count of n = 3" in err
+    # written with too few decimals to name one count: the nearest, with the range in `note`
+    f.write_text("model,task,n,accuracy,choices\nm,x,1000,0.33,2\n")
+    rc, out, err = run(capsys, f, "--format", "json")
+    (row,) = json.loads(out)
+    assert rc == 0 and "325 to 335 correct of 1000" in row["note"]
+    assert row["p_standard"] == pytest.approx(binom.sf(329, 1000, 0.5), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        # duplicates, conflicting or not, name both lines
+        (
+            "model,task,n,correct,choices\nm,x,10,5,2\nm,y,10,5,2\nm,x,10,9,2\n",
+            ":4: duplicate of line 2",
+        ),
+        ("model,task,n,correct,choices\nm,x,10,5,2\nm,x,10,5,2\n", ":3: duplicate of line 2"),
+        ("model,task,n,correct,choices,run\nm,x,10,5,2,a\nm,x,10,5,2,a\n", "run 'a'"),
+        ("model,task,n,correct,choices\nm,x,10,5\n", ":2: 4 fields, the header has 5"),
+        (
+            'model,task,n,correct,labels\nm,x,3,1,"{""2"": 3}"\nm,y,3,1,"[3]"\n',
+            ":3: field 'labels'",
+        ),
+        ("model,task,n,correct,choices,t\nm,x,3,1,2,\nm,y,3,1,2,0\n", ":3: field 't'"),
+        ("model,task,n,correct,choices\nm,x,3,one,2\n", ":2: field 'correct' is not a number"),
+        ("model,task,n,correct,choices\n,x,3,1,2\n", ":2: field 'model' is empty"),
+        ("model,task,n,correct,choices,n\nm,x,3,1,2,3\n", ":1: column(s) ['n'] appear twice"),
+    ],
+)
+def test_bad_csv_names_the_line(tmp_path, capsys, text, where):
+    f = tmp_path / "bad.csv"
+    f.write_text(text)
+    rc, out, err = run(capsys, f)
+    assert rc == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and where in err and str(f) in err
+
+
+def test_runs_told_apart_are_not_duplicates(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text("model,task,n,correct,choices,run\nm,x,10,5,2,a\nm,x,10,9,2,b\n")
+    rc, out, err = run(capsys, f, "--format", "json")
+    assert rc == 0 and [r["t"] for r in json.loads(out)] == [2, 2]
+
+
+def test_non_utf8_names_the_line(tmp_path, capsys):
+    f = tmp_path / "bad.csv"
+    f.write_bytes(b"model,task,n,correct,choices\nm,x,3,1,2\nm,caf\xe9,3,1,2\n")
+    rc, _, err = run(capsys, f)
+    assert rc == 2 and f"{f}:3: not UTF-8" in err
+    # beyond the first 4 kB the sniffer reads: the CSV reader names it
+    body = b"".join(b"m%d,x,3,1,2\n" % i for i in range(2000))
+    f.write_bytes(b"model,task,n,correct,choices\n" + body + b"m,caf\xe9,3,1,2\n")
+    rc, _, err = run(capsys, f)
+    assert rc == 2 and f"{f}:2002: not UTF-8" in err, err
+
+
+def test_t_rules_and_the_single_score_note(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text(
+        "model,task,n,correct,choices,t\n"
+        "m1,boolq,100,62,2,\nm2,boolq,100,55,2,\nm1,copa,100,70,2,\nm1,rte,100,60,2,200\n"
+    )
+    rc, out, err = run(capsys, f, "--format", "json")
+    assert rc == 0
+    rows = {r["task"] + r["model"]: r for r in json.loads(out)}
+    assert (rows["boolqm1"]["t"], rows["boolqm1"]["t_rule"]) == (2, "task_scores")
+    assert (rows["copam1"]["t"], rows["copam1"]["t_rule"]) == (1, "task_scores")
+    assert (rows["rtem1"]["t"], rows["rtem1"]["t_rule"]) == (200, "stated")
+    assert "t = 1" in rows["copam1"]["note"] and "--t" in rows["copam1"]["note"]
+    assert rows["copam1"]["max_baseline"] == pytest.approx(rows["copam1"]["standard"], abs=1e-12)
+    assert "t rule task_scores (3 scores)" in err and "t rule stated (1 scores)" in err
+    assert "t = 1 for 1 scores" in err
+    rc, out, err = run(capsys, f, "--format", "json", "--t", "50")
+    assert {(r["t"], r["t_rule"], r["note"]) for r in json.loads(out)} == {(50, "option", "")}
+
+
+def test_vectorised_judge_equals_one_score_at_a_time(tmp_path):
+    """Tails and baselines computed per distinct (n, options) (tables of every count, or
+    vectorised calls) against evalsci.maxrandom called once per score."""
+    from evalsci.audit import audit_paths
+    from evalsci.maxrandom import max_random_baseline, max_random_tail, standard_baseline
+
+    rng = np.random.default_rng(1)
+    lines = ["model,task,n,correct,labels,t"]
+    settings = [(20, {2: 20}), (300, {2: 100, 4: 200}), (5000, {4: 5000}), (70_000, {2: 70_000})]
+    for i in range(400):
+        n, lab = settings[i % 4]
+        c = int(rng.integers(0, n + 1))
+        t = [1, 3, 1000, 10**9][int(rng.integers(4))]
+        lab_json = json.dumps({str(k): v for k, v in lab.items()}).replace('"', '""')
+        lines.append(f'm{i},task{i % 4},{n},{c},"{lab_json}",{t}')
+    f = tmp_path / "many.csv"
+    f.write_text("\n".join(lines) + "\n")
+    df = audit_paths([f])
+    for r, line in zip(df.itertuples(), lines[1:], strict=True):
+        n, lab = settings[int(r.task[-1])]
+        c = int(line.split(",")[3])
+        assert r.standard == standard_baseline(n, lab)
+        assert r.max_baseline == max_random_baseline(n, lab, r.t)
+        assert r.p_standard == max_random_tail(c, n, lab, 1)
+        assert r.p_max == max_random_tail(c, n, lab, r.t)
+
+
+def test_streamed_blocks_give_the_same_rows(tmp_path, monkeypatch):
+    """The reader converts the CSV block by block: tiny blocks, the same frame and lines."""
+    from evalsci.audit.readers import tidy_csv as tidy
+
+    f = tmp_path / "res.csv"
+    f.write_text(
+        "model,task,n,accuracy,choices\n"
+        + "".join(f"m{i},t{i % 7},50,{(i % 51) / 50},{2 + i % 3}\n" for i in range(3000))
+    )
+    whole = tidy.read_frame(f)
+    monkeypatch.setattr(tidy, "BLOCK", 1 << 10)
+    pieces = tidy.read_frame(f)
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(whole, pieces)
+    assert pieces["line"].tolist() == list(range(2, 3002))
+
+
+def test_directory_lists_what_it_passes_over(tmp_path, capsys):
+    """A file in a directory that no reader takes is named on stderr with the reason, and the
+    results beside it are still judged (nothing is skipped silently)."""
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    (tmp_path / "notes.json").write_text('{"comment": "not a results file"}')
+    rc, out, err = run(capsys, tmp_path, "--format", "csv")
+    assert rc == 0, err
+    assert '"m1","boolq"' in out
+    assert f"skipped {tmp_path / 'notes.json'}: not a recognised results file" in err
+
+
+def test_plot_writes_png_and_pdf_the_same_bytes_twice(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text(
+        "model,task,n,correct,labels\n"
+        'm1,boolq,100,62,"{""2"": 100}"\nm2,boolq,100,53,"{""2"": 100}"\n'
+        'm1,mix,40,20,"{""2"": 20, ""4"": 20}"\n'
+    )
+    outs = []
+    for name in ("a", "b"):
+        rc, _, err = run(capsys, f, "--plot", tmp_path / f"{name}.png", "--format", "csv")
+        assert rc == 0, err
+        outs.append([(tmp_path / f"{name}{ext}").read_bytes() for ext in (".png", ".pdf")])
+    assert outs[0] == outs[1] and all(len(b) > 1000 for b in outs[0])
+    rc, _, err = run(capsys, f, "--plot", tmp_path / "x.svg")
+    assert rc == 2 and "--plot: give a .png or .pdf file" in err

@@ -10,6 +10,7 @@ p-values are checked against a computation from scipy's binomial written here.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import subprocess
@@ -146,19 +147,23 @@ def test_audit_reads_real_lm_eval_output(lm_eval_runs, capsys):
 def test_audit_t_override_and_bad_inputs(lm_eval_runs, capsys, tmp_path):
     rc = main(["audit", str(lm_eval_runs / "a"), "--t", "200", "--format", "csv"])
     out = capsys.readouterr()
-    assert rc == 0 and out.out.splitlines()[1].split(",")[5] == "200"
+    assert rc == 0 and next(csv.DictReader(io.StringIO(out.out)))["t"] == "200"
 
-    # the results JSON without its samples file: one line naming the file, exit code 2
+    # the results JSON without its samples file (no --log_samples): counts derived from the
+    # accuracy and n-samples, the same as the samples count them; options from doc_to_choice
     (results,) = (lm_eval_runs / "a").rglob("results_*.json")
     lone = tmp_path / "lone"
     lone.mkdir()
     (lone / results.name).write_text(results.read_text())
-    rc = main(["audit", str(lone / results.name)])
-    err = capsys.readouterr().err
-    assert rc == 2 and "samples file missing" in err and results.name in err
-    assert len(err.strip().splitlines()) == 1
+    rc = main(["audit", str(lone / results.name), "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    (row,) = json.loads(out.out)
+    n, correct, choices = _counts(lm_eval_runs / "a")
+    assert (row["n"], row["choices"], round(row["accuracy"] * row["n"])) == (n, 2, correct)
 
-    # a metric the run did not compute
+    # a metric the run did not compute: the task is listed with its reason, and with no
+    # result left the audit exits with code 2
     rc = main(["audit", str(lm_eval_runs / "a"), "--metric", "f1"])
     err = capsys.readouterr().err
-    assert rc == 2 and "metric 'f1' not found" in err
+    assert rc == 2 and "metric 'f1' not in the results" in err and "no results found" in err

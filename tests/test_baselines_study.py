@@ -162,7 +162,7 @@ def test_split_procedure_on_released_per_example(srb):
 # ------------------------------------------------------------------ Section 5.3
 def test_section53_experiments(mirror):
     exps = section53.experiments(
-        load.load_multi_prompt(mirror / "slab-nlp-multi-prompt-llm-evaluation")
+        load.load_multi_prompt(mirror / "slab-nlp-multi-prompt-llm-evaluation"), t_paper=10
     )
     bbh, bbl = exps[exps.suite == "BBH"], exps[exps.suite == "BBL"]
     assert len(bbh) == 165 and bbh.task.nunique() == 15 and bbh.model.nunique() == 11

@@ -1,5 +1,6 @@
 """The BIG-bench loader reproduces the HF `bigbench` 'default' split the authors used, and
-rebuilt prompts follow the authors' format (studies/baselines.md 1.3, 1.6)."""
+rebuilt prompts follow the authors' format (gyauney/stronger-random-baselines,
+few-shot-eval/all-datasets-sampled-few-shot-eval.py)."""
 
 from __future__ import annotations
 

@@ -155,3 +155,13 @@ def test_verify_names_the_changed_file(tmp_path, capsys, mirror):
     released._VERIFIED.clear()
     rc, _, err = run(capsys, "verify", str(out))
     assert rc == 2 and f"{f} changed after it was verified" in err
+
+
+def test_check_config_names_file_and_line(capsys, tmp_path):
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text("seed: 7\nstudies: [baselines]\n")
+    bad.write_text("seed: [7\n")
+    rc, out, _ = run(capsys, "check-config", str(good))
+    assert rc == 0 and f"ok {good} (2 top-level keys)" in out
+    rc, _, err = run(capsys, "check-config", str(good), str(bad))
+    assert rc == 2 and f"config file {bad}, line 2, column 1:" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalsci import doctables
+from evalsci.studies.assessors import doc_blocks as assessors_doc_blocks
 
 from conftest import REPO
 
@@ -168,7 +169,7 @@ def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_pa
         ),
     }
     answers = []
-    for c in doctables.ASSESSOR_COLLECTIONS:
+    for c in assessors_doc_blocks.COLLECTIONS:
         fig = [
             dict(split=s, llm=llm, method=m, auc=a + d)
             for s, ms in methods.items()
@@ -207,7 +208,7 @@ def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_pa
             val_auc_mean=v,
             max_random_val_auc=0.56,
         )
-        for c in doctables.ASSESSOR_COLLECTIONS
+        for c in assessors_doc_blocks.COLLECTIONS
         for s, f, sel, v in (
             ("random", "similarity", "random", 0.60),
             ("ood_x", "embeddings", "clustering_irt", 0.58),
@@ -241,3 +242,24 @@ def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_pa
         row["out of distribution: range of the methods' mean test AUC"]
         == "0.450-0.530 (in distribution 0.600-0.700)"
     )
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKS))
+def test_block_function_is_its_studys_and_imports(name):
+    """Each study owns its blocks: the registry names a function of the study's own
+    doc_blocks module (the audit's package is evalsci.audit), and it imports."""
+    b = BLOCKS[name]
+    study = next(
+        s for s in ("baselines", "tapt", "assessors", "mc_icl", "audit") if name.startswith(s)
+    )
+    owner = (
+        "evalsci.audit.doc_blocks." if study == "audit" else f"evalsci.studies.{study}.doc_blocks."
+    )
+    assert b.function.startswith(owner), b.function
+    assert callable(b.renderer())
+
+
+def test_audit_block_reads_the_files_the_registry_lists():
+    from evalsci.audit import doc_blocks
+
+    assert BLOCKS["audit_findings"].inputs == tuple(doc_blocks.INPUTS)

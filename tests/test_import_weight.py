@@ -17,7 +17,7 @@ CASES = {
     "evalsci.maxrandom.requests": HEAVY,
     # the tapt fits and tables import steps; only the figure steps need matplotlib
     "evalsci.studies.tapt.steps": ("scipy.stats", "matplotlib.pyplot", "torch"),
-    "evalsci.studies.audit.steps": ("scipy.stats", "matplotlib.pyplot", "torch"),
+    "evalsci.audit.steps": ("scipy.stats", "matplotlib.pyplot", "torch"),
     "evalsci.studies.baselines.steps": ("scipy.stats", "matplotlib.pyplot", "torch"),
 }
 

@@ -206,3 +206,59 @@ def test_poisson_binomial_distinct_per_example_matches_mpmath():
             assert rel(max_random_baseline(n, ps, t), mp_expected_max(pmf, n, t)) < REL
         for c in (40, 70, 90, 110):
             assert rel(max_random_tail(c, n, ps, 1000), mp_tail_max(S, lo, hi, c, 1000)) < REL
+
+
+# n = 1023 and 1024: P(X = n) = 2^-1023 and 2^-1024 (subnormal), so t P(X = n) is ~1 at
+# t = 1e308 and the top term of the sum is strictly between 0 and 1; n = 2000 puts the whole
+# window in the middle of the support. A Poisson binomial and AUC too.
+T_MAX = "1e308"
+_T_MAX_CODE = """
+import json, sys, numpy as np
+from evalsci.maxrandom import max_random_baseline, max_random_tail, max_cdf, max_pmf, max_random_auc
+t = float(sys.argv[1])
+out = {}
+for n, p in ((100, 0.5), (1023, 0.5), (1024, 0.5), (2000, 0.5), (2000, 0.25)):
+    c = [n // 2, n - 1, n]
+    out[f"{n},{p}"] = [max_random_baseline(n, p, t), max_random_tail(c, n, p, t).tolist()]
+    max_cdf(n, p, t), max_pmf(n, p, [1.0, t])
+out["pb"] = [max_random_baseline(60, {2: 30, 4: 30}, t), 0]
+out["auc"] = [max_random_auc(10, 10, t), max_random_auc(300, 300, t)]
+print(json.dumps(out))
+"""
+
+
+def test_t_at_the_top_of_the_double_range_is_exact_and_silent():
+    """Issue 25: t = 1e308 gave the right value but an overflow warning (t log F overflows to
+    -inf where F^t is 0 anyway), an error under `python -W error`. Now silent, and every value
+    agrees with 60-digit mpmath; a tail whose single-classifier probability S is below the
+    normal double range (S < 2^-1022) is within its documented absolute bound t 2^-1075."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-c", _T_MAX_CODE, T_MAX],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    t = mpmath.mpf(T_MAX)
+    for key, (baseline, tails) in got.items():
+        if key in ("pb", "auc"):
+            continue
+        n, p = int(key.split(",")[0]), float(key.split(",")[1])
+        with mpmath.workdps(60):
+            pmf = mp_binomial_pmf(n, p, zs=1e9)  # the whole support 0..n
+            want = mp_expected_max(pmf, n, t)
+            lo, hi, S = mp_tails(pmf)
+            want_tails = [mp_tail_max(S, lo, hi, c, t) for c in (n // 2, n - 1, n)]
+        assert rel(baseline, want) < 1e-14, (key, baseline, want)
+        for c, g, w in zip((n // 2, n - 1, n), tails, want_tails, strict=True):
+            if S[c - 1] >= mpmath.mpf(2) ** -1022:  # a normal double: relative accuracy
+                assert rel(g, w) < 1e-12, (key, c, g, w)
+            else:  # subnormal or 0: the documented absolute bound t * 2^-1075
+                assert abs(mpmath.mpf(g) - w) <= t * mpmath.mpf(2) ** -1075, (key, c, g, w)
+    # every value above 1 - 1e-300 is 1.0: the limit t -> infinity (the max reaches n)
+    assert got["100,0.5"][0] == 1.0 and got["pb"][0] == 1.0 and got["auc"] == [1.0, 1.0]
+    assert 0.9 < got["1023,0.5"][0] < 1.0  # 1 - e^(-t 2^-1023) / n: not the limit yet

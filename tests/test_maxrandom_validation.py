@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -111,3 +113,63 @@ def test_import_is_light():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "n,match",
+    [
+        (-5, r"n must be an integer >= 1, got n=-5"),
+        (0, r"n=0"),
+        (2.5, r"n=2.5"),
+        (True, r"n=True"),
+        ("10", r"n='10'"),
+    ],
+)
+def test_count_distribution_validates_n(n, match):
+    """Issue 25: count_distribution(-5, 0.5) had mean -2.5 and NaN probabilities, and n = 2.5
+    a mean of 1.25; it is public, so it checks n like every other public function."""
+    from evalsci.maxrandom import count_distribution
+
+    with pytest.raises(ValueError, match=match):
+        count_distribution(n, 0.5)
+    with pytest.raises(ValueError, match="p must be a probability"):
+        count_distribution(10, 1.5)
+    assert count_distribution(10.0, 0.5).mean == 5.0  # an integer-valued float is a count
+
+
+def test_auc_tail_rejects_counts_outside_the_range_of_u():
+    """u is a Mann-Whitney count, 0..n_pos*n_neg; outside it the AUC is outside [0, 1], so
+    the count or the sizes are wrong (the exact and the tilted distributions alike)."""
+    from evalsci.maxrandom import max_random_auc_tail
+
+    assert max_random_auc_tail(0, 10, 10, 5) == 1.0
+    # the top count is allowed: U = 100 needs every positive above every negative
+    top = -math.expm1(5 * math.log1p(-1 / math.comb(20, 10)))
+    assert max_random_auc_tail(100, 10, 10, 5) == pytest.approx(top, rel=1e-12)
+    for n_pos, n_neg in ((10, 10), (400, 400)):  # exact / tilted distribution of U
+        top = n_pos * n_neg
+        for bad in (-3, top + 1, [5, top + 7]):
+            with pytest.raises(
+                ValueError,
+                match=rf"u must be a count in 0..n_pos\*n_neg, got u=-?\d+ with n_pos\*n_neg={top}",
+            ):
+                max_random_auc_tail(bad, n_pos, n_neg, 5)
+
+
+def test_tilted_u_distribution_rejects_out_of_range_arguments():
+    """Its lower-half methods refused out-of-range U with a bare assert (gone under -O) or
+    answered for U < 0; sizes < 1 gave a distribution with n = 0 or negative."""
+    from evalsci.maxrandom.mann_whitney_tilted import MannWhitneyTilted
+
+    for n_pos, n_neg, name in ((0, 5, "n_pos=0"), (5, -3, "n_neg=-3"), (2.5, 4, "n_pos=2.5")):
+        with pytest.raises(ValueError, match=name):
+            MannWhitneyTilted(n_pos, n_neg)
+    d = MannWhitneyTilted(400, 400)
+    for xs in ([-1], [d.half + 1], [5, d.n + 5]):
+        with pytest.raises(
+            ValueError, match=r"Mann-Whitney lower cdf at U=-?\d+ .*must lie in 0\.\.79999"
+        ):
+            d.log_cdf_lower(np.array(xs))
+    for lo, hi in ((-2, 3), (5, d.n)):
+        with pytest.raises(ValueError, match=r"pmf range U=.* must lie in 0\.\.80000"):
+            d.log_pmf_range(lo, hi)

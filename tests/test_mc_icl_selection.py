@@ -117,7 +117,7 @@ def test_fill_tops_up_sets_when_few_pass_the_threshold():
 
 
 def test_best_k_ties_within_float_noise_go_to_the_smallest_k():
-    from evalsci.studies.mc_icl.tables import summary
+    from evalsci.studies.mc_icl.summary import summary
 
     # k = 1 averages (0.3, 0.0), k = 2 averages (0.1, 0.2): both 0.15, but the second sums to
     # 0.15000000000000002. The stated rule (round, then the smallest k) gives k = 1.

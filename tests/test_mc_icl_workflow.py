@@ -8,8 +8,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalsci.determinism import OTHER_CPU_ENV
-
 from conftest import assert_same_tables, snakemake
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow, pytest.mark.lm]
@@ -83,12 +81,18 @@ def conclusions(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def test_conclusions_hold_under_another_cpus_kernels(built, tmp_path, mirror):
-    """Baseline (SSE4.2-class) kernels instead of AVX2 imitate another CPU: float32
-    log-likelihoods then differ in the last bits. Predictions, and so accuracies and the
-    conclusions, must not (docs/reproducibility.md)."""
+def test_conclusions_hold_without_portable_arithmetic(built, tmp_path, mirror):
+    """`portable: false` lets torch use this CPU's fastest kernels (AVX2/AVX-512) instead of
+    the portable baseline ones: float32 log-likelihoods then differ in the last bits.
+    Predictions, and so accuracies and the conclusions, must not (docs/reproducibility.md)."""
     snakemake(
-        tmp_path, "mc_icl_figure1", "--configfile", str(TINY), mirror=mirror, env=OTHER_CPU_ENV
+        tmp_path,
+        "mc_icl_figure1",
+        "--configfile",
+        str(TINY),
+        "--config",
+        "portable=false",
+        mirror=mirror,
     )
     ours, other = (pd.read_csv(w / "results/mc_icl/tables/summary.csv") for w in (built, tmp_path))
     pd.testing.assert_frame_equal(conclusions(ours), conclusions(other))
@@ -97,6 +101,28 @@ def test_conclusions_hold_under_another_cpus_kernels(built, tmp_path, mirror):
     a, b = (pd.read_csv(w / "results/mc_icl/tables/accuracy_by_k.csv") for w in (built, tmp_path))
     diff = (a["accuracy"] - b["accuracy"]).abs()
     print(
-        f"accuracy cells that differ under another CPU's kernels: {(diff > 0).sum()} of {len(diff)}"
+        f"accuracy cells that differ without portable arithmetic: {(diff > 0).sum()} of {len(diff)}"
     )
     assert diff.max() <= 1 / 4 + 1e-12 and (diff == 0).mean() >= 0.9
+
+
+def test_maxrandom_round_trip_with_the_tiny_config(built):
+    """The mc_icl half of tests/test_maxrandom_roundtrip.py: the summary's max random best-k
+    column is read from the maxrandom rule's answer to requests built from the same
+    (non-default) config: n = TINY's num_eval (4 validation examples), t = its K + 1 = 4
+    points of an accuracy-vs-k curve, two labels (sst2, wnli). Checked against paper 000's
+    eq. 9 computed here with scipy."""
+    import numpy as np
+    import yaml
+    from scipy.stats import binom
+
+    p = yaml.safe_load(TINY.read_text())["mc_icl"]["default"]
+    n, t = p["num_eval"], p["num_demos"] + 1
+    k = np.arange(n + 1)
+    cdf = binom.cdf(k, n, 0.5)
+    prev = np.concatenate([[0.0], cdf[:-1]])
+    eq9 = float((k * (cdf**t - prev**t)).sum() / n)
+    s = pd.read_csv(built / "results" / "mc_icl" / "tables" / "summary.csv")
+    assert set(s["dataset"]) == {"sst2", "wnli"} and (s["n"] == n).all()
+    assert s["max_random_best_k"].to_numpy() == pytest.approx(eq9, rel=1e-12)
+    assert s["random"].to_numpy() == pytest.approx(0.5, rel=1e-15)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from evalsci.data import released
-from evalsci.workflow import RUN_RECORD, remove_stale_locks
+from evalsci.runlocks import LOCKS, RUNS, check_runs
 
 from conftest import REPO
 
@@ -73,22 +73,31 @@ def test_kill_9_then_plain_rerun_recovers(tmp_path, mirror):
     assert sorted(p.name for p in staging_parent.iterdir()) == [".sha256-cache", "srb_per_example"]
     released.verify_bundle(staging_parent / "srb_per_example")
     assert not list((tmp_path / ".snakemake" / "locks").glob("*.lock"))
-    assert not (tmp_path / RUN_RECORD).exists()
+    assert not list((tmp_path / RUNS).iterdir())
 
 
-def _locked(tmp_path, pid, host=None):
-    locks = tmp_path / ".snakemake" / "locks"
+def _locked(tmp_path, pid, host=None, started=None):
+    """A lock file and the record of the run `pid` that holds it."""
+    import psutil
+
+    locks = tmp_path / LOCKS
     locks.mkdir(parents=True)
-    (locks / "0.input.lock").write_text("x\n")
-    (tmp_path / RUN_RECORD).write_text(
-        json.dumps({"pid": pid, "host": host or socket.gethostname()})
+    (locks / "0.output.lock").write_text("x\n")
+    if started is None:
+        started = psutil.Process(pid).create_time() if psutil.pid_exists(pid) else 0.0
+    record = tmp_path / RUNS / f"{pid}.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(
+        json.dumps(
+            {"pid": pid, "started": started, "host": host or socket.gethostname(), "output": ["x"]}
+        )
     )
     return locks
 
 
 def test_locks_of_a_live_run_are_kept(tmp_path):
     locks = _locked(tmp_path, os.getpid())
-    assert remove_stale_locks(tmp_path) == []
+    assert "is running in this directory" in check_runs(tmp_path, quiet=True)[0]
     assert list(locks.iterdir())
 
 
@@ -96,7 +105,7 @@ def test_locks_of_a_run_on_another_host_are_kept(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     locks = _locked(tmp_path, dead.pid, host="some-cluster-node")
-    assert remove_stale_locks(tmp_path) == []
+    assert check_runs(tmp_path, quiet=True) == []
     assert list(locks.iterdir())
 
 
@@ -104,15 +113,24 @@ def test_locks_of_a_dead_run_are_removed(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     locks = _locked(tmp_path, dead.pid)
-    assert [p.name for p in remove_stale_locks(tmp_path)] == ["0.input.lock"]
-    assert not list(locks.iterdir()) and not (tmp_path / RUN_RECORD).exists()
+    assert check_runs(tmp_path, quiet=True) == [
+        f"evalsci: removed the lock {locks / '0.output.lock'} of a killed run (pid {dead.pid})"
+    ]
+    assert not list(locks.iterdir()) and not list((tmp_path / RUNS).iterdir())
+
+
+def test_a_reused_pid_is_a_dead_run(tmp_path):
+    """The record's start time tells a recycled pid (here: this process) from the run."""
+    locks = _locked(tmp_path, os.getpid(), started=1.0)
+    assert "removed the lock" in check_runs(tmp_path, quiet=True)[0]
+    assert not list(locks.iterdir())
 
 
 def test_no_record_no_removal(tmp_path):
-    locks = tmp_path / ".snakemake" / "locks"
+    locks = tmp_path / LOCKS
     locks.mkdir(parents=True)
     (locks / "0.output.lock").write_text("x\n")
-    assert remove_stale_locks(tmp_path) == [] and list(locks.iterdir())
+    assert check_runs(tmp_path) == [] and list(locks.iterdir())
 
 
 def test_stale_staging_dirs_are_removed_on_the_next_fetch(tmp_path, mirror):

@@ -53,7 +53,8 @@ def test_corrupt_gz_in_the_mirror_is_named(tmp_path, per_example_mirror, how):
     out = tmp_path / "resources" / "released" / "srb_per_example"
     with pytest.raises(released.ReleasedDataError) as e:
         released.materialise("srb_per_example", out, mirror=str(m))
-    assert str(first) in str(e.value) or FIRST in str(e.value)
+    # the mirror file, not the temporary copy that is gone by now (issue 25 item 4)
+    assert str(first) in str(e.value) and ".srb_per_example." not in str(e.value)
     assert not out.exists() and [p.name for p in out.parent.iterdir()] == []
 
 
@@ -441,4 +442,74 @@ def test_table1_rule_notices_an_edit_after_the_fetch(tmp_path, mirror):
     log = (tmp_path / "logs").rglob("*table1*.log")
     text = out + "".join(p.read_text() for p in log)
     assert f"{f} changed after it was verified" in text
-    assert not table.exists() or table.read_bytes() == before  # no table from the edited data
+    # found when the run starts (issue 25), before --forcerun deletes the good table
+    assert f"{f} changed after it was verified" in out
+    assert table.read_bytes() == before
+
+
+@pytest.mark.workflow  # a bundle fetch from the mirror, then three short reruns
+def test_an_edit_after_the_fetch_stops_the_next_run_before_any_job(tmp_path, mirror):
+    """Issue 25 item 5: an edit under resources/released/ after the fetch went unnoticed by a
+    plain rerun ("Nothing to be done"); every run now checks the bundles when it starts and
+    stops naming the file, with nothing deleted or rebuilt."""
+    from conftest import snakemake
+
+    target = "resources/released/srb_aggregated"
+    snakemake(tmp_path, target, mirror=mirror)
+    f = tmp_path / target / "few-shot-eval/subsampled-idxs/bbq_lite_json_200-examples_idxs.json"
+    again = snakemake(tmp_path, target, mirror=mirror)  # unchanged: runs, nothing to do
+    assert "Nothing to be done" in again.stdout + again.stderr
+    f.write_bytes(f.read_bytes() + b" ")  # one byte more
+    edited = f.read_bytes()
+    files = {p: p.stat().st_mtime_ns for p in (tmp_path / target).rglob("*")}
+    for args in ((target,), ("-n",)):  # a run, a dry run of everything
+        proc = snakemake(tmp_path, *args, mirror=mirror, check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0, out[-2000:]
+        assert f"{f} changed after it was verified" in out, out[-2000:]
+        assert "Building DAG of jobs" not in out  # before any job was considered
+    assert f.read_bytes() == edited  # nothing re-fetched, nothing deleted
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / target).rglob("*")} == files
+
+
+def test_mirror_messages_say_what_set_the_mirror(tmp_path, monkeypatch):
+    """Issue 25 item 4: with `--config mirror=...` the errors said `EVALSCI_MIRROR=...`."""
+    empty = tmp_path / "empty_mirror"
+    empty.mkdir()
+    monkeypatch.delenv("EVALSCI_MIRROR", raising=False)
+    assert released.mirror_origin(empty) == f"config mirror={empty}"
+    with pytest.raises(released.ReleasedDataError) as e:
+        released.materialise(
+            "bigbench", tmp_path / "out", mirror=str(empty), origin=f"config mirror={empty}"
+        )
+    assert f"mirror set by config mirror={empty}" in str(e.value) and "EVALSCI_MIRROR" not in str(
+        e.value
+    )
+    monkeypatch.setenv("EVALSCI_MIRROR", str(empty))
+    assert released.mirror_origin(empty) == f"EVALSCI_MIRROR={empty}"
+    with pytest.raises(released.ReleasedDataError, match=f"mirror set by EVALSCI_MIRROR={empty}"):
+        released.materialise("bigbench", tmp_path / "out")
+    with pytest.raises(released.ReleasedDataError, match="is not a directory .set by mirror="):
+        released.materialise("bigbench", tmp_path / "out", mirror=str(tmp_path / "nope"))
+
+
+@pytest.mark.workflow  # one failing fetch job
+def test_config_mirror_is_named_as_the_config_key(tmp_path):
+    from conftest import snakemake
+
+    missing = tmp_path / "no_such_mirror"
+    proc = snakemake(
+        tmp_path,
+        "resources/released/bigbench",
+        "--config",
+        f"mirror={missing}",
+        env={"EVALSCI_MIRROR": ""},
+        check=False,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"the mirror {missing} is not a directory (set by config mirror={missing})" in out, out[
+        -3000:
+    ]
+    assert "EVALSCI_MIRROR=" not in out
+    assert not (tmp_path / "resources/released/bigbench").exists()

@@ -417,7 +417,7 @@ def test_prompt_is_the_papers_ag_news_format():
 
 
 def test_packing_joins_eight_texts_under_one_instruction_without_answers():
-    """Section 9 packing (studies/tapt.md 1.5): each consecutive batch of 8 texts becomes
+    """Section 9 packing (kddubey/pretrain-on-test, `pack=True` zero-shot training): each consecutive batch of 8 texts becomes
     one sequence, the instruction then the "### Text:" blocks joined by blank lines."""
     from evalsci.lm.load import tiny_tokenizer
     from evalsci.studies.tapt.training import zero_shot
@@ -570,3 +570,34 @@ def test_training_loads_models_in_config_lm_cpu_dtype(tiny, sst2, tmp_path, monk
             s, sst2, m=8, n=8, i=1, paths=paths, device="cpu", cpu_dtype=cpu_dtype
         )
     assert seen["dtype"] == cpu_dtype and seen["device"] == "cpu"
+
+
+def test_a_models_own_dtype_wins_over_lm_cpu_dtype(tiny, sst2, tmp_path, monkeypatch):
+    """config lm.models.<name>.dtype overrides lm.cpu_dtype, as for inference."""
+    from evalsci.studies.tapt.training import classify
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(classify, "train_classifier", record)
+    s = settings.run_settings(_config(tiny), "gpt2", "sst2")
+    own = {s["model"]: {"checkpoint": str(s["model"]), "dtype": "bfloat16"}}
+    with pytest.raises(Stop):
+        train_shards.run_shard(
+            s,
+            sst2,
+            m=8,
+            n=8,
+            i=1,
+            paths=train_shards.ShardPaths.of(tmp_path, 1),
+            lm_models=own,
+            device="cpu",
+            cpu_dtype="float32",
+        )
+    assert seen["dtype"] == "bfloat16"

@@ -190,34 +190,87 @@ def _rules(group: list[Artefact], files: dict[str, str]) -> str:
     return f"[{_numbered([a.rule for a in group])}]({files[script]})"
 
 
+def _function_link(a: Artefact, root: Path) -> str:
+    """The function's short name, linked to the file that defines it."""
+    module = a.function.rpartition(".")[0]
+    rel = Path("src", *module.split("."))
+    path = (
+        rel.with_suffix(".py") if (root / rel.with_suffix(".py")).is_file() else rel / "__init__.py"
+    )
+    if not (root / path).is_file():
+        raise ValueError(f"artefacts.yaml: {a.id}: no source file for {a.function}")
+    return f"[`{_function(a)}`]({path.as_posix()})"
+
+
+def _outputs(group: list[Artefact]) -> str:
+    """The group's output files below results/<study>/, one per stem with its extensions
+    (`tables/table1.{csv,md,tex}`), numbered stems folded (`figures/figure{1-7}.{pdf,png}`)."""
+    study = group[0].study
+    stems: dict[str, list[str]] = {}
+    for a in group:
+        for f in a.outputs:
+            f = f.removeprefix(f"results/{study}/")
+            stem, dot, ext = f.rpartition(".")
+            stems.setdefault(stem if dot else f, []).extend([ext] if dot else [])
+    if not stems:
+        return "set by config"
+    # stems that differ only in a trailing number and share their extensions fold into one
+    folded: list[tuple[str, list[str]]] = []
+    for stem, exts in stems.items():
+        m = re.fullmatch(r"(.*?)(\d+)", stem)
+        last = folded[-1] if folded else None
+        if m and last and last[1] == exts:
+            lm = re.fullmatch(r"(.*?)\{?(\d+)(?:-(\d+))?\}?", last[0])
+            if (
+                lm
+                and lm.group(1) == m.group(1)
+                and int(lm.group(3) or lm.group(2)) + 1 == int(m.group(2))
+            ):
+                folded[-1] = (f"{m.group(1)}{{{lm.group(2)}-{m.group(2)}}}", exts)
+                continue
+        folded.append((stem, exts))
+
+    def one(stem: str, exts: list[str]) -> str:
+        exts = list(dict.fromkeys(exts))
+        if not exts:
+            return f"`{stem}`"
+        return f"`{stem}.{exts[0]}`" if len(exts) == 1 else f"`{stem}.{{{','.join(exts)}}}`"
+
+    return ", ".join(one(*x) for x in folded)
+
+
 def index_markdown(root: Path = _REPO) -> str:
     """The README's artefact index: one row per artefact (similar figures share one), then
-    what is not reproduced. Titles, outputs and reasons are in the registry."""
+    what is not reproduced. Titles and reasons are in the registry."""
     studies, arts = registry()
     files = _rule_files(root)
     out = [
-        "Rules link to their file, scripts are in `workflow/scripts/`, functions "
-        "in `src/evalsci/studies/<study>/` (else `src/evalsci/`); titles, outputs and reasons "
-        "in [`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
+        "Each row links the rule's file and the function's file; scripts are in "
+        "`workflow/scripts/`, outputs under `results/<study>/`; titles and reasons in "
+        "[`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
         "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
         "reduced = smaller than the paper, or stand-in data.",
         "",
-        "| study | paper | target | rule | script | function | build |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| study | paper | target | outputs | rule | script | function | build |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     gone = []
     for study in studies:
         mine = [a for a in arts if a.study == study]
-        gone += [f"{study} {a.paper_numbers()}" for a in mine if a.build == "not_reproducible"]
+        # with its title: a paper number can be part reproduced (baselines Section 5.3:
+        # Mizrahi et al.'s results are, Sclar et al.'s are not)
+        gone += [
+            f"{study} {a.paper_numbers()}: {a.title}" for a in mine if a.build == "not_reproducible"
+        ]
         for g in _groups([a for a in mine if a.build != "not_reproducible"]):
             a = g[0]
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
             out.append(
                 f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
-                f"{_rules(g, files)} | `{Path(a.script).name}` | "
-                f"`{_function(a)}` | {build} |"
+                f"{_outputs(g)} | {_rules(g, files)} | `{Path(a.script).name}` | "
+                f"{_function_link(a, root)} | {build} |"
             )
-    out += ["", "Not reproduced (why: the registry): " + "; ".join(gone) + "."]
+    out += ["", "Not reproduced (why: the registry):", "", *(f"- {g}" for g in gone)]
     return "\n".join(out) + "\n"
 
 

@@ -4,9 +4,10 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json]      (lm-eval output, tidy CSV)
+    evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released]                       (recheck fetched bundles)
+    evalsci check-config FILE...                              (config files, read strictly)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -93,20 +94,47 @@ def cmd_auc(args) -> None:
 
 
 def cmd_audit(args) -> None:
-    from evalsci.audit import audit_paths
+    from evalsci.audit import judge_inputs, read_inputs
+    from evalsci.audit.judge import t_summary
+    from evalsci.audit.output import write
 
-    df = audit_paths(args.paths, t=args.t, metric=args.metric)
-    if args.format == "csv":
-        sys.stdout.write(df.to_csv(index=False))
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    found = read_inputs(args.paths, metric=args.metric)
+    frame, df = judge_inputs(found, t=args.t)
+    tests = groups = None
+    notes = []
+    if args.compare:
+        from evalsci.audit.compare import compare
+
+        tests, groups, notes = compare(frame, df, method=args.adjust, alpha=args.alpha)
+    if args.plot:
+        from evalsci.audit.plot import plot_scores
+
+        plot_scores(df, args.plot)
+    # everything is computed before anything is printed: an error never follows half a table
+    for s in found.skipped:  # nothing is passed over silently
+        where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
+        print(f"skipped {where}: {s.reason}", file=sys.stderr)
+    for line in [*t_summary(df), *notes]:
+        print(line, file=sys.stderr)
+    if tests is None:
+        write(df, args.format, sys.stdout)
     elif args.format == "json":
-        # full precision (pandas' to_json rounds to 10 decimal places: tiny p-values vanish)
-        records = [
-            {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-            for r in df.to_dict("records")
-        ]
-        sys.stdout.write(json.dumps(records, indent=1) + "\n")
+        from evalsci.audit.output import to_json_text
+
+        sys.stdout.write(to_json_text({"scores": df, "tests": tests, "groups": groups}) + "\n")
+    elif args.format == "csv":  # one table per stream: the tests, with each model's group
+        write(tests, "csv", sys.stdout)
     else:
-        sys.stdout.write(df.to_markdown(index=False, floatfmt=".4g") + "\n")
+        for title, table in (("scores", df), ("tests", tests), ("groups", groups)):
+            sys.stdout.write(f"\n## {title}\n\n")
+            write(table, "md", sys.stdout)
+    if args.plot:
+        print(
+            f"wrote {args.plot} and its {'PDF' if args.plot.suffix == '.png' else 'PNG'}",
+            file=sys.stderr,
+        )
 
 
 def cmd_manifest(args) -> None:
@@ -131,14 +159,10 @@ def cmd_manifest(args) -> None:
 
 
 def cmd_verify(args) -> None:
-    from evalsci.data.released import SUMS, ReleasedDataError, verify_bundle
+    from evalsci.data.released import SUMS, ReleasedDataError, fetched_bundles, verify_bundle
 
     root = Path(args.path)
-    bundles = (
-        [root]
-        if (root / SUMS).is_file()
-        else sorted(d for d in root.glob("*") if (d / SUMS).is_file())
-    )
+    bundles = fetched_bundles(root)
     if not bundles:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
@@ -147,6 +171,14 @@ def cmd_verify(args) -> None:
         except ReleasedDataError as e:
             raise ValueError(str(e)) from None
         print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
+
+
+def cmd_check_config(args) -> None:
+    from evalsci.configfiles import load_config_file
+
+    for path in args.files:
+        keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
+        print(f"ok {path} ({len(keys)} top-level keys)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,21 +227,50 @@ def build_parser() -> argparse.ArgumentParser:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="lm-eval --output_path directory or results JSON (with --log_samples), "
-        "or a CSV with columns model, task, n, accuracy|correct, "
-        "choices|labels[, t]",
+        help="result files or directories, recognised by content: lm-eval 0.3/0.4 output "
+        "(with or without --log_samples), Open LLM Leaderboard v2 results, inspect-ai logs, "
+        "HELM run directories, lighteval results, or a CSV with columns model, task, n, "
+        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md)",
     )
     au.add_argument(
         "--t",
         type=int,
         default=None,
-        help="number of tries each score was selected from (default: the number "
-        "of results of its task, or the CSV's t column)",
+        help="number of tries each score was selected from, for every score (default: the "
+        "t the input states, else the number of scores of its task in the inputs; the "
+        "output's t_rule column says which)",
     )
     au.add_argument(
-        "--metric", default="acc", help="lm-eval per-item 0/1 metric (default acc; e.g. acc_norm)"
+        "--metric",
+        default=None,
+        help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
+        "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
     au.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    au.add_argument(
+        "--compare",
+        action="store_true",
+        help="paired exact tests between models on the same items (McNemar / sign test), "
+        "each model against the max random baseline, multiplicity control and the groups "
+        "the data cannot separate (needs per-item results); csv: the tests table",
+    )
+    au.add_argument(
+        "--adjust",
+        choices=("holm", "bh"),
+        default="holm",
+        help="multiplicity control across every test of --compare: Holm (family-wise) or "
+        "Benjamini-Hochberg (false discovery rate); default holm",
+    )
+    au.add_argument(
+        "--alpha", type=float, default=0.05, help="level for 'separated' in --compare (0.05)"
+    )
+    au.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE",
+        help="draw each task's scores against both baselines to FILE (.png or .pdf; the "
+        "other format is written beside it)",
+    )
     au.set_defaults(func=cmd_audit)
 
     m = sub.add_parser(
@@ -233,6 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bundle directory, or a directory of bundles (default %(default)s)",
     )
     v.set_defaults(func=cmd_verify)
+
+    c = sub.add_parser(
+        "check-config",
+        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
+        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+    )
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.set_defaults(func=cmd_check_config)
     return parser
 
 

@@ -19,5 +19,6 @@ def load(study: str) -> dict:
     """The parsed reference.yaml of `study` (cached; treat it as read-only)."""
     if study not in STUDIES:
         raise ValueError(f"unknown study {study!r}; studies with a reference.yaml: {STUDIES}")
-    text = resources.files(f"evalsci.studies.{study}").joinpath("reference.yaml").read_text()
+    # a data file read by path: loading it imports no study package
+    text = resources.files("evalsci").joinpath("studies", study, "reference.yaml").read_text()
     return yaml.safe_load(text)

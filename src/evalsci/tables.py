@@ -49,3 +49,12 @@ def write_table(
                 tmp.write_text(text if text.endswith("\n") else text + "\n")
             else:
                 raise ValueError(f"unsupported table format: {out}")
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """`df` as a Markdown table, every cell as `str` gives it (the caller formats numbers):
+    the docs' generated blocks."""
+    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    sep = "| " + " | ".join("---" for _ in df.columns) + " |"
+    rows = ["| " + " | ".join(str(v) for v in r) + " |" for r in df.itertuples(index=False)]
+    return "\n".join([head, sep, *rows]) + "\n"

@@ -135,62 +135,6 @@ def coerce_cli_booleans(cfg):
     return cfg
 
 
-# --- recovery after a killed run ---------------------------------------------------------------
-# Snakemake's locks (.snakemake/locks/) name files, not the process that holds them, so after
-# `kill -9` every later run stops with LockException until `snakemake --unlock`. The onstart
-# handler records the running process here; a later run that finds the record, on this host,
-# of a process that no longer exists, removes the dead run's locks (and the record).
-RUN_RECORD = Path(".snakemake") / "evalsci-run.json"
-
-
-def record_run(workdir: str | os.PathLike = ".") -> None:
-    """Note the running snakemake process (onstart: the locks are held by then)."""
-    import json
-    import socket
-
-    path = Path(workdir) / RUN_RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname()}))
-
-
-def clear_run(workdir: str | os.PathLike = ".") -> None:
-    """Forget the record (onsuccess/onerror: snakemake releases its locks itself)."""
-    (Path(workdir) / RUN_RECORD).unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
-
-
-def remove_stale_locks(workdir: str | os.PathLike = ".") -> list[Path]:
-    """Remove the locks of a run that was killed (its recorded process is gone).
-
-    Nothing is touched without a record, for a process on another host (a cluster node
-    cannot see it), or while the recorded process lives. Returns the removed lock files."""
-    import json
-    import socket
-
-    record = Path(workdir) / RUN_RECORD
-    try:
-        run = json.loads(record.read_text())
-        pid, host = int(run["pid"]), run["host"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-    if host != socket.gethostname() or _alive(pid):
-        return []
-    locks = sorted((Path(workdir) / ".snakemake" / "locks").glob("*.lock"))
-    for lock in locks:
-        lock.unlink(missing_ok=True)
-    record.unlink(missing_ok=True)
-    return locks
-
-
 def _cli_number(value):
     """A string that YAML reads as a number, as that number; anything else unchanged."""
     import yaml

@@ -9,14 +9,14 @@ include: "assessors_common.smk"
 
 
 wildcard_constraints:
-    collection="|".join(A_COLLECTIONS) or "NONE",
+    collection="|".join(ASSESSORS_COLLECTIONS) or "NONE",
     asplit="[A-Za-z0-9_]+",
 
 
 rule assessors_data:
     """Load a collection (success recomputed from raw outputs) and check LLM coverage."""
     input:
-        unpack(a_source),
+        unpack(assessors_source),
     output:
         instances="results/assessors/{collection}/data/instances.csv.gz",
         success="results/assessors/{collection}/data/success.csv.gz",
@@ -29,7 +29,7 @@ rule assessors_data:
     conda:
         ENV["assess"]
     params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
+        ccfg=assessors_collection_config,
         seed=config["seed"],
     script:
         "../scripts/assessors_data.py"
@@ -54,7 +54,7 @@ rule assessors_embed:
     resources:
         mem_mb=3000,
     params:
-        ecfg=A_CFG["embedding"],
+        ecfg=ASSESSORS["embedding"],
     script:
         "../scripts/assessors_embed.py"
 
@@ -71,8 +71,8 @@ rule assessors_splits:
     conda:
         ENV["assess"]
     params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        cfg=A_CFG,
+        ccfg=assessors_collection_config,
+        cfg=ASSESSORS,
         seed=config["seed"],
     script:
         "../scripts/assessors_splits.py"
@@ -93,9 +93,9 @@ rule assessors_irt:
         ENV["assess"]
     threads: 1
     params:
-        splits=lambda wc: a_splits(wc.collection),
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        cfg=A_CFG,
+        splits=assessors_splits_of,
+        ccfg=assessors_collection_config,
+        cfg=ASSESSORS,
         seed=config["seed"],
     script:
         "../scripts/assessors_irt.py"
@@ -106,7 +106,7 @@ rule assessors_run:
     sweep of Figures 8-9 on it (its point at the configured n_ref is the run's own). One job:
     the sweep shares the run's Python start, imports and data (about 6 CPU-s per split)."""
     input:
-        **a_data("{collection}"),
+        **assessors_data_files("{collection}"),
     output:
         results="results/assessors/{collection}/runs/{asplit}.csv.gz",
         references="results/assessors/{collection}/runs/{asplit}_references.json",
@@ -122,8 +122,8 @@ rule assessors_run:
     resources:
         mem_mb=6000,
     params:
-        ccfg=lambda wc: A_COLLECTIONS[wc.collection],
-        cfg=A_CFG,
+        ccfg=assessors_collection_config,
+        cfg=ASSESSORS,
         seed=config["seed"],
     script:
         "../scripts/assessors_run.py"
@@ -132,17 +132,17 @@ rule assessors_run:
 rule assessors_maxrandom_requests:
     """Max random AUC requests: every validation/test LLM's label counts, t per search."""
     input:
-        success=[a_data(c)["success"] for c in A_COLLECTIONS],
-        splits=[a_data(c)["splits"] for c in A_COLLECTIONS],
+        success=[assessors_data_files(c)["success"] for c in ASSESSORS_COLLECTIONS],
+        splits=[assessors_data_files(c)["splits"] for c in ASSESSORS_COLLECTIONS],
     output:
-        requests="results/assessors/maxrandom/requests.csv",
+        requests=maxrandom_file("assessors", "requests"),
     log:
         "logs/assessors/maxrandom_requests.log",
     conda:
         ENV["core"]
     params:
-        collections=list(A_COLLECTIONS),
-        cfg=A_CFG,
+        collections=list(ASSESSORS_COLLECTIONS),
+        cfg=ASSESSORS,
     script:
         "../scripts/assessors_maxrandom_requests.py"
 
@@ -150,11 +150,7 @@ rule assessors_maxrandom_requests:
 rule assessors_make_selection:
     """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows."""
     input:
-        runs=lambda wc: expand(
-            "results/assessors/{collection}/runs/{asplit}.csv.gz",
-            collection=wc.collection,
-            asplit=a_splits(wc.collection),
-        ),
+        runs=assessors_run_files,
     output:
         figure2=report(
             multiext("results/assessors/{collection}/tables/figure2", ".csv", ".md", ".tex"),
@@ -174,7 +170,7 @@ rule assessors_make_figure2:
     """Figure 2: test AUC per method, split and test LLM, with the max random line."""
     input:
         figure2="results/assessors/{collection}/tables/figure2.csv",
-        baselines="results/assessors/maxrandom/baselines.csv",
+        baselines=maxrandom_file("assessors"),
     output:
         figure=report(
             multiext("results/assessors/{collection}/figures/figure2", ".pdf", ".png"),
@@ -186,7 +182,7 @@ rule assessors_make_figure2:
     conda:
         ENV["core"]
     params:
-        cfg=A_CFG,
+        cfg=ASSESSORS,
     script:
         "../scripts/assessors_figure2.py"
 
@@ -194,8 +190,8 @@ rule assessors_make_figure2:
 rule assessors_make_table3:
     """Table 3 of every collection, with the paper's choice and the max random val AUC."""
     input:
-        tables=[f"{a_dir(c)}/tables/table3.csv" for c in A_COLLECTIONS],
-        baselines="results/assessors/maxrandom/baselines.csv",
+        tables=[f"{assessors_dir(c)}/tables/table3.csv" for c in ASSESSORS_COLLECTIONS],
+        baselines=maxrandom_file("assessors"),
     output:
         table=report(
             table("assessors", "table3"),
@@ -207,7 +203,7 @@ rule assessors_make_table3:
     conda:
         ENV["core"]
     params:
-        collections=list(A_COLLECTIONS),
+        collections=list(ASSESSORS_COLLECTIONS),
     script:
         "../scripts/assessors_table3.py"
 
@@ -215,12 +211,8 @@ rule assessors_make_table3:
 rule assessors_make_nref_figure:
     """Figures 8-9: AUC against the number of reference instances."""
     input:
-        runs=lambda wc: expand(
-            "results/assessors/{collection}/nref/{asplit}.csv.gz",
-            collection=wc.collection,
-            asplit=a_splits(wc.collection),
-        ),
-        baselines="results/assessors/maxrandom/baselines.csv",
+        runs=assessors_nref_files,
+        baselines=maxrandom_file("assessors"),
     output:
         table="results/assessors/{collection}/tables/{fig}.csv",
         figure=report(
@@ -235,6 +227,6 @@ rule assessors_make_nref_figure:
     conda:
         ENV["core"]
     params:
-        cfg=A_CFG,
+        cfg=ASSESSORS,
     script:
         "../scripts/assessors_figure_nref.py"

@@ -1,16 +1,18 @@
-# Helpers of the `assessors` rules (kept apart from the rules, as snakemake --lint asks).
-A_CFG = config["assessors"]
+# Helpers of the `assessors` rules (assessors.smk): paths and input functions. No rules here.
+ASSESSORS = config["assessors"]
 # Enabled collections only (a collection is switched off with `enabled: false`).
-A_COLLECTIONS = {k: v for k, v in A_CFG["collections"].items() if v.get("enabled", True)}
+ASSESSORS_COLLECTIONS = {
+    k: v for k, v in ASSESSORS["collections"].items() if v.get("enabled", True)
+}
 
 
-def a_dir(collection):
+def assessors_dir(collection):
     return f"results/assessors/{collection}"
 
 
-def a_data(collection):
+def assessors_data_files(collection):
     """The normalised tables, embeddings and splits a per-split job reads."""
-    d = f"{a_dir(collection)}/data"
+    d = f"{assessors_dir(collection)}/data"
     return {
         "instances": f"{d}/instances.csv.gz",
         "success": f"{d}/success.csv.gz",
@@ -20,23 +22,23 @@ def a_data(collection):
     }
 
 
-def a_splits(collection):
-    return ["random", *A_COLLECTIONS[collection]["ood_splits"]]
+def assessors_split_names(collection):
+    return ["random", *ASSESSORS_COLLECTIONS[collection]["ood_splits"]]
 
 
-def a_table(collection, name):
+def assessors_table(collection, name):
     """A per-collection paper table (CSV, Markdown, LaTeX)."""
-    return multiext(f"{a_dir(collection)}/tables/{name}", ".csv", ".md", ".tex")
+    return multiext(f"{assessors_dir(collection)}/tables/{name}", ".csv", ".md", ".tex")
 
 
-def a_figure(collection, name):
+def assessors_figure(collection, name):
     """A per-collection paper figure (PDF, PNG)."""
-    return multiext(f"{a_dir(collection)}/figures/{name}", ".pdf", ".png")
+    return multiext(f"{assessors_dir(collection)}/figures/{name}", ".pdf", ".png")
 
 
-def a_source(wildcards):
+def assessors_source(wildcards):
     """The released bundle (and, for HELM, the run list) a collection reads."""
-    c = A_COLLECTIONS[wildcards.collection]
+    c = ASSESSORS_COLLECTIONS[wildcards.collection]
     inputs = {}
     if c.get("bundle"):
         inputs["bundle"] = released(c["bundle"])
@@ -45,5 +47,30 @@ def a_source(wildcards):
     return inputs
 
 
-def a_nref_collections(fig):
-    return [c for c, v in A_COLLECTIONS.items() if v.get("nref_figure") == fig]
+def assessors_nref_collections(fig):
+    return [c for c, v in ASSESSORS_COLLECTIONS.items() if v.get("nref_figure") == fig]
+
+
+def assessors_collection_config(wildcards):
+    """config assessors.collections.<collection> of a job."""
+    return ASSESSORS_COLLECTIONS[wildcards.collection]
+
+
+def assessors_splits_of(wildcards):
+    return assessors_split_names(wildcards.collection)
+
+
+def assessors_run_files(wildcards):
+    """The per-split runs of one collection."""
+    return [
+        f"{assessors_dir(wildcards.collection)}/runs/{s}.csv.gz"
+        for s in assessors_split_names(wildcards.collection)
+    ]
+
+
+def assessors_nref_files(wildcards):
+    """The per-split n_ref sweeps of one collection."""
+    return [
+        f"{assessors_dir(wildcards.collection)}/nref/{s}.csv.gz"
+        for s in assessors_split_names(wildcards.collection)
+    ]

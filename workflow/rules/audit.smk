@@ -9,17 +9,14 @@
 include: "audit_common.smk"
 
 
-AU_OTHER = [s for s in AU_SOURCES if s != "open_llm_leaderboard_v2"]
-
-
 rule audit_data_leaderboard:
     """The Open LLM Leaderboard v2 runs, every multiple-choice task with its items' choices;
     the free-text tasks listed out of scope with the reason."""
     input:
         bundle=released("predictaboard"),
     output:
-        runs=au_runs("open_llm_leaderboard_v2"),
-        scope=AU_SCOPE,
+        runs=audit_runs_file("open_llm_leaderboard_v2"),
+        scope=AUDIT_SCOPE,
     log:
         "logs/audit/data_open_llm_leaderboard_v2.log",
     conda:
@@ -30,21 +27,40 @@ rule audit_data_leaderboard:
         "../scripts/audit_data.py"
 
 
+rule audit_data_from_baselines:
+    """The baselines study's own released results as runs: each model's best Mizrahi et al.
+    paraphrase, every prompt of Yauney & Mimno's 288 experiments (read by that study's code)."""
+    input:
+        bundle=audit_bundle,
+    output:
+        runs=audit_runs_file("{au_source}"),
+    log:
+        "logs/audit/data_{au_source}.log",
+    wildcard_constraints:
+        au_source="|".join(AUDIT_FROM_BASELINES),
+    conda:
+        ENV["core"]
+    params:
+        source="{au_source}",
+    script:
+        "../scripts/audit_data_from_baselines.py"
+
+
 rule audit_data:
     """One other released source normalised into runs (task, model, t kind, t, n, labels,
     correct, accuracy)."""
     input:
-        bundle=lambda w: released(AU_BUNDLE[w.au_source]),
+        bundle=audit_bundle,
     output:
-        runs="results/audit/data/{au_source}_runs.csv",
+        runs=audit_runs_file("{au_source}"),
     log:
         "logs/audit/data_{au_source}.log",
     wildcard_constraints:
-        au_source="|".join(AU_OTHER),
+        au_source="|".join(AUDIT_OTHER),
     conda:
         ENV["core"]
     params:
-        source=lambda w: w.au_source,
+        source="{au_source}",
     script:
         "../scripts/audit_data.py"
 
@@ -52,15 +68,15 @@ rule audit_data:
 rule audit_requests:
     """Every baseline and tail the audit needs, as one request file for the maxrandom rule."""
     input:
-        runs=[au_runs(s) for s in AU_SOURCES],
+        runs=[audit_runs_file(s) for s in AUDIT_SOURCES],
     output:
-        requests="results/audit/maxrandom/requests.csv",
+        requests=maxrandom_file("audit", "requests"),
     log:
         "logs/audit/requests.log",
     conda:
         ENV["core"]
     params:
-        cfg=AU,
+        cfg=AUDIT,
     script:
         "../scripts/audit_requests.py"
 
@@ -69,9 +85,9 @@ rule audit_make:
     """Counts per task and t kind (runs above the standard / max baseline, flipped), the
     per-run detail with tail p-values, and each run against its task's baselines."""
     input:
-        runs=lambda w: au_runs(w.au_source),
-        baselines=AU_BASELINES,
-        scope=lambda w: AU_SCOPE if w.au_source == "open_llm_leaderboard_v2" else [],
+        runs=audit_runs_file("{au_source}"),
+        baselines=maxrandom_file("audit"),
+        scope=audit_scope,
     output:
         table=report(
             multiext("results/audit/tables/{au_source}", ".csv", ".md", ".tex"),
@@ -94,11 +110,11 @@ rule audit_make:
     log:
         "logs/audit/build_{au_source}.log",
     wildcard_constraints:
-        au_source="|".join(AU_SOURCES),
+        au_source="|".join(AUDIT_SOURCES),
     conda:
         ENV["core"]
     params:
-        source=lambda w: w.au_source,
+        source="{au_source}",
     script:
         "../scripts/audit_tables.py"
 
@@ -106,8 +122,8 @@ rule audit_make:
 rule audit_make_sweep:
     """The leaderboard's flipped share against t = 1 .. t_max (one run per model)."""
     input:
-        detail=au_detail("open_llm_leaderboard_v2"),
-        baselines=AU_BASELINES,
+        detail=audit_detail_file("open_llm_leaderboard_v2"),
+        baselines=maxrandom_file("audit"),
     output:
         table=report(
             table("audit", "open_llm_leaderboard_v2_sweep"),
@@ -126,6 +142,6 @@ rule audit_make_sweep:
     conda:
         ENV["core"]
     params:
-        cfg=AU,
+        cfg=AUDIT,
     script:
         "../scripts/audit_sweep.py"

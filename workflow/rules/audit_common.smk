@@ -1,19 +1,38 @@
-# Helpers of the `audit` rules (kept apart from the rules, as snakemake --lint asks).
-AU = config["audit"]
-AU_SOURCES = ("open_llm_leaderboard_v2", "mizrahi_paraphrases", "baselines_prompts", "openai_evals")
-AU_BUNDLE = {
+# Helpers of the `audit` rules (audit.smk): sources, paths and input functions. No rules here.
+AUDIT = config["audit"]
+AUDIT_SOURCES = (
+    "open_llm_leaderboard_v2",
+    "mizrahi_paraphrases",
+    "baselines_prompts",
+    "openai_evals",
+)
+AUDIT_BUNDLE = {
     "open_llm_leaderboard_v2": "predictaboard",
     "mizrahi_paraphrases": "multi_prompt",
     "baselines_prompts": "srb_aggregated",
     "openai_evals": "cfi_ground_truth",
 }
-AU_BASELINES = "results/audit/maxrandom/baselines.csv"
-AU_SCOPE = "results/audit/data/open_llm_leaderboard_v2_out_of_scope.csv"
+AUDIT_SCOPE = "results/audit/data/open_llm_leaderboard_v2_out_of_scope.csv"
+# sources read by the baselines study's code (evalsci.studies.baselines.audit_runs)
+AUDIT_FROM_BASELINES = ["mizrahi_paraphrases", "baselines_prompts"]
+AUDIT_OTHER = [
+    s for s in AUDIT_SOURCES if s not in ("open_llm_leaderboard_v2", *AUDIT_FROM_BASELINES)
+]
 
 
-def au_runs(source):
+def audit_runs_file(source):
     return f"results/audit/data/{source}_runs.csv"
 
 
-def au_detail(source):
+def audit_detail_file(source):
     return f"results/audit/tables/{source}_runs.csv"
+
+
+def audit_bundle(wildcards):
+    """The released bundle a source is read from."""
+    return released(AUDIT_BUNDLE[wildcards.au_source])
+
+
+def audit_scope(wildcards):
+    """The leaderboard's out-of-scope list (its free-text tasks); other sources have none."""
+    return AUDIT_SCOPE if wildcards.au_source == "open_llm_leaderboard_v2" else []

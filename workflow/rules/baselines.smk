@@ -7,58 +7,25 @@
 # held-out predictions (authors' CSVs, or our seeded splits) -> Tables 3-4, Figures 5, 8
 # per-example CSVs vs aggregated-results.json -> consistency check and data quirks
 
-from evalsci.studies.baselines.settings import configured_cells as _bl_cells
 
-BL = config["baselines"]
-BL_RECOMPUTE_DIR = "results/baselines/recompute/results"
-BL_BASELINES = "results/baselines/maxrandom/baselines.csv"
-BL_DISTRIBUTIONS = "results/baselines/maxrandom/distributions.csv"
-BL_PREDICTIONS = "results/baselines/data/heldout_predictions.csv"
-BL_SPLITS = "results/baselines/data/heldout_splits.csv"
-BL_FIGURES = [f"figure{i}" for i in range(1, 12)]
-BL_RECOMPUTE = recompute("baselines")
-# Our own held-out splits (always when recomputing; the authors' CSVs otherwise).
-BL_RESPLIT = BL_RECOMPUTE or bool(BL["heldout"]["resplit"])
-BL_AGGREGATED = (
-    f"{BL_RECOMPUTE_DIR}/aggregated-results.json" if BL_RECOMPUTE else released("srb_aggregated")
-)
-BL_PER_EXAMPLE = (
-    [f"{BL_RECOMPUTE_DIR}/{c.key}.csv.gz" for c in _bl_cells(BL, recompute=True)]
-    if BL_RECOMPUTE
-    else released("srb_per_example")
-)
-# Inputs per figure: held-out ROC/PR figures read predictions; analytic ones (2, 6, 7) only
-# the maxrandom answers; the rest also per-prompt accuracies (Figure 1 the distributions).
-# One job draws them all (baselines_make_figures).
-BL_FIGURE_INPUTS = {
-    name: (
-        {"predictions": BL_PREDICTIONS}
-        if name in ("figure5", "figure8")
-        else {
-            "baselines": BL_BASELINES,
-            **({} if name in ("figure2", "figure6", "figure7") else {"aggregated": BL_AGGREGATED}),
-            **({"distributions": BL_DISTRIBUTIONS} if name == "figure1" else {}),
-        }
-    )
-    for name in BL_FIGURES
-}
+include: "baselines_common.smk"
 
 
 rule baselines_maxrandom_requests:
     """Every random baseline the study needs, as one request file for the maxrandom rule."""
     input:
-        aggregated=BL_AGGREGATED,
+        aggregated=BASELINES_AGGREGATED,
         multi_prompt=released("multi_prompt"),
-        splits=BL_SPLITS if BL_RESPLIT else [],
+        splits=BASELINES_SPLITS if BASELINES_RESPLIT else [],
     output:
-        requests="results/baselines/maxrandom/requests.csv",
+        requests=maxrandom_file("baselines", "requests"),
     log:
         "logs/baselines/requests.log",
     conda:
         ENV["core"]
     params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        cfg=BASELINES,
+        recompute=BASELINES_RECOMPUTE,
     script:
         "../scripts/baselines_maxrandom_requests.py"
 
@@ -66,8 +33,8 @@ rule baselines_maxrandom_requests:
 rule baselines_make_table1:
     """Table 1: standard vs maximum random baseline per experiment."""
     input:
-        aggregated=BL_AGGREGATED,
-        baselines=BL_BASELINES,
+        aggregated=BASELINES_AGGREGATED,
+        baselines=maxrandom_file("baselines"),
     output:
         report(
             table("baselines", "table1"),
@@ -80,8 +47,8 @@ rule baselines_make_table1:
     conda:
         ENV["core"]
     params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        cfg=BASELINES,
+        recompute=BASELINES_RECOMPUTE,
     script:
         "../scripts/baselines_table1.py"
 
@@ -90,9 +57,9 @@ rule baselines_heldout_splits:
     """Section 5.2 procedure on per-example results: 100 seeded 75/25 splits per experiment,
     best of t prompts on the validation part."""
     input:
-        per_example=BL_PER_EXAMPLE,
+        per_example=BASELINES_PER_EXAMPLE,
     output:
-        splits=BL_SPLITS,
+        splits=BASELINES_SPLITS,
     log:
         "logs/baselines/heldout_splits.log",
     benchmark:
@@ -101,8 +68,8 @@ rule baselines_heldout_splits:
         ENV["core"]
     threads: 2
     params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        cfg=BASELINES,
+        recompute=BASELINES_RECOMPUTE,
         seed=config["seed"],
     script:
         "../scripts/baselines_heldout_splits.py"
@@ -111,11 +78,11 @@ rule baselines_heldout_splits:
 rule baselines_heldout_predictions:
     """Held-out predictions in the authors' schema, for every t: their CSVs, or ours."""
     input:
-        source=[] if BL_RESPLIT else released("srb_heldout"),
-        splits=BL_SPLITS if BL_RESPLIT else [],
-        baselines=BL_BASELINES if BL_RESPLIT else [],
+        source=[] if BASELINES_RESPLIT else released("srb_heldout"),
+        splits=BASELINES_SPLITS if BASELINES_RESPLIT else [],
+        baselines=maxrandom_file("baselines") if BASELINES_RESPLIT else [],
     output:
-        predictions=BL_PREDICTIONS,
+        predictions=BASELINES_PREDICTIONS,
     log:
         "logs/baselines/heldout_predictions.log",
     conda:
@@ -127,7 +94,7 @@ rule baselines_heldout_predictions:
 rule baselines_make_heldout_tables:
     """Tables 3-4: held-out prediction per model and per dataset (Section 5.2, App. D)."""
     input:
-        predictions=BL_PREDICTIONS,
+        predictions=BASELINES_PREDICTIONS,
     output:
         table3=report(
             table("baselines", "table3"),
@@ -153,7 +120,7 @@ rule baselines_make_section53:
     """Section 5.3: Mizrahi et al.'s multi-prompt results against both baselines."""
     input:
         multi_prompt=released("multi_prompt"),
-        baselines=BL_BASELINES,
+        baselines=maxrandom_file("baselines"),
     output:
         table=report(
             table("baselines", "section53"),
@@ -167,7 +134,7 @@ rule baselines_make_section53:
     conda:
         ENV["core"]
     params:
-        cfg=BL,
+        cfg=BASELINES,
     script:
         "../scripts/baselines_section53.py"
 
@@ -175,8 +142,8 @@ rule baselines_make_section53:
 rule baselines_make_per_example_check:
     """Per-example CSVs reproduce aggregated-results.json; the data's quirks, from the data."""
     input:
-        per_example=BL_PER_EXAMPLE,
-        aggregated=BL_AGGREGATED,
+        per_example=BASELINES_PER_EXAMPLE,
+        aggregated=BASELINES_AGGREGATED,
         subsampled=released("srb_aggregated"),
         bigbench=released("bigbench"),
     output:
@@ -196,8 +163,8 @@ rule baselines_make_per_example_check:
         ENV["core"]
     threads: 2
     params:
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        cfg=BASELINES,
+        recompute=BASELINES_RECOMPUTE,
     script:
         "../scripts/baselines_per_example_check.py"
 
@@ -206,7 +173,7 @@ rule baselines_make_figures:
     """Figures 1-11 (PDF + PNG). One job: the 11 figures share one Python start, the imports
     and one reading of their inputs."""
     input:
-        **{k: v for name in BL_FIGURES for k, v in BL_FIGURE_INPUTS[name].items()},
+        **{k: v for name in BASELINES_FIGURES for k, v in BASELINES_FIGURE_INPUTS[name].items()},
     output:
         **{
             name: report(
@@ -215,7 +182,7 @@ rule baselines_make_figures:
                 category="baselines",
                 subcategory="figures",
             )
-            for name in BL_FIGURES
+            for name in BASELINES_FIGURES
         },
     log:
         "logs/baselines/figures.log",
@@ -223,8 +190,8 @@ rule baselines_make_figures:
     conda:
         ENV["core"]
     params:
-        figures=BL_FIGURES,
-        cfg=BL,
-        recompute=BL_RECOMPUTE,
+        figures=BASELINES_FIGURES,
+        cfg=BASELINES,
+        recompute=BASELINES_RECOMPUTE,
     script:
         "../scripts/baselines_figures.py"

@@ -5,17 +5,7 @@
 # -> results/baselines/recompute/results/aggregated-results.json
 # The analysis rules (baselines.smk) read that directory when the study recomputes.
 # Scale: config baselines.recompute (scale default = SmolLM2 on CPU; full = the paper).
-
-from evalsci.studies.baselines import recompute_grid as _bl_icl
-from evalsci.studies.baselines import table2 as _bl_table2
-
-BL_ICL_CFG = config["baselines"]["recompute"]
-BL_ICL = _bl_icl.settings(BL_ICL_CFG)
-# Unknown or unusable model names fail here, before any job, listing the known ones.
-_bl_icl.check_models(BL_ICL_CFG, config["lm"]["models"])
-BL_ICL_DIR = "results/baselines/recompute"
-# (model, task, shots) of every recomputed experiment.
-BL_ICL_CELLS = _bl_icl.cells(BL_ICL_CFG)
+# Helpers (grid, paths, input functions): baselines_common.smk.
 
 
 rule baselines_icl_shard:
@@ -27,11 +17,13 @@ rule baselines_icl_shard:
         aggregated=released("srb_aggregated"),
         # the authors' per-example CSVs hold the demonstration IDs of their prompts
         per_example=(
-            released("srb_per_example") if BL_ICL.get("demonstrations") == "released" else []
+            released("srb_per_example")
+            if BASELINES_ICL.get("demonstrations") == "released"
+            else []
         ),
-        checkpoint=lambda wc: lm_inputs_of(lm_model_spec_of(config["lm"]["models"], wc.model)),
+        checkpoint=baselines_icl_checkpoint,
     output:
-        shard=f"{BL_ICL_DIR}/shards/{{model}}/{{task}}/{{shots}}-shot/prompts-{{start}}-{{stop}}.csv.gz",
+        shard=f"{BASELINES_ICL_DIR}/shards/{{model}}/{{task}}/{{shots}}-shot/prompts-{{start}}-{{stop}}.csv.gz",
     log:
         "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.log",
     benchmark:
@@ -48,19 +40,14 @@ rule baselines_icl_shard:
     resources:
         gpu=1,
         # a 4-bit 7B model fits in 16 GB of host memory; a full-precision one asks for more
-        mem_mb=lambda wc: int(
-            lm_model_spec_of(config["lm"]["models"], wc.model).get("mem_mb", 16000)
-        ),
+        mem_mb=lambda wc: int(baselines_icl_model_spec(wc).get("mem_mb", 16000)),
         runtime=240,
     params:
-        spec=lambda wc: lm_model_spec_of(config["lm"]["models"], wc.model),
-        recompute=BL_ICL_CFG,
+        spec=baselines_icl_model_spec,
+        recompute=BASELINES_ICL_CFG,
         lm=config["lm"],
         seed=config["seed"],
-        work_dir=lambda wc: (
-            f"{BL_ICL_DIR}/partial/{wc.model}/{wc.task}/{wc.shots}-shot/"
-            f"prompts-{wc.start}-{wc.stop}"
-        ),
+        work_dir=baselines_icl_work_dir,
     script:
         "../scripts/baselines_icl_shard.py"
 
@@ -68,10 +55,10 @@ rule baselines_icl_shard:
 rule baselines_icl_cell:
     """The shards of one experiment -> the authors' per-example CSV + per-option scores."""
     input:
-        shards=lambda wc: _bl_icl.shard_files(BL_ICL_CFG, BL_ICL_DIR, wc.model, wc.task, wc.shots),
+        shards=baselines_icl_shards,
     output:
-        per_example=f"{BL_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.csv.gz",
-        options=f"{BL_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.options.csv.gz",
+        per_example=f"{BASELINES_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.csv.gz",
+        options=f"{BASELINES_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.options.csv.gz",
     log:
         "logs/baselines/recompute/{model}/{task}_{shots}-shot_cell.log",
     wildcard_constraints:
@@ -87,32 +74,33 @@ rule baselines_icl_cell:
 rule baselines_icl_aggregated:
     """Per-prompt accuracies of every recomputed experiment (authors' aggregated-results.json)."""
     input:
-        per_example=_bl_icl.per_example_files(BL_ICL_CFG, BL_ICL_DIR),
+        per_example=_baselines_icl.per_example_files(BASELINES_ICL_CFG, BASELINES_ICL_DIR),
     output:
-        aggregated=f"{BL_ICL_DIR}/results/aggregated-results.json",
+        aggregated=f"{BASELINES_ICL_DIR}/results/aggregated-results.json",
     log:
         "logs/baselines/recompute/aggregated.log",
     conda:
         ENV["core"]
     params:
-        cell_keys=[_bl_icl.cell_key(*c) for c in BL_ICL_CELLS],
+        cell_keys=[_baselines_icl.cell_key(*c) for c in BASELINES_ICL_CELLS],
     script:
         "../scripts/baselines_icl_aggregated.py"
 
 
 # Table 2 (paper 000 Appendix C): each precision pair's NF4 and full-precision runs.
-_bl_table2.check_pairs(
-    BL_ICL, config["lm"]["models"], f"config baselines.recompute.{BL_ICL_CFG['scale']}"
-)
-
-
 rule baselines_make_table2:
     """Table 2: verdicts of the NF4 and the full-precision run of every experiment, and the
     share of identical predictions between them."""
     input:
-        per_example=list(_bl_table2.cell_files(BL_ICL, f"{BL_ICL_DIR}/results").values()),
-        options=list(_bl_table2.cell_files(BL_ICL, f"{BL_ICL_DIR}/results", "options").values()),
-        baselines=BL_BASELINES,
+        per_example=list(
+            _baselines_table2.cell_files(BASELINES_ICL, BASELINES_RECOMPUTE_DIR).values()
+        ),
+        options=list(
+            _baselines_table2.cell_files(
+                BASELINES_ICL, BASELINES_RECOMPUTE_DIR, "options"
+            ).values()
+        ),
+        baselines=maxrandom_file("baselines"),
     output:
         report(
             table("baselines", "table2"),
@@ -125,6 +113,6 @@ rule baselines_make_table2:
     conda:
         ENV["core"]
     params:
-        settings=BL_ICL,
+        settings=BASELINES_ICL,
     script:
         "../scripts/baselines_table2.py"

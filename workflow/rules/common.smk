@@ -1,4 +1,7 @@
 # Python helpers shared by every rule file. No rules here.
+# Naming across the .smk files. A study keeps its helpers in its <study>_common.smk; its constants
+# are <STUDY>_NAME (upper case, the full study name), its functions <study>_name (lower case),
+# and evalsci imports are aliased _<study>_name (private to the .smk files).
 import os
 import sys
 from pathlib import Path
@@ -15,6 +18,12 @@ from evalsci.data.released import BUNDLES, MIRROR_ENV  # noqa: E402
 from evalsci.workflow import prepend_pythonpath  # noqa: E402
 
 prepend_pythonpath(SRC)
+
+# Portable arithmetic (config `portable`): the kernel pins go into this process's environment
+# before any job starts; every job (a subprocess) inherits them.
+from evalsci.determinism import apply_portable  # noqa: E402
+
+apply_portable(config["portable"])
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
@@ -67,6 +76,14 @@ def all_targets(wildcards):
     return files
 
 
+def maxrandom_file(study, name="baselines"):
+    """A study's exchange with the shared `maxrandom` rule: `requests` (what the study asks),
+    `baselines` and `distributions` (the rule's answers): results/<study>/maxrandom/<name>.csv."""
+    if name not in ("requests", "baselines", "distributions"):
+        raise ValueError(f"maxrandom files are requests, baselines, distributions; not {name!r}")
+    return f"results/{study}/maxrandom/{name}.csv"
+
+
 def table(study, name):
     """A paper table: CSV (machine-readable), Markdown (README) and LaTeX (paper)."""
     return multiext(f"results/{study}/tables/{name}", ".csv", ".md", ".tex")
@@ -77,22 +94,8 @@ def figure(study, name):
     return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
 
 
-# Recovery after a killed run (docs/troubleshooting.md): the workflow profile reruns the
-# incomplete jobs; the locks of a run whose process is gone are removed here, so no
-# `--unlock` is needed. Live runs and other hosts' runs are never touched.
-from evalsci.workflow import clear_run, record_run, remove_stale_locks  # noqa: E402
+# The hub commits this results/ tree loaded (evalsci.hublock), for the report's front page
+# (workflow/report/workflow.rst); read when the report is made, after the runs.
+from evalsci.hublock import summary as _hub_lock_summary  # noqa: E402
 
-for _lock in remove_stale_locks():
-    print(f"evalsci: removed the lock {_lock} of a killed run", file=sys.stderr)
-
-
-onstart:
-    record_run()
-
-
-onsuccess:
-    clear_run()
-
-
-onerror:
-    clear_run()
+config["hub_lock"] = _hub_lock_summary()

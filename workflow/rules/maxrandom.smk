@@ -6,10 +6,10 @@
 
 rule maxrandom:
     input:
-        requests="results/{study}/maxrandom/requests.csv",
+        requests=maxrandom_file("{study}", "requests"),
     output:
-        baselines="results/{study}/maxrandom/baselines.csv",
-        distributions="results/{study}/maxrandom/distributions.csv",
+        baselines=maxrandom_file("{study}", "baselines"),
+        distributions=maxrandom_file("{study}", "distributions"),
     log:
         "logs/{study}/maxrandom.log",
     benchmark:

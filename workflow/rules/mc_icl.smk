@@ -7,7 +7,7 @@ include: "mc_icl_common.smk"
 
 
 wildcard_constraints:
-    mc_icl_run=_MC_ICL_RUN,
+    mc_icl_run=MC_ICL_RUN,
 
 
 rule mc_icl_shard:
@@ -30,7 +30,7 @@ rule mc_icl_shard:
     params:
         params=MC_ICL,
         seed=config["seed"],
-        spec=lambda wc: mc_icl_model_spec(wc.model),
+        spec=mc_icl_shard_model_spec,
         lm=config["lm"],
         add_bos=config["mc_icl"]["add_bos"],
     script:
@@ -41,7 +41,7 @@ rule mc_icl_make_accuracy_tables:
     """Accuracy of every (model, dataset, trial, permutation, k) and the per-dataset summary."""
     input:
         scores=mc_icl_all_trial_scores,
-        baselines="results/mc_icl/maxrandom/baselines.csv",
+        baselines=maxrandom_file("mc_icl"),
     output:
         accuracy="results/mc_icl/tables/accuracy_by_k.csv",
         summary=report(
@@ -62,7 +62,7 @@ rule mc_icl_make_accuracy_tables:
 rule mc_icl_maxrandom_requests:
     """The (n, labels, t) of every selection Figures 1-4 invite (answered by rule maxrandom)."""
     output:
-        requests="results/mc_icl/maxrandom/requests.csv",
+        requests=maxrandom_file("mc_icl", "requests"),
     log:
         "logs/mc_icl/maxrandom_requests.log",
     conda:
@@ -77,8 +77,7 @@ rule mc_icl_maxrandom_requests:
 rule mc_icl_selection:
     """Section 5.2: per-example Monte Carlo values, Z-scores and the high/low/random sets."""
     input:
-        scores=lambda wc: mc_icl_scores(wc.model, wc.dataset),
-        glue=lambda wc: released("glue") if wc.dataset in MC_ICL_OFFLINE else [],
+        unpack(mc_icl_selection_inputs),
     output:
         values="results/mc_icl/selection/{model}/{dataset}/values.csv",
         sets="results/mc_icl/selection/{model}/{dataset}/sets.json",
@@ -97,7 +96,7 @@ rule mc_icl_make_figure:
     """Figures 1-3 and the appendix figures 5-20 from the accuracy table."""
     input:
         accuracy="results/mc_icl/tables/accuracy_by_k.csv",
-        baselines="results/mc_icl/maxrandom/baselines.csv",
+        baselines=maxrandom_file("mc_icl"),
     output:
         report(
             multiext("results/mc_icl/figures/figure{n}", ".pdf", ".png"),
@@ -121,11 +120,7 @@ rule mc_icl_figure4_data:
     """Accuracy of the Section 5.2 set runs, every (model, dataset, set, permutation, k)."""
     input:
         scores=mc_icl_all_set_scores,
-        sets=lambda wc: [
-            f"results/mc_icl/selection/{m}/{d}/sets.json"
-            for m in MC_ICL["selection"]["models"]
-            for d in MC_ICL["selection"]["datasets"]
-        ],
+        sets=mc_icl_selected_sets,
     output:
         accuracy="results/mc_icl/tables/accuracy_by_set.csv",
     log:
@@ -140,7 +135,7 @@ rule mc_icl_make_figure4:
     """Figure 4: high, low and random sets under the same Monte Carlo sampling."""
     input:
         accuracy="results/mc_icl/tables/accuracy_by_set.csv",
-        baselines="results/mc_icl/maxrandom/baselines.csv",
+        baselines=maxrandom_file("mc_icl"),
     output:
         report(
             figure("mc_icl", "figure4"),

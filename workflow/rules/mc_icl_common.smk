@@ -1,12 +1,18 @@
-# Helpers of the `mc_icl` rules (kept apart from the rules, as snakemake --lint asks).
-from evalsci.studies.mc_icl.params import effective as _mc_icl_effective
+# Helpers of the `mc_icl` rules (mc_icl.smk): parameters, paths and input functions. No
+# rules here.
 from evalsci.lm.load import model_spec as _mc_icl_model_spec
 from evalsci.lm.load import workflow_inputs as _mc_icl_model_inputs
-from evalsci.studies.mc_icl.params import RUN_PATTERN as _MC_ICL_RUN
-from evalsci.studies.mc_icl.params import PAPER_MODELS, one_shot_figures, trial_figures
+from evalsci.studies.mc_icl.params import PAPER_MODELS as _MC_ICL_PAPER_MODELS
+from evalsci.studies.mc_icl.params import RUN_PATTERN as MC_ICL_RUN
+from evalsci.studies.mc_icl.params import effective as _mc_icl_effective
+from evalsci.studies.mc_icl.params import one_shot_figures as _mc_icl_one_shot_figures
+from evalsci.studies.mc_icl.params import trial_figures as _mc_icl_trial_figures
 
 MC_ICL = _mc_icl_effective(config["mc_icl"], config["lm"].get("models") or {})
 MC_ICL_OFFLINE = {"sst2", "rte", "wnli", "mrpc"}
+# Appendix figure numbers of this configuration (Snakefile targets mc_icl_figures_*).
+MC_ICL_ONE_SHOT_FIGURES = _mc_icl_one_shot_figures(MC_ICL)
+MC_ICL_TRIAL_FIGURES = _mc_icl_trial_figures(MC_ICL)
 
 
 def mc_icl_scores(model, dataset, runs=None):
@@ -27,8 +33,8 @@ def mc_icl_all_set_scores(wildcards=None):
 def mc_icl_model_spec(name):
     """config lm.models[name], else the paper's model of that name as a hub id."""
     models = config["lm"].get("models") or {}
-    if name not in models and name in PAPER_MODELS:
-        return {"hub": PAPER_MODELS[name]}
+    if name not in models and name in _MC_ICL_PAPER_MODELS:
+        return {"hub": _MC_ICL_PAPER_MODELS[name]}
     return _mc_icl_model_spec(models, name)  # the clear error for an unknown name
 
 
@@ -40,3 +46,25 @@ def mc_icl_shard_inputs(wildcards):
     if wildcards.mc_icl_run.startswith("set_"):
         inputs["sets"] = f"results/mc_icl/selection/{wildcards.model}/{wildcards.dataset}/sets.json"
     return inputs
+
+
+def mc_icl_shard_model_spec(wildcards):
+    return mc_icl_model_spec(wildcards.model)
+
+
+def mc_icl_selection_inputs(wildcards):
+    """A model's trial scores on a dataset, and the glue bundle where the dataset is offline."""
+    offline = wildcards.dataset in MC_ICL_OFFLINE
+    return {
+        "scores": mc_icl_scores(wildcards.model, wildcards.dataset),
+        "glue": released("glue") if offline else [],
+    }
+
+
+def mc_icl_selected_sets(wildcards=None):
+    sel = MC_ICL["selection"]
+    return [
+        f"results/mc_icl/selection/{m}/{d}/sets.json"
+        for m in sel["models"]
+        for d in sel["datasets"]
+    ]

@@ -9,43 +9,7 @@
 # Section 10    tapt_meta_slices (per config) -> tapt_make_meta_analysis
 # App. E.1, G   tapt_make_prior_predictive, tapt_make_recovery, tapt_make_pca
 # Nothing here compares against chance, so no maxrandom requests (see README).
-from evalsci.studies.tapt import data as _tapt_data
-from evalsci.studies.tapt import targets as _tapt
-
-TAPT = config["tapt"]
-# on_failure "auto": a failed convergence check fails the job on the released data, but only
-# warns on our own embedded recompute demo, whose few subsamples cannot pass the checks.
-TAPT["bayes"]["on_failure"] = _tapt.resolve_on_failure(
-    TAPT["bayes"]["on_failure"], recompute("tapt")
-)
-TAPT_FULL = TAPT["scale"] == "full"
-TAPT_ACCURACIES = "results/tapt/data/accuracies.csv"
-TAPT_FIT = _tapt.FIT
-# Configurations of the source (recompute: the training rules' files, which
-# workflow/rules/tapt_recompute.smk lists in tapt_recompute_accuracy_files()).
-tapt_configs = lambda: _tapt.present_configs(
-    recompute("tapt"),
-    lambda: tapt_recompute_accuracy_files(),
-    _tapt_data.RELEASED_CONFIGS,
-)
-tapt_fit_stems = lambda: _tapt.fit_stems(TAPT, tapt_configs())
-tapt_meta_configs = lambda: _tapt.meta_configs(TAPT, tapt_configs())
-# Output files of the named targets (Snakefile, tapt section).
-TAPT_TARGETS = {
-    "differences": lambda: [f for c in tapt_configs() for f in figure("tapt", f"differences_{c}")],
-    "posterior_predictive": lambda: [
-        f
-        for fam in _tapt.families(tapt_fit_stems())
-        for name in (f"posterior_predictive_{fam}", f"beta_{fam}")
-        for f in figure("tapt", name)
-    ],
-    "meta_analysis": lambda: (
-        [*table("tapt", "meta_analysis"), *figure("tapt", "meta_analysis")]
-        if tapt_meta_configs()
-        else []
-    ),
-}
-tapt_targets = lambda kind: TAPT_TARGETS[kind]()
+# Helpers: tapt_common.smk (included by tapt_recompute.smk, which comes first).
 
 
 wildcard_constraints:
@@ -56,13 +20,7 @@ wildcard_constraints:
 rule tapt_accuracies:
     """The authors' (or our) accuracies as one long table, checked column by column."""
     input:
-        unpack(
-            lambda wc: (
-                {"files": tapt_recompute_accuracy_files()}
-                if recompute("tapt")
-                else {"bundle": released("pretrain_on_test")}
-            )
-        ),
+        unpack(tapt_accuracies_source),
     output:
         TAPT_ACCURACIES,
     log:
@@ -116,7 +74,7 @@ rule tapt_make_differences:
                 category="tapt",
                 subcategory="difference distributions",
             )
-            for f in TAPT_TARGETS["differences"]()
+            for f in tapt_targets("differences")
         ],
     log:
         "logs/tapt/differences.log",
@@ -163,10 +121,12 @@ rule tapt_fit:
     input:
         TAPT_ACCURACIES,
     output:
-        summary=expand(f"{TAPT_FIT}.json", comparison=_tapt.COMPARISONS, allow_missing=True),
-        draws=expand(f"{TAPT_FIT}.draws.csv.gz", comparison=_tapt.COMPARISONS, allow_missing=True),
+        summary=expand(f"{TAPT_FIT}.json", comparison=_tapt_targets.COMPARISONS, allow_missing=True),
+        draws=expand(
+            f"{TAPT_FIT}.draws.csv.gz", comparison=_tapt_targets.COMPARISONS, allow_missing=True
+        ),
         diagnostics=expand(
-            f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt.COMPARISONS, allow_missing=True
+            f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt_targets.COMPARISONS, allow_missing=True
         ),
     log:
         "logs/tapt/fits/{config}_{variant}.log",
@@ -179,8 +139,8 @@ rule tapt_fit:
     resources:
         mem_mb=4000,
     params:
-        comparisons=_tapt.COMPARISONS,
-        bayes=TAPT["bayes"],
+        comparisons=_tapt_targets.COMPARISONS,
+        bayes=TAPT_BAYES,
         count_rule=TAPT["count_rule"],
     script:
         "../scripts/tapt_fit.py"
@@ -207,7 +167,7 @@ rule tapt_make_beta_table:
 rule tapt_make_posterior_figures:
     """Figures 2-4: posterior predictive average differences; posteriors of beta."""
     input:
-        lambda wc: _tapt.family_draws(tapt_fit_stems(), wc.family),
+        tapt_family_draws,
     output:
         ppd=report(
             figure("tapt", "posterior_predictive_{family}"),
@@ -246,7 +206,7 @@ rule tapt_meta_slices:
     params:
         n_slices=500 if TAPT_FULL else TAPT["meta"]["n_slices"],
         seed=config["seed"],
-        bayes=TAPT["bayes"],
+        bayes=TAPT_BAYES,
         count_rule=TAPT["count_rule"],
     script:
         "../scripts/tapt_meta_slices.py"
@@ -255,7 +215,7 @@ rule tapt_meta_slices:
 rule tapt_make_meta_analysis:
     """Figure 5 and P(|posterior mean of beta| > threshold) per configuration."""
     input:
-        lambda wc: expand("results/tapt/meta/{config}_slices.csv", config=tapt_meta_configs()),
+        tapt_meta_slices,
     output:
         table=report(
             table("tapt", "meta_analysis"),
@@ -325,7 +285,7 @@ rule tapt_make_recovery:
         n_subsamples=50 if TAPT_FULL else TAPT["simulate"]["n_subsamples"],
         beta_nonnull=TAPT["simulate"]["beta_nonnull"],
         seed=config["seed"],
-        bayes=TAPT["bayes"],
+        bayes=TAPT_BAYES,
     script:
         "../scripts/tapt_recovery.py"
 

@@ -12,7 +12,7 @@
 # only the missing shards, and gives identical numbers.
 
 
-include: "tapt_recompute_common.smk"
+include: "tapt_common.smk"
 
 
 # One subsample's acc_base, acc_extra, acc_test, by one of two rules that differ only in the LMs
@@ -28,7 +28,7 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
         name:
             f"tapt_{_kind}_shard"
         input:
-            unpack(_tapt_shard_inputs),
+            unpack(tapt_shard_inputs),
         output:
             accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
             predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
@@ -38,7 +38,7 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
         benchmark:
             "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
         wildcard_constraints:
-            lm=_tapt_lm_regex(zero_shot=_zero_shot),
+            lm=tapt_lm_regex(zero_shot=_zero_shot),
             m=r"\d+",
             n=r"\d+",
             dataset=r"[^/]+",
@@ -51,7 +51,7 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
             mem_mb=_mem_mb,
             runtime=_runtime,
         params:
-            run=_tapt_shard_params,
+            run=tapt_shard_params,
         script:
             "../scripts/tapt_train_shard.py"
 
@@ -59,7 +59,7 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
 rule tapt_train_merge:
     """The authors' accuracies.csv (one row per subsample) from the shards of one run."""
     input:
-        unpack(_tapt_shards),
+        unpack(tapt_shard_files),
     output:
         accuracies=f"{TAPT_TRAIN_ACCURACIES}/accuracies.csv",
         subsamples=f"{TAPT_TRAIN_ACCURACIES}/subsamples.csv",

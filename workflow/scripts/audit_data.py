@@ -1,6 +1,6 @@
 """Rules audit_data, audit_data_leaderboard: one released source -> its runs table."""
 
-from evalsci.studies.audit import steps
+from evalsci.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,6 +1,6 @@
 """Rule audit_requests: every baseline the audit needs, for the shared maxrandom rule."""
 
-from evalsci.studies.audit import steps
+from evalsci.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,6 +1,6 @@
 """Rule audit_make_sweep: the leaderboard's flipped share against t."""
 
-from evalsci.studies.audit import steps
+from evalsci.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)

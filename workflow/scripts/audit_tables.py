@@ -1,6 +1,6 @@
 """Rule audit_make: counts table, per-run detail and figure of one source."""
 
-from evalsci.studies.audit import steps
+from evalsci.audit import steps
 from evalsci.workflow import logged
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)

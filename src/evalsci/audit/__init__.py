@@ -1,24 +1,25 @@
-"""`evalsci audit`: the max random baseline for a user's own evaluation results.
+"""The max random baseline applied beyond the papers: `evalsci audit` and study `audit`.
 
 Yauney & Mimno ask for the max random baseline wherever a reported score is the best of
-many tries (prompts, paraphrases, checkpoints, leaderboard submissions). This package reads
-results as other tools write them and judges each (model, task) against both baselines:
+many tries (prompts, paraphrases, checkpoints, leaderboard submissions). This package judges
+scores against both baselines:
 
   - the standard random baseline: expected accuracy of ONE uniform guesser;
   - the max random baseline: expected best accuracy of t uniform guessers on the same n items.
 
-Inputs, detected by content (`read_inputs`):
-  1. lm-evaluation-harness output (`--output_path ... --log_samples`): the results JSON and the
-     per-task samples JSONL beside it. n and each item's number of choices come from the
-     samples (one loglikelihood request per choice); the accuracy is the results' `acc`
-     (or another per-item 0/1 metric, e.g. `acc_norm`), and the count of correct items is the
-     sum of the samples' own 0/1 values, checked against it.
-  2. A tidy CSV: model, task, n, accuracy or correct, choices or labels (JSON counts), optional t.
+The tool (`evalsci audit PATH...`, `audit_paths`): `readers/` turns result files as other tools
+write them into `Result`s (records.py), one module per format, detected by content; `judge.py`
+computes baselines, tail p-values and verdicts. Formats, the output schema and how t is chosen
+are in docs/audit.md.
 
-inspect-ai logs are not read: see docs/audit.md for why.
-
-t: results of one task from several runs (several files, or several CSV rows) are the runs a
-reader selects from, so t = their number, unless `t` is given (the CLI's --t, the CSV's t).
+The workflow's `audit` study (released many-model results: the Open LLM Leaderboard v2, the
+evals logs, and runs tables the baselines study derives from Mizrahi et al.'s paraphrases and
+Yauney & Mimno's 288 experiments) has a paper study's roles: sources.py (released results ->
+runs tables), maxrandom_requests.py (its questions to the shared `maxrandom` rule), counts.py
+(counts above each baseline), figures.py, doc_blocks.py (the numbers docs/audit.md quotes) and
+steps.py (one function per rule). It is one package with the tool because both are the same
+code (readers' records, then the judge), and the `evalsci` command imports it; it imports no
+study.
 
     >>> from evalsci.audit import audit_paths
     >>> audit_paths(["out/"])                                    # doctest: +SKIP
@@ -27,13 +28,18 @@ reader selects from, so t = their number, unless `t` is given (the CLI's --t, th
 from __future__ import annotations
 
 from .judge import OUTPUT_COLUMNS, VERDICTS, audit_results, choices_label, verdict
-from .readers import AuditInputError, Result, read_inputs
+from .readers import read_inputs
+from .records import AuditInputError, Inputs, Result, Skipped
 
 __all__ = [
     "AuditInputError",
+    "Inputs",
     "Result",
+    "Skipped",
     "read_inputs",
     "audit_results",
+    "audit_inputs",
+    "judge_inputs",
     "audit_paths",
     "verdict",
     "choices_label",
@@ -42,6 +48,22 @@ __all__ = [
 ]
 
 
-def audit_paths(paths, t: int | None = None, metric: str = "acc"):
+def judge_inputs(found, t: int | None = None):
+    """(the results frame of `read_inputs`' answer, its judged rows in the same order)."""
+    from .frames import concat_frames, results_frame
+    from .judge import audit_frame, check_t_option
+
+    check_t_option(t)
+    frame = concat_frames([results_frame(found.results), *found.frames])
+    return frame, audit_frame(frame, t=t)
+
+
+def audit_inputs(paths, t: int | None = None, metric: str | None = None):
+    """(one judged row per (model, task) result, the files and tasks passed over)."""
+    found = read_inputs(paths, metric=metric)
+    return judge_inputs(found, t=t)[1], found.skipped
+
+
+def audit_paths(paths, t: int | None = None, metric: str | None = None):
     """Read every input under `paths` and judge it: one row per (model, task) result."""
-    return audit_results(read_inputs(paths, metric=metric), t=t)
+    return audit_inputs(paths, t=t, metric=metric)[0]

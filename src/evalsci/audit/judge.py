@@ -2,17 +2,35 @@
 
 "Above" means accuracy > baseline, strictly. Tail p-values are at the exact count of
 correct answers: P(X >= correct) for one guesser and P(max of t guessers >= correct).
+
+Speed: the scores are judged as columns (frames.py). The count distribution is built once per
+distinct (n, options), the max baseline once per distinct (n, options, t), and both tails of
+every score of that (n, options) come from one vectorised call, so a million scores over a
+hundred tasks cost a hundred baselines, not a million.
+
+t, the number of tries a score was selected from (Yauney & Mimno: prompts, runs, checkpoints,
+submissions), comes from one rule per score, named in the output column `t_rule`:
+
+  option       --t given: every score gets it;
+  stated       the input states it (a CSV `t` column, HELM trials, inspect-ai epochs);
+  task_scores  otherwise: t = the number of scores of the same task in the inputs (every
+               model, every run). The best of them was selected from that many tries; every
+               score is judged against the same max baseline. A task with one score gets
+               t = 1, where the max baseline is the standard one, and says so in `note`.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from evalsci.maxrandom import max_random_baseline, max_random_tail, standard_baseline
+
+from .frames import concat_frames, frame_labels, results_frame
+from .records import Result
 
 OUTPUT_COLUMNS = [
     "model",
@@ -27,9 +45,26 @@ OUTPUT_COLUMNS = [
     "p_max",
     "verdict",
     "source",
+    # added by issue 22; the first twelve keep their order
+    "t_rule",
+    "metric",
+    "derived",
+    "limited",
+    "choices_source",
+    "note",
 ]
 # ordered from worst to best
 VERDICTS = ("not_above_standard", "above_standard_only", "above_max")
+T_RULES = {
+    "option": "--t given",
+    "stated": "t stated by the input (CSV t column, HELM trials, inspect-ai epochs)",
+    "task_scores": "t = the number of scores of the task in the inputs (every model and run): "
+    "the best of them was selected from t tries",
+}
+T1_NOTE = (
+    "t = 1: one score of this task in the inputs, so the max baseline is the standard one; "
+    "if it was the best of several prompts, runs or checkpoints, give that number with --t"
+)
 
 
 def verdict(accuracy: float, standard: float, maximum: float) -> str:
@@ -40,9 +75,10 @@ def verdict(accuracy: float, standard: float, maximum: float) -> str:
     return VERDICTS[2] if accuracy > maximum else VERDICTS[1]
 
 
-def labels_of(choices: Iterable[int]) -> dict[int, int]:
-    """Per-item numbers of choices -> {number of choices: number of items}."""
-    return dict(sorted(Counter(int(c) for c in choices).items()))
+def verdicts(accuracy: np.ndarray, standard: np.ndarray, maximum: np.ndarray) -> np.ndarray:
+    """`verdict` for arrays: indices into VERDICTS."""
+    above_std = accuracy > standard
+    return np.where(above_std, np.where(accuracy > maximum, 2, 1), 0)
 
 
 def choices_label(labels: Mapping) -> int | str:
@@ -54,36 +90,174 @@ def choices_label(labels: Mapping) -> int | str:
     return json.dumps({str(k): v for k, v in sorted(labels.items())}, separators=(", ", ": "))
 
 
-def audit_results(results, t: int | None = None) -> pd.DataFrame:
-    """One row per result (OUTPUT_COLUMNS). `t` overrides every result's own t; otherwise a
-    result without t gets the number of results of its task."""
-    results = list(results)
+def check_t_option(t) -> int | None:
     if t is not None and (isinstance(t, bool) or int(t) != t or t < 1):
         raise ValueError(f"--t must be an integer >= 1, got {t!r}")
-    per_task = Counter(r.task for r in results)
-    rows = []
-    for r in results:
-        tt = int(t) if t is not None else (r.t if r.t is not None else per_task[r.task])
-        p = {int(k): v for k, v in r.labels.items()}
-        std = standard_baseline(r.n, p)
-        mx = max_random_baseline(r.n, p, tt)
-        p_std = float(max_random_tail(r.correct, r.n, p, 1))
-        p_max = float(max_random_tail(r.correct, r.n, p, tt))
-        acc = r.correct / r.n if r.accuracy is None else r.accuracy
-        rows.append(
-            {
-                "model": r.model,
-                "task": r.task,
-                "accuracy": acc,
-                "n": r.n,
-                "choices": choices_label(r.labels),
-                "t": tt,
-                "standard": std,
-                "max_baseline": mx,
-                "p_standard": p_std,
-                "p_max": p_max,
-                "verdict": verdict(acc, std, mx),
-                "source": r.source,
-            }
+    return None if t is None else int(t)
+
+
+def resolve_t(frame: pd.DataFrame, t: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(t per score as float64, index into T_RULE_CODES per score): the rule in the module
+    docstring."""
+    t = check_t_option(t)
+    size = len(frame)
+    if t is not None:
+        return np.full(size, float(t)), np.zeros(size, dtype=np.int8)
+    stated = frame["t"].to_numpy(dtype=float)
+    per_task = frame.groupby("task", observed=True, sort=False)["n"].transform("size")
+    has = ~np.isnan(stated)
+    tt = np.where(has, stated, per_task.to_numpy(dtype=float))
+    return tt, np.where(has, 1, 2).astype(np.int8)
+
+
+T_RULE_CODES = tuple(T_RULES)
+
+
+#: a (t values x n+1 counts) tail table is built when it is no larger than this many entries
+#: or than four times the scores it serves; else each score's tail is computed on its own
+_TABLE = 1 << 16
+
+
+def _groups(frame: pd.DataFrame):
+    """(n, choices, labels, row indices) per distinct (n, options), by a sort of the rows
+    (pandas' groupby hashes every key column: several times the memory for a million rows)."""
+    n = frame["n"].to_numpy(dtype=np.int64)
+    choices = frame["choices"].to_numpy(dtype=np.int64)
+    mixed = choices == 0
+    lab = np.zeros(len(frame), dtype=np.int64)
+    if mixed.any():
+        lab[mixed] = pd.factorize(frame["labels"].to_numpy(dtype=object)[mixed])[0] + 1
+    order = np.lexsort((lab, choices, n))
+    keys = (n[order], choices[order], lab[order])
+    cut = np.flatnonzero(np.any([np.diff(k) != 0 for k in keys], axis=0)) + 1
+    labels = frame["labels"].to_numpy(dtype=object)
+    for idx in np.split(order, cut):
+        i = idx[0]
+        yield int(n[i]), int(choices[i]), labels[i], np.sort(idx)
+
+
+def _baselines(frame: pd.DataFrame, tt: np.ndarray):
+    """standard, max_baseline, p_standard, p_max per score: one count distribution per
+    distinct (n, options), one max baseline per distinct (n, options, t), and the tails of all
+    of that (n, options)'s scores from one call (a table over every count 0..n when that is
+    smaller than the scores; the same elementwise formula, so the same bits)."""
+    size = len(frame)
+    std, mx, p_std, p_max = (np.empty(size) for _ in range(4))
+    correct = frame["correct"].to_numpy(dtype=np.int64)
+    for n, choices, labels, idx in _groups(frame):
+        n = int(n)
+        p = frame_labels(choices, labels, n)
+        std[idx] = standard_baseline(n, p)
+        tg = tt[idx]
+        ut, inv = np.unique(tg, return_inverse=True)
+        mx[idx] = np.asarray(max_random_baseline(n, p, ut))[inv]
+        c = correct[idx]
+        if (n + 1) * (len(ut) + 1) <= max(4 * len(idx), _TABLE):
+            counts = np.arange(n + 1)
+            p_std[idx] = np.asarray(max_random_tail(counts, n, p, 1.0))[c]
+            p_max[idx] = np.asarray(max_random_tail(counts[None, :], n, p, ut[:, None]))[inv, c]
+        else:
+            p_std[idx] = max_random_tail(c, n, p, 1.0)
+            p_max[idx] = max_random_tail(c, n, p, tg)
+    return std, mx, p_std, p_max
+
+
+def _notes(frame: pd.DataFrame, tt: np.ndarray, rule: np.ndarray) -> np.ndarray:
+    notes = frame["notes"].to_numpy(dtype=object)
+    single = (rule == T_RULE_CODES.index("task_scores")) & (tt == 1)
+    if single.any():
+        notes = notes.copy()
+        notes[single] = [f"{s}; {T1_NOTE}" if s else T1_NOTE for s in notes[single]]
+    return notes
+
+
+def _sources(frame: pd.DataFrame) -> pd.Series:
+    """'file:line' where the score has a line (CSV rows), else the reader's source. Built in
+    Arrow: a million rows as Python strings would cost ~100 MB and seconds."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    line = frame["line"].to_numpy()
+    if not (line > 0).any():
+        return frame["source"]
+    cat = frame["source"].array
+    if len(cat.categories) == 1:  # one file: no per-row copy of its name before the join
+        src = pa.scalar(str(cat.categories[0]), type=pa.string())
+    else:
+        words = pa.array([str(c) for c in cat.categories], type=pa.string())
+        src = words.take(pa.array(cat.codes))
+    has = line > 0
+    out = pc.binary_join_element_wise(src, pc.cast(pa.array(line), pa.string()), ":")
+    if not has.all():
+        out = pc.if_else(pa.array(has), out, src)
+    return pd.Series(pd.arrays.ArrowExtensionArray(out), index=frame.index)
+
+
+def _choices_column(frame: pd.DataFrame) -> np.ndarray:
+    choices = frame["choices"].to_numpy()
+    out = choices.astype(object)
+    mixed = choices == 0
+    if mixed.any():
+        out[mixed] = frame["labels"].to_numpy(dtype=object)[mixed]
+    return out
+
+
+def audit_frame(frame: pd.DataFrame, t: int | None = None) -> pd.DataFrame:
+    """One judged row per score of a results frame (OUTPUT_COLUMNS), in its order."""
+    tt, rule = resolve_t(frame, t)
+    std, mx, p_std, p_max = _baselines(frame, tt)
+    acc = frame["accuracy"].to_numpy(dtype=float)
+    counted = frame["correct"].to_numpy() / frame["n"].to_numpy()
+    acc = np.where(np.isnan(acc), counted, acc)
+    out = pd.DataFrame(
+        {
+            "model": frame["model"],
+            "task": frame["task"],
+            "accuracy": acc,
+            "n": frame["n"],
+            "choices": _choices_column(frame),
+            "t": tt.astype(np.int64) if np.all(tt < 2**62) else tt,
+            "standard": std,
+            "max_baseline": mx,
+            "p_standard": p_std,
+            "p_max": p_max,
+            "verdict": pd.Categorical.from_codes(verdicts(acc, std, mx), categories=VERDICTS),
+            "source": _sources(frame),
+            "t_rule": pd.Categorical.from_codes(rule, categories=T_RULE_CODES),
+            "metric": frame["metric"],
+            "derived": frame["derived"],
+            "limited": frame["limited"],
+            "choices_source": frame["choices_source"],
+            "note": _notes(frame, tt, rule),
+        },
+        columns=OUTPUT_COLUMNS,
+        copy=False,  # no consolidation into 2-D blocks: a copy of every column
+    )
+    return out.reset_index(drop=True)
+
+
+def audit_results(
+    results: Iterable[Result], t: int | None = None, frames: Iterable[pd.DataFrame] = ()
+) -> pd.DataFrame:
+    """One row per result (OUTPUT_COLUMNS). `t` overrides every result's own t; otherwise a
+    result without t gets the number of results of its task (the rule `task_scores`).
+    `frames`: results already in columns (a large CSV), judged together with `results`."""
+    check_t_option(t)
+    frame = concat_frames([results_frame(results), *frames])
+    return audit_frame(frame, t=t)
+
+
+def t_summary(judged: pd.DataFrame) -> list[str]:
+    """Lines that say which t rule gave which scores' t, for the CLI to print."""
+    lines = []
+    counts = judged["t_rule"].value_counts(sort=False)
+    for code, k in counts.items():
+        if k:
+            lines.append(f"t rule {code} ({k} scores): {T_RULES[code]}")
+    single = int((judged["note"].astype(str).str.contains("t = 1: ", regex=False)).sum())
+    if single:
+        lines.append(
+            f"t = 1 for {single} scores (one score of their task): best-of-t needs the number "
+            "of tries; give it with --t"
         )
-    return pd.DataFrame(rows, columns=OUTPUT_COLUMNS)
+    return lines

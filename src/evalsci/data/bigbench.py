@@ -2,7 +2,8 @@
 
 The `baselines` authors loaded tasks with `datasets.load_dataset("bigbench", task,
 split="default")` (the HF script over BIG-bench's seqio bridge). This module rebuilds that
-split from the task JSON files alone (bundle `bigbench`), as studies/baselines.md records:
+split from the task JSON files alone (bundle `bigbench`), as the authors' few-shot-eval/all-datasets-sampled-few-shot-eval.py
+(gyauney/stronger-random-baselines) loads it:
 
 - tasks with subtasks: subtasks in alphabetical order (the order of `subtask_names`), each
   subtask's examples in file order; `idx` restarts at 0 in every subtask, while the
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 # De-duplicated example counts of the 16 BIG-bench Lite tasks of the `baselines` study
-# (BIG-bench `dataset_constants.py`, as used by the authors; studies/baselines.md).
+# (the authors' dataset_constants.py, gyauney/stronger-random-baselines).
 TASK_SIZES = {
     "bbq_lite_json": 16076,
     "code_line_description": 60,

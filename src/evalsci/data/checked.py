@@ -63,6 +63,13 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], path, error=DataFi
         raise error(f"{path}: missing columns {missing} (has {list(df.columns)})")
 
 
+def read_checked(path: str | Path, columns: Iterable[str], error=DataFileError) -> pd.DataFrame:
+    """Read a CSV and fail naming the file (unreadable) or the missing columns."""
+    df = read_csv(path, error)
+    require_columns(df, columns, path, error)
+    return df
+
+
 def numeric(
     df: pd.DataFrame,
     column: str,

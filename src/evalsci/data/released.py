@@ -102,9 +102,10 @@ def local_name(bundle: str, path: str) -> str:
     return path + ".gz" if BUNDLES[bundle].store_gzip and not path.endswith(".gz") else path
 
 
-def sha256_of_content(path: Path) -> str:
+def sha256_of_content(path: Path, name: str | os.PathLike | None = None) -> str:
     """sha256 of a file's content, decompressing `.gz` files on the fly. A corrupt or
-    truncated .gz raises ReleasedDataError naming the file (gzip's own errors do not)."""
+    truncated .gz raises ReleasedDataError naming the file (gzip's own errors do not), or
+    `name` when `path` is a temporary copy of it."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     h = hashlib.sha256()
@@ -113,18 +114,27 @@ def sha256_of_content(path: Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     except (OSError, EOFError, zlib.error) as e:
-        raise ReleasedDataError(f"cannot read {path}: {type(e).__name__}: {e}") from e
+        raise ReleasedDataError(f"cannot read {name or path}: {type(e).__name__}: {e}") from e
     return h.hexdigest()
 
 
-def _mirror_copy(mirror: Path, source: str, path: str, dest: Path) -> None:
+def mirror_origin(mirror: str | os.PathLike) -> str:
+    """What set `mirror`, for messages: `EVALSCI_MIRROR=<dir>` when the variable holds it,
+    else `config mirror=<dir>` (the workflow's config key, e.g. `--config mirror=<dir>`)."""
+    env = os.environ.get(MIRROR_ENV)
+    return f"{MIRROR_ENV}={mirror}" if env and env == str(mirror) else f"config mirror={mirror}"
+
+
+def _mirror_copy(mirror: Path, source: str, path: str, dest: Path, origin: str) -> Path:
+    """Copy `path` of `source` from the mirror (plain or .gz) to dest; returns the mirror file."""
     plain, gz = mirror / source / path, mirror / source / (path + ".gz")
     src = plain if plain.exists() else gz if gz.exists() else None
     if src is None:
         raise ReleasedDataError(
-            f"released file missing from the mirror: {plain} (nor {gz.name}); {MIRROR_ENV}={mirror}"
+            f"released file missing from the mirror: {plain} (nor {gz.name}); mirror set by {origin}"
         )
     _store(src, dest)
+    return src
 
 
 def _store(src: Path, dest: Path) -> None:
@@ -156,8 +166,8 @@ def _download(url: str, dest: Path) -> None:
             shutil.copyfileobj(r, fo)
     except OSError as e:
         raise ReleasedDataError(
-            f"could not download {url}: {e}. Offline? Set {MIRROR_ENV} to a directory "
-            "laid out like shared/released."
+            f"could not download {url}: {e}. Offline? Set {MIRROR_ENV} (or the workflow's "
+            "config `mirror`) to a directory laid out like shared/released."
         ) from e
 
 
@@ -194,17 +204,27 @@ def _upstream_fetch(source: str, paths: list[str], workdir: Path) -> dict[str, P
     return out
 
 
-def materialise(bundle: str, outdir: str | os.PathLike, mirror: str | None = None) -> Path:
+def materialise(
+    bundle: str,
+    outdir: str | os.PathLike,
+    mirror: str | None = None,
+    origin: str | None = None,
+) -> Path:
     """Write a verified copy of `bundle` to `outdir`, atomically.
 
-    `mirror` defaults to $EVALSCI_MIRROR; without one the files are downloaded.
+    `mirror` defaults to $EVALSCI_MIRROR; without one the files are downloaded. Messages name
+    the mirror file (not the temporary copy) and what set the mirror: `origin` (the workflow
+    passes `mirror_origin(mirror)`), else `EVALSCI_MIRROR=<dir>` or `mirror=<dir>`.
     """
     outdir = Path(outdir)
     files = bundle_files(bundle)
     source = BUNDLES[bundle].source
-    mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV) or None
+    if mirror is None:
+        mirror = os.environ.get(MIRROR_ENV) or None
+        origin = origin or f"{MIRROR_ENV}={mirror}"
+    origin = origin or f"mirror={mirror}"
     if mirror is not None and not Path(mirror).is_dir():
-        raise ReleasedDataError(f"{MIRROR_ENV}={mirror} is not a directory")
+        raise ReleasedDataError(f"the mirror {mirror} is not a directory (set by {origin})")
     outdir.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_staging(outdir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
@@ -215,14 +235,14 @@ def materialise(bundle: str, outdir: str | os.PathLike, mirror: str | None = Non
         for path, want in sorted(files.items()):
             dest = staged / local_name(bundle, path)
             if mirror is not None:
-                _mirror_copy(Path(mirror), source, path, dest)
+                src = _mirror_copy(Path(mirror), source, path, dest, origin)
             else:
                 _store(fetched[path], dest)
-            got = sha256_of_content(dest)
+                src = f"{source}/{path} downloaded from upstream"
+            got = sha256_of_content(dest, name=src)  # a bad .gz: the mirror file, not the copy
             if got != want:
-                origin = Path(mirror) / source / path if mirror else "upstream"
                 raise ReleasedDataError(
-                    f"checksum mismatch for {source}/{path} (from {origin}): "
+                    f"checksum mismatch for {source}/{path} (from {src}): "
                     f"sha256 {got}, pinned {want}. The file is corrupt or not the pinned version."
                 )
         (staged / "SHA256SUMS").write_text("".join(f"{h}  {p}\n" for p, h in sorted(files.items())))
@@ -324,7 +344,10 @@ def verify_bundle(root: str | os.PathLike) -> None:
                 f"{root / SUMS} differs from the pinned manifest (e.g. "
                 f"{changed}); re-fetch: delete {root} and rerun"
             )
-    files = {rel: _local(root, rel) for rel in sums}
+    if root.name in BUNDLES:  # the name is known: no stat to find it (a run checks ~1250)
+        files = {rel: root / local_name(root.name, rel) for rel in sums}
+    else:
+        files = {rel: _local(root, rel) for rel in sums}
     try:
         stats = tuple((rel, *_stat_key(f)) for rel, f in sorted(files.items()))
     except FileNotFoundError as e:
@@ -351,6 +374,28 @@ def verify_bundle(root: str | os.PathLike) -> None:
     if fresh:
         _write_cache(root, {**{r: e[2] for r, e in cache.items() if r in sums}, **fresh})
     _VERIFIED[root] = stats
+
+
+def fetched_bundles(base: str | os.PathLike) -> list[Path]:
+    """The bundle directories (holding SHA256SUMS) directly under `base`, or `base` itself when
+    it is one; staging directories (`.<bundle>.<random>/`) are not bundles yet."""
+    base = Path(base)
+    if (base / SUMS).is_file():
+        return [base]
+    if not base.is_dir():
+        return []
+    return sorted(d for d in base.iterdir() if not d.name.startswith(".") and (d / SUMS).is_file())
+
+
+def verify_fetched_bundles(base: str | os.PathLike = "resources/released") -> list[Path]:
+    """verify_bundle every fetched bundle under `base`; returns them. The workflow calls this
+    when a run starts, so a file edited after its fetch stops the run, naming the file, before
+    Snakemake schedules a job (or deletes the outputs of one it would rerun). Costs one stat per
+    file when nothing changed (the size/mtime cache)."""
+    bundles = fetched_bundles(base)
+    for b in bundles:
+        verify_bundle(b)
+    return bundles
 
 
 def verify_file(path: str | os.PathLike) -> None:

@@ -6,7 +6,7 @@ turns those rows into the authors' per-example schema:
 
     Prompt ID, Demonstration IDs in prompt, Example ID, Loss of correct answer, Correct prediction
 
-with their rules (studies/baselines.md 1.3, 1.6): loss = mean negative log-likelihood per
+with their rules (gyauney/stronger-random-baselines: few-shot-eval/all-datasets-sampled-few-shot-eval.py, few-shot-eval/tally-results.py): loss = mean negative log-likelihood per
 scored token; prediction = the candidate with the lowest loss, ties resolved towards an
 incorrect candidate (their tuple sort); rows keyed by Example ID = the within-subtask `idx`,
 so examples of different subtasks with the same idx form one group (their argmin runs over

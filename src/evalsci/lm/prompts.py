@@ -1,4 +1,4 @@
-"""Few-shot BIG-bench prompts as the `baselines` authors built them (studies/baselines.md 1.3).
+"""Few-shot BIG-bench prompts as the `baselines` authors built them (gyauney/stronger-random-baselines, few-shot-eval/all-datasets-sampled-few-shot-eval.py).
 
 - a demonstration is `f"{inputs} {correct_choice}\\n"` (the example's formatted input, a
   space, its correct answer, a newline); the prefix of a prompt is its K demonstrations

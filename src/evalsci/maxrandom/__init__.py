@@ -89,7 +89,10 @@ def max_random_tail(correct, n, p, t):
 
     `correct` is an integer count (scalar or array; integer-valued floats accepted, other floats
     raise ValueError: use `correct_count`). Broadcasts `correct` against `t`; t = 1 is the
-    standard baseline's tail P(X >= correct)."""
+    standard baseline's tail P(X >= correct). Where one classifier's P(X >= correct) is below
+    the normal double range (< 2^-1022: subnormal, or 0 below 2^-1075), its rounding adds an
+    absolute error of up to t * 2^-1075 to the max tail (below 1e-311 for t <= 1e12; up to
+    3e-16 at t = 1e308) on top of the relative bound."""
     n, dist = _distribution(n, p)
     c, c_scalar = check_counts(correct)
     check_counts_within(c, n)

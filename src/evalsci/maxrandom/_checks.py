@@ -65,13 +65,16 @@ def check_counts(correct, name: str = "correct") -> tuple[np.ndarray, bool]:
     return arr.astype(np.int64), scalar
 
 
-def check_counts_within(correct: np.ndarray, n: int, name: str = "correct") -> None:
+def check_counts_within(
+    correct: np.ndarray, n: int, name: str = "correct", n_name: str = "n"
+) -> None:
     """A count of correct answers out of n lies in 0..n (P(X >= n + 1) = 0 is no answer: the
-    count or n is wrong)."""
+    count or n is wrong). `n_name` says what n is in the message (e.g. "n_pos*n_neg")."""
     bad = (correct < 0) | (correct > n)
     if np.any(bad):
         first = int(correct[bad].flat[0] if correct.ndim else correct)
-        raise ValueError(f"{name} must be a count in 0..n, got {name}={first} with n={n}")
+        where = f"with n={n}" if n_name == "n" else f"with {n_name}={n}"
+        raise ValueError(f"{name} must be a count in 0..{n_name}, got {name}={first} {where}")
 
 
 def check_probability(p, what: str = "p") -> float:

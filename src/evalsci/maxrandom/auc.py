@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_counts, check_n, check_t
+from ._checks import check_counts, check_counts_within, check_n, check_t
 from .mann_whitney_tilted import REL_TOL, MannWhitneyTilted  # noqa: F401  (REL_TOL re-exported)
 
 #: exact null distribution when either method's cost stays below these (about 1-2 s each)
@@ -161,12 +161,14 @@ def max_random_auc(n_pos, n_neg, t):
 
 def max_random_auc_tail(u, n_pos, n_neg, t):
     """P(max U of t random scorers >= u), u an integer Mann-Whitney count (AUC * n_pos * n_neg,
-    rounded: use `correct_count(auc, n_pos * n_neg)`). Relative error <= 2 REL_TOL where the value
-    is a normal double (values below ~1e-308: absolute error < 1e-322), else ValueError."""
+    rounded: use `correct_count(auc, n_pos * n_neg)`), in 0..n_pos*n_neg (else ValueError).
+    Relative error <= 2 REL_TOL where the value is a normal double (values below ~1e-308:
+    absolute error < 1e-322), else ValueError."""
     from . import max_order
 
     n_pos, n_neg = _sizes(n_pos, n_neg)
     c, c_scalar = check_counts(u, "u")
+    check_counts_within(c, n_pos * n_neg, "u", "n_pos*n_neg")  # an AUC outside [0, 1]
     t_arr, t_scalar = check_t(t)
     res = max_order.max_tail_counts(u_distribution(n_pos, n_neg), t_arr, c)
     return float(res) if (c_scalar and t_scalar) else res

@@ -2,7 +2,7 @@
 success probability p: X ~ Binomial(n, p) (paper eq. 3).
 
 scipy.stats.binom wraps Boost's incomplete beta, which keeps ~1e-12 relative accuracy in both
-tails up to n = 1e6 (checked against mpmath in tests/test_baselines_exact.py); the cephes
+tails up to n = 1e6 (checked against mpmath in tests/test_maxrandom_exact.py); the cephes
 `scipy.special.bdtrc` loses ~1e-9 there, so it is not used.
 """
 

@@ -112,6 +112,13 @@ class MannWhitneyTilted:
     def __init__(self, n_pos: int, n_neg: int):
         from scipy import special  # here, not at import: every job that imports maxrandom pays it
 
+        from ._checks import check_n
+
+        for name, size in (("n_pos", n_pos), ("n_neg", n_neg)):
+            try:
+                check_n(size)
+            except ValueError:
+                raise ValueError(f"{name} must be an integer >= 1, got {name}={size!r}") from None
         self.n_pos, self.n_neg = int(n_pos), int(n_neg)
         self.m, self.nn = sorted((self.n_pos, self.n_neg))
         self.N = self.m + self.nn
@@ -431,7 +438,11 @@ class MannWhitneyTilted:
 
     def log_pmf_range(self, lo: int, hi: int):
         """(log p(u), relative error bound) for u = lo..hi inside the lower half."""
-        assert 0 <= lo <= hi <= self.n // 2
+        if not 0 <= lo <= hi <= self.n // 2:  # p(u) = p(n - u): callers mirror the upper half
+            raise ValueError(
+                f"Mann-Whitney pmf range U={lo}..{hi} {self._where()} must lie in "
+                f"0..{self.n // 2} (the lower half; p(U) = p(n_pos*n_neg - U))"
+            )
         logp = np.full(hi - lo + 1, -np.inf)
         rel = np.zeros(hi - lo + 1)
         x = hi
@@ -500,6 +511,12 @@ class MannWhitneyTilted:
     def log_cdf_lower(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(log P(U <= x), relative error bound) for integers 0 <= x <= half."""
         xs = np.asarray(xs, dtype=np.int64)
+        bad = (xs < 0) | (xs > self.half)
+        if np.any(bad):  # cdf_sf maps every U onto this range (and k < 0, k >= n to 0 and 1)
+            raise ValueError(
+                f"Mann-Whitney lower cdf at U={int(xs[bad].flat[0])} {self._where()}: U must "
+                f"lie in 0..{self.half} (the lower half; use cdf_sf for any U)"
+            )
         out = np.full(xs.shape, -np.inf)
         err = np.zeros(xs.shape)
         if xs.size == 0:

@@ -8,9 +8,13 @@ P(M <= k) = F(k)^t, so
 
 1 - F^t cancels catastrophically when F is near 1 (large k) and F^t overflows nothing but
 underflows for large t, so it is evaluated as -expm1(t * log F) with log F = log1p(-S) from
-the survival function S = 1 - F wherever S < 1/2 (and log F otherwise). The sum runs only over
-the k-window where its terms are neither 1 nor 0 to double precision: outside it
-Bernstein's inequality bounds each neglected term by e^-50 ~ 2e-22 (see `_window`).
+the survival function S = 1 - F wherever S < 1/2 (and log F otherwise). For t near the top of
+the double range (t = 1e308) the product t * log F <= 0 overflows to -inf where |log F| > ~1.8:
+there F^t = exp(-inf) = 0 is the correctly rounded value (F^t < e^-1e308), so that overflow is
+expected and not reported (`_tlog`).
+
+The sum runs only over the k-window where its terms are neither 1 nor 0 to double precision:
+outside it Bernstein's inequality bounds each neglected term by e^-50 ~ 2e-22 (see `_window`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ def log_cdf(dist, k) -> np.ndarray:
     F, S = dist.cdf_sf(k)
     with np.errstate(divide="ignore", invalid="ignore"):  # the branch np.where drops may warn
         return np.where(S < 0.5, np.log1p(-S), np.log(F))
+
+
+def _tlog(t, logF) -> np.ndarray:
+    """t * log F, broadcasting; -inf where it overflows (F^t is 0 in double precision there)."""
+    with np.errstate(over="ignore"):
+        return np.multiply(t, logF)
 
 
 def _window(dist, tmax: float) -> tuple[int, int]:
@@ -62,20 +72,21 @@ def expected_max_count(dist, t: np.ndarray) -> np.ndarray:
     step = max(1, _BLOCK // max(1, logF.size))
     for s in range(0, t.size, step):
         tt = t[s : s + step, None]
-        out[s : s + step] = lo + (-np.expm1(tt * logF[None, :])).sum(axis=1)
+        out[s : s + step] = lo + (-np.expm1(_tlog(tt, logF[None, :]))).sum(axis=1)
     return out
 
 
 def max_cdf_counts(dist, t: np.ndarray, k: np.ndarray) -> np.ndarray:
     """P(max <= k) = F(k)^t, shape t.shape + k.shape."""
     logF = log_cdf(dist, k)
-    return np.exp(np.multiply.outer(t, logF))
+    with np.errstate(over="ignore"):  # see _tlog
+        return np.exp(np.multiply.outer(t, logF))
 
 
 def max_tail_counts(dist, t: np.ndarray, correct: np.ndarray) -> np.ndarray:
     """P(max >= correct) = 1 - F(correct - 1)^t, broadcasting t against correct."""
     logF = log_cdf(dist, correct - 1)
-    return -np.expm1(t * logF)
+    return -np.expm1(_tlog(t, logF))
 
 
 def max_pmf_counts(dist, t: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -83,7 +94,7 @@ def max_pmf_counts(dist, t: np.ndarray, k: np.ndarray) -> np.ndarray:
     F(k)^t * (1 - (1 - f(k)/F(k))^t) so it keeps relative accuracy where F(k) ~ F(k-1)."""
     F, S = dist.cdf_sf(k)
     f = dist.pmf(k)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # over: see _tlog
         logF = np.where(S < 0.5, np.log1p(-S), np.log(F))
         r = np.clip(np.where(F > 0, f / F, 0.0), 0.0, 1.0)
         log_prev_ratio = np.log1p(-r)  # log(F(k-1) / F(k))

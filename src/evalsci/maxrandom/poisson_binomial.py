@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._bounds import bernstein_halfwidth
-from ._checks import check_probability
+from ._checks import check_n, check_probability
 from .binomial import BinomialCounts
 
 #: relative level (to a group's mode) below which pmf entries are dropped before convolving
@@ -98,7 +98,9 @@ def _as_int(x, allow_str: bool = False) -> int | None:
 
 def count_distribution(n: int, p):
     """The distribution of one random classifier's number of correct answers: a
-    `BinomialCounts` when all examples share p, else a `PoissonBinomialCounts`."""
+    `BinomialCounts` when all examples share p, else a `PoissonBinomialCounts`. Raises
+    ValueError naming n or p when they are not a number of examples >= 1 and its p."""
+    n = check_n(n)
     groups = success_groups(n, p)
     if len(groups) == 1:
         return BinomialCounts(n, groups[0][0])

@@ -46,14 +46,18 @@ def embed_sentences(
     import torch
     from sentence_transformers import SentenceTransformer
 
+    from evalsci import hublock
     from evalsci.determinism import torch_pinned
 
-    st = SentenceTransformer(model or default_model_path(), device="cpu")
+    model = model or default_model_path()
+    if hublock.is_hub_id(model):  # its snapshot at the locked (or first-loaded) commit
+        model = hublock.snapshot(model, "model")
+    st = SentenceTransformer(model, device="cpu")
     if max_seq_length:
         st.max_seq_length = int(max_seq_length)
     # Deterministic kernels at the job's thread count (measured: 1 and 2 threads give the same
-    # bits on one CPU; another CPU's kernels differ in the last float32 bit, see
-    # docs/reproducibility.md).
+    # bits). Across CPUs the bits are the same only with portable arithmetic (config
+    # `portable`, the default; docs/reproducibility.md); otherwise they differ in the last bit.
     with torch_pinned(threads=torch.get_num_threads()):
         emb = st.encode(
             list(texts),

@@ -383,7 +383,7 @@ def make_table3(
     from evalsci.tables import write_table
 
     from .maxrandom_requests import read_answers
-    from .tables import table3_with_paper
+    from .table3 import table3_with_paper
 
     mr = read_answers(baselines_path)
     parts = [

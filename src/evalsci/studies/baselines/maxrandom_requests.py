@@ -32,9 +32,13 @@ def build(
     aggregated: dict[Cell, np.ndarray],
     multi_prompt: pd.DataFrame | None = None,
     splits: pd.DataFrame | None = None,
+    *,
+    section53_t: int | None = None,
 ) -> pd.DataFrame:
     """Request rows (maxrandom schema) for Table 1, Figures 1-7 and 9-11, Section 5.3 and,
-    when our own held-out splits are used, Tables 3-4 and Figures 5 and 8."""
+    when our own held-out splits are used, Tables 3-4 and Figures 5 and 8.
+
+    `section53_t` (config baselines.section53.t) is required with `multi_prompt`."""
     cells = list(aggregated)
     wanted = table1.request_keys(aggregated)
     wanted |= curves.baseline_curve_keys({c.task for c in cells})
@@ -43,7 +47,9 @@ def build(
     fig1 = figure1_cell(cells)
     wanted |= figure1_keys(fig1, len(aggregated[fig1]))
     if multi_prompt is not None:
-        wanted |= section53.request_keys(section53.experiments(multi_prompt))
+        if section53_t is None:
+            raise ValueError("Section 5.3 requests need section53_t (config baselines.section53.t)")
+        wanted |= section53.request_keys(section53.experiments(multi_prompt, section53_t))
     if splits is not None:
         wanted |= heldout.split_request_keys(splits)
     return keys.to_requests(wanted)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from evalsci.data.bigbench_meta import BBH_TASKS, BBL_TASKS, MULTI_PROMPT_BBL_ALIASES
 from evalsci.studies.baselines import keys
-from evalsci.studies.baselines.tables import md_table
+from evalsci.studies.baselines.formatting import md_table
 
 PROTOCOLS = {
     "paper": "t = 10 (as stated in the paper)",
@@ -25,8 +25,14 @@ PROTOCOLS = {
 }
 
 
-def experiments(mp: pd.DataFrame, t_paper: int = 10) -> pd.DataFrame:
-    """One row per (suite, task, model): best accuracy, paraphrases, n, k, both t's."""
+def experiments(mp: pd.DataFrame, t_paper: int | None = None) -> pd.DataFrame:
+    """One row per (suite, task, model): best accuracy, paraphrases, n, k, both t's.
+
+    `t_paper` is config baselines.section53.t (the paper's 10). There is no fallback value:
+    the requests (`maxrandom_requests.build`) and the judgement (`steps.make_section53`) must
+    both be given the configured one, or the answers they look up would not match. Without
+    it (a reader that needs only the paraphrase counts) the frame has no `t_paper` column.
+    """
     mp = mp.copy()
     mp["task"] = [
         MULTI_PROMPT_BBL_ALIASES.get(t, t) if s == "BBL" else t
@@ -40,7 +46,8 @@ def experiments(mp: pd.DataFrame, t_paper: int = 10) -> pd.DataFrame:
     ).reset_index()
     df["n"] = [known[s][t][0] for s, t in zip(df.suite, df.task, strict=True)]
     df["k"] = [known[s][t][1] for s, t in zip(df.suite, df.task, strict=True)]
-    df["t_paper"] = t_paper
+    if t_paper is not None:
+        df["t_paper"] = int(t_paper)
     df["t_paraphrases"] = df["paraphrases"]
     return df
 

@@ -9,7 +9,15 @@ import pandas as pd
 
 from evalsci import reference
 from evalsci.data.checked import read_json
-from evalsci.studies.baselines import consistency, heldout, load, section53, table1, table2
+from evalsci.studies.baselines import (
+    audit_runs,
+    consistency,
+    heldout,
+    load,
+    section53,
+    table1,
+    table2,
+)
 from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import all_cells, configured_cells
@@ -54,7 +62,7 @@ def requests(aggregated_path, multi_prompt, splits, out, cfg, recompute):
     data = aggregated(aggregated_path, cfg, recompute)
     mp = load.load_multi_prompt(multi_prompt) if multi_prompt else None
     sp = pd.read_csv(splits) if splits else None
-    df = reqs.build(data, mp, sp)
+    df = reqs.build(data, mp, sp, section53_t=cfg["section53"]["t"])
     write_requests(df, out)
     log.info("%d baseline requests -> %s", len(df), out)
 
@@ -192,3 +200,17 @@ def make_figures(outputs: dict, inputs: dict, cfg, recompute):
     pred = pd.read_csv(inputs["predictions"]) if "predictions" in inputs else None
     for name, files in outputs.items():
         figures.make(name, files, aggregated=data, baselines=base, predictions=pred)
+
+
+def make_audit_runs(source: str, bundle, out) -> None:
+    """This study's released results as one runs table of study `audit` (audit_runs.py)."""
+    if source == "mizrahi_paraphrases":
+        runs = audit_runs.mizrahi_runs(bundle)
+    elif source == "baselines_prompts":
+        runs = audit_runs.prompt_runs(bundle)
+    else:
+        raise ValueError(
+            f"no audit source {source!r} in the baselines study; known {audit_runs.SOURCES}"
+        )
+    write_csv(runs, out)
+    log.info("%s: %d runs over %d tasks", source, len(runs), runs.task.nunique())

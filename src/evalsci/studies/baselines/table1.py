@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalsci.data.bigbench_meta import num_choices
 from evalsci.studies.baselines import keys
+from evalsci.studies.baselines.formatting import md_table, tex_escape
 from evalsci.studies.baselines.settings import (
     BASE_MODELS,
     INSTRUCT_MODELS,
@@ -26,7 +27,6 @@ from evalsci.studies.baselines.settings import (
     eval_size,
     num_prompts,
 )
-from evalsci.studies.baselines.tables import md_table, tex_escape
 
 COLUMNS = [
     "dataset",

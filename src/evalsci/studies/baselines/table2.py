@@ -28,7 +28,7 @@ from evalsci.lm.icl import predictions, prompt_accuracies
 from evalsci.studies.baselines import table1
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import Cell
-from evalsci.studies.baselines.tables import fmt, md_table
+from evalsci.studies.baselines.formatting import fmt, md_table
 
 COLUMNS = [
     "dataset",
@@ -247,67 +247,3 @@ def to_markdown(df: pd.DataFrame, ref: Mapping, ref_quantized: Mapping) -> str:
         f'Paper (Appendix B): "{ref["claim"]}" ({ref["claim_source"]}).'
     )
     return md_table(header, rows) + "\n\n" + totals + "\n\n" + legend + "\n"
-
-
-def _doc_block(paths) -> str:
-    """docs/baselines.md: NF4 against full precision per experiment, and both summaries
-    beside the paper's (rule docs_tables, from results/baselines/tables/table2.csv)."""
-    from evalsci import reference
-
-    df = pd.read_csv(paths[DOC_INPUT])
-    ref = reference.load("baselines")
-    s = summary(df)
-    rows = [
-        [
-            f"{r.dataset} {r.shots}-shot ({r.model} / {r.nf4_model})",
-            f"{r.max_val_acc_full:.3f} {table1.SYMBOL_MD[r.verdict_full]}",
-            f"{r.max_val_acc_nf4:.3f} {table1.SYMBOL_MD[r.verdict_nf4]}",
-            "yes" if r.verdict_changed else "no",
-            f"{100 * r.identical_predictions:.1f}%",
-            f"{r.max_val_acc_nf4 - r.max_val_acc_full:+.3f}",
-            f"{r.mean_acc_nf4 - r.mean_acc_full:+.3f}",
-        ]
-        for r in df.itertuples()
-    ]
-    out = md_table(
-        [
-            "experiment (full / NF4 model)",
-            "best acc. full",
-            "best acc. NF4",
-            "verdict changed",
-            "identical predictions",
-            "best acc. NF4 - full",
-            "mean acc. NF4 - full",
-        ],
-        rows,
-    )
-    p, q = ref["table2"], ref["table1"]
-    lines = [
-        f"- Verdicts changed between NF4 and full precision: {s['verdicts_changed']} of "
-        f"{s['experiments']} experiments; identical predictions over all (prompt, example) "
-        f"pairs: {100 * s['identical_predictions']:.1f}% (mean of the experiments).",
-        f"- Ours, full precision: {s['full']['above_standard']} above standard, "
-        f"{s['full']['above_max']} above max, {s['full']['disagreements']} disagreements "
-        f"({_pct(s['full']['percent_flipped'])}); NF4: {s['nf4']['above_standard']}, "
-        f"{s['nf4']['above_max']}, {s['nf4']['disagreements']} "
-        f"({_pct(s['nf4']['percent_flipped'])}).",
-        f"- Paper, {p['experiments']} experiments: non-quantized {p['disagreements']} "
-        f"disagreements ({p['percent_flipped']:.1f}%, {p['source'].split(';')[0]}); quantized "
-        f'{q["disagreements"]} ({q["percent_flipped"]:.1f}%, Table 1). "{p["claim"]}" '
-        f"({p['claim_source']}).",
-    ]
-    return out + "\n" + "\n".join(lines) + "\n"
-
-
-DOC_INPUT = "results/baselines/tables/table2.csv"
-
-
-def _register_doc_block() -> None:
-    from evalsci.doctables import block
-
-    block("baselines_table2", doc="docs/baselines.md", inputs=[DOC_INPUT], recompute=True)(
-        _doc_block
-    )
-
-
-_register_doc_block()

@@ -1,10 +1,15 @@
 """Schoch & Ji, *Monte Carlo Sampling for Analyzing In-Context Examples* (paper 004).
 
+- `params`: the effective parameters of the configured scale;
 - `templates`: lm-evaluation-harness default prompts and few-shot assembly;
 - `sampler`: Algorithm 1 (trials, permutations, every k) and its bookkeeping;
 - `inference`: runs Algorithm 1 with the shared-prefix scorer of `evalsci.lm.scoring`;
+- `shards`: one inference job (one trial or one Section 5.2 set), the recompute unit;
 - `scores`: per-example, per-choice log-likelihood shards and accuracies;
 - `selection`: Section 5.2 z-score selection of high/low examples;
-- `maxrandom`: the max random baseline requests for Figures 1-4;
-- `figures`: Figures 1-20.
+- `maxrandom_requests`: the max random baseline requests for Figures 1-4;
+- `summary`: the per-(model, dataset) summary against the random baselines;
+- `figures`: Figures 1-20;
+- `steps`: the functions the workflow scripts call, one per rule;
+- `doc_blocks`: the generated block of docs/mc_icl.md.
 """

@@ -31,7 +31,7 @@ def make_accuracy_tables(
 
     from .figures import read_baselines
     from .scores import accuracy_by_k, read_scores
-    from .tables import summary
+    from .summary import summary
 
     acc = accuracy_by_k(read_scores(score_paths))
     with atomic_path(accuracy_out) as tmp:

@@ -3,13 +3,19 @@
 Modules, in the order of the paper:
 - `data`: the authors' accuracies (released or recomputed) as one long table;
 - `table1`: Table 1, means of the paired accuracy differences;
-- `differences`: Figure 1 and Figures 9-15, distributions of the differences;
 - `permutation`: per-task paired permutation tests with Benjamini-Hochberg (eqs. 9-10);
-- `hierarchical`: the model of Section 6 (formula, explicit priors, long format);
+- `hierarchical`: the model of Section 6 (formula, explicit priors, long format), and
+  `reparam` the same model in coordinates NUTS samples well;
 - `posteriors`: fitting it for every configuration, beta summaries, posterior predictive
   averages (Section 6.2, Figures 2-4);
 - `meta`: the meta-analysis of unreplicated slices (Section 10, Figure 5);
 - `simulate`: prior predictive checks and recovery of simulated effects (Appendix E.1);
-- `pca`: the PCA experiment (Appendix G, Figure 6).
-`training/` (our own recompute of the accuracies) is a separate subpackage.
+- `pca`: the PCA experiment (Appendix G, Figure 6);
+- `figures`: Figure 1 and Figures 9-15 (difference distributions), Figures 2-5;
+- `targets`: which files the rules make, from the config and the configurations present;
+- `steps`: the functions the workflow scripts call, one per rule;
+- `doc_blocks`: the generated blocks of docs/tapt.md.
+`training/` (our own recompute of the accuracies: pretraining, classifiers, (Q)LoRA
+zero-shot, resumable shards) is a separate subpackage. The study compares against no random
+baseline, so it has no maxrandom requests module.
 """

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 
 from evalsci import reference
+from evalsci.data.checked import read_checked
 from evalsci.stats import bayes
 from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
-from evalsci.studies.tapt.tables import read_checked
 from evalsci.tables import write_table
 from evalsci.workflow import atomic_path
 

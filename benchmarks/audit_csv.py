@@ -1,0 +1,124 @@
+"""Time `evalsci audit` on a large tidy CSV: wall time, CPU time and peak memory.
+
+The CSV has ROWS rows (model, task) over 100 tasks, each task with its own (n, choices, t):
+n from 20 to 10,000, 2 to 10 options, t from 1 to 1,000, so the audit needs ~100 distinct
+baselines however many rows there are (the shape of a leaderboard dump: few tasks, many
+models). Accuracies are exact k/n printed with 6 decimals. The audit runs in a child process
+(`python -m evalsci.cli audit FILE --format csv > /dev/null`) under `/usr/bin/time -v`, which
+reports its peak resident memory:
+
+    .venv/bin/python benchmarks/audit_csv.py 10000 100000 1000000
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --keep /tmp/audit_1m.csv   # keep the CSV
+
+The CSV is generated with a fixed seed into a temporary directory (1,000,000 rows: ~45 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TASKS = 100
+NS = (20, 50, 100, 250, 500, 1_000, 2_000, 5_000, 10_000, 1_319)
+CHOICES = (2, 3, 4, 5, 10)
+TS = (1, 2, 10, 100, 1_000)
+
+
+def task_table(seed: int = 0) -> list[tuple[str, int, int, int]]:
+    """100 tasks: (name, n, choices, t), every (n, choices) pair twice with two t's."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(TASKS):
+        n = NS[i % len(NS)]
+        c = CHOICES[(i // len(NS)) % len(CHOICES)]
+        t = TS[int(rng.integers(len(TS)))]
+        out.append((f"task{i:03d}", n, c, t))
+    return out
+
+
+def write_csv(path: Path, rows: int, seed: int = 0) -> None:
+    """`rows` rows: model m<i> on every task in turn (rows // 100 models, rest in the last)."""
+    rng = np.random.default_rng(seed)
+    tasks = task_table(seed)
+    idx = np.arange(rows)
+    task_i = idx % TASKS
+    n = np.array([tasks[i][1] for i in range(TASKS)])[task_i]
+    c = np.array([tasks[i][2] for i in range(TASKS)])[task_i]
+    # accuracies between chance and 0.9: the interesting range, every p-value regime
+    lo = np.floor(n / c).astype(int)
+    k = lo + (rng.random(rows) * (0.9 * n - lo)).astype(int)
+    with open(path, "w") as fh:
+        fh.write("model,task,n,accuracy,choices,t\n")
+        step = 100_000
+        for s in range(0, rows, step):
+            e = min(rows, s + step)
+            lines = [
+                f"m{i // TASKS},{tasks[ti][0]},{nn},{kk / nn:.6f},{cc},{tasks[ti][3]}\n"
+                for i, ti, nn, kk, cc in zip(
+                    idx[s:e], task_i[s:e], n[s:e], k[s:e], c[s:e], strict=True
+                )
+            ]
+            fh.writelines(lines)
+
+
+def run_audit(path: Path) -> dict:
+    """Wall seconds, user + system CPU seconds and peak RSS (MB) of one `evalsci audit`."""
+    cmd = [
+        "/usr/bin/time",
+        "-v",
+        sys.executable,
+        "-m",
+        "evalsci.cli",
+        "audit",
+        str(path),
+        "--format",
+        "csv",
+    ]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"audit failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+
+    def field(name: str) -> float:
+        m = re.search(rf"{re.escape(name)}: ([\d.]+)", proc.stderr)
+        return float(m[1]) if m else float("nan")
+
+    return {
+        "wall_s": wall,
+        "cpu_s": field("User time (seconds)") + field("System time (seconds)"),
+        "rss_mb": field("Maximum resident set size (kbytes)") / 1024,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("rows", type=int, nargs="+", help="CSV sizes to time (rows)")
+    ap.add_argument("--keep", type=Path, help="write the (last) CSV here and keep it")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    distinct = len({(n, c, t) for _, n, c, t in task_table(args.seed)})
+    print(f"{TASKS} tasks, {distinct} distinct (n, choices, t); cpus: {os.cpu_count()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for rows in args.rows:
+            path = args.keep if args.keep else Path(tmp) / f"audit_{rows}.csv"
+            write_csv(path, rows, args.seed)
+            mb = path.stat().st_size / 1e6
+            r = run_audit(path)
+            print(
+                f"rows={rows:>9,d} csv={mb:6.1f} MB  wall={r['wall_s']:7.2f} s  "
+                f"cpu={r['cpu_s']:7.2f} s  peak_rss={r['rss_mb']:7.1f} MB",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

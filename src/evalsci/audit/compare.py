@@ -1,0 +1,259 @@
+"""`evalsci audit --compare`: paired tests between models on the same items, each model
+against the max random baseline, multiplicity control, and the groups the data cannot separate.
+
+For every task with per-item 0/1 outcomes from two or more scores (models, or runs of one):
+
+  paired      for each pair (a, b), on the items both answered: the exact McNemar test, i.e.
+              the two-sided binomial sign test on the discordant items (a right and b wrong:
+              `a_only`; the reverse: `b_only`), p = P(|X - d/2| >= |a_only - d/2|) for
+              X ~ Binomial(d = a_only + b_only, 1/2), which is scipy.stats.binomtest's two-sided
+              p-value (tests/test_audit_compare.py checks every pair against it); d = 0: p = 1;
+  max_random  each score's exact p-value against the max random baseline of its task, the
+              judge's `p_max` = P(max of t random guessers >= its count), t by the judge's rule.
+
+Multiplicity: one family, every test of the output (all pairs and all max_random tests of every
+task), adjusted by Holm (`--adjust holm`, the default: family-wise error) or Benjamini-Hochberg
+(`--adjust bh`: false discovery rate, scipy.stats.false_discovery_control). A pair is
+*separated* when its adjusted p-value is <= alpha (`--alpha`, 0.05).
+
+Groups: per task, the connected components of the graph whose edges join the pairs NOT
+separated (and pairs with no item in common, which the data cannot compare). Two models in
+different groups are separated from each other, and from every model of the other group;
+inside a group every model is linked to the others by a chain of pairs the data cannot tell
+apart (a chain may join two models that are themselves separated: the group is then the set the
+data cannot split cleanly, not a set of mutual ties). Groups are numbered from 1 by their best
+accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .records import AuditInputError
+
+TEST_COLUMNS = [
+    "task",
+    "test",
+    "model_a",
+    "model_b",
+    "n_items",
+    "accuracy_a",
+    "accuracy_b",
+    "a_only",
+    "b_only",
+    "t",
+    "p",
+    "p_adjusted",
+    "separated",
+    "group_a",
+    "group_b",
+]
+GROUP_COLUMNS = ["task", "group", "models", "best_accuracy", "worst_accuracy"]
+ADJUST = ("holm", "bh")
+
+
+def sign_test(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
+    """Exact two-sided sign test (McNemar's exact test) on discordant counts, vectorised:
+    2 P(X <= min) for X ~ Binomial(a + b, 1/2), capped at 1 (the distribution is symmetric, so
+    this is the sum of the probabilities no larger than the observed one; binomtest's rule)."""
+    from scipy.stats import binom
+
+    a = np.asarray(a_only, dtype=np.int64)
+    b = np.asarray(b_only, dtype=np.int64)
+    d = a + b
+    with np.errstate(invalid="ignore"):
+        p = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(a, b), d, 0.5))
+    return np.where(d == 0, 1.0, p)
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values: max over j <= i of min(1, (m - j + 1) p_(j))."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.maximum.accumulate(stepped)
+    return out
+
+
+def adjust(p: np.ndarray, method: str) -> np.ndarray:
+    if method == "holm":
+        return holm(p)
+    if method == "bh":
+        from scipy.stats import false_discovery_control
+
+        p = np.asarray(p, dtype=float)
+        return false_discovery_control(p, method="bh") if p.size else p
+    raise ValueError(f"--adjust must be one of {ADJUST}, got {method!r}")
+
+
+def _labels(rows: pd.DataFrame) -> list[str]:
+    """Model names, made unique within a task where a model repeats: by its run, else by the
+    shortest tail of its source path that tells the repeats apart."""
+    from pathlib import PurePath
+
+    models = rows["model"].astype(str).tolist()
+    runs = rows["run"].astype(str).tolist() if "run" in rows else [""] * len(models)
+    sources = rows["source"].astype(str).tolist()
+    out = list(models)
+    for m in set(models):
+        idx = [i for i, x in enumerate(models) if x == m]
+        if len(idx) == 1:
+            continue
+        base = [runs[i] for i in idx]
+        if len(set(base)) < len(base) or not all(base):
+            base = [sources[i] for i in idx]
+        tags = base
+        for depth in range(1, 64):  # the shortest path tail that tells them apart
+            tail = [str(PurePath(*PurePath(b).parts[-depth:])) for b in base]
+            if len(set(tail)) == len(tail):
+                tags = tail
+                break
+        for i, tag in zip(idx, tags, strict=True):
+            out[i] = f"{m} [{tag}]"
+    if len(set(out)) < len(out):
+        out = [f"{m} #{i + 1}" for i, m in enumerate(out)]
+    return out
+
+
+def _matrix(rows: pd.DataFrame, task: str):
+    """(outcomes, presence): systems x items int64 matrices (1: right / answered)."""
+    index: dict[str, int] = {}
+    per = []
+    for items, outcomes, src in zip(rows["items"], rows["outcomes"], rows["source"], strict=True):
+        ids = [str(i) for i in items]
+        if len(set(ids)) != len(ids):
+            raise AuditInputError(
+                f"{src}: task {task!r}: item ids repeat; a paired test needs one outcome per item"
+            )
+        if len(ids) != len(outcomes):
+            raise AuditInputError(
+                f"{src}: task {task!r}: {len(ids)} item ids but {len(outcomes)} outcomes"
+            )
+        per.append(([index.setdefault(i, len(index)) for i in ids], outcomes))
+    right = np.zeros((len(per), len(index)), dtype=np.int64)
+    present = np.zeros_like(right)
+    for s, (cols, outcomes) in enumerate(per):
+        right[s, cols] = np.asarray(outcomes, dtype=np.int64)
+        present[s, cols] = 1
+    return right, present
+
+
+def _task_tests(task: str, rows: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
+    labels = _labels(rows)
+    right, present = _matrix(rows, task)
+    acc = judged["accuracy"].to_numpy(dtype=float)
+    common = present @ present.T
+    a_only = right @ (present - right).T  # a right and b wrong, on items both answered
+    i, j = np.triu_indices(len(labels), k=1)
+    pairs = pd.DataFrame(
+        {
+            "task": task,
+            "test": "paired",
+            "model_a": [labels[k] for k in i],
+            "model_b": [labels[k] for k in j],
+            "n_items": common[i, j],
+            "accuracy_a": acc[i],
+            "accuracy_b": acc[j],
+            "a_only": a_only[i, j],
+            "b_only": a_only[j, i],
+            "t": np.nan,
+            "p": sign_test(a_only[i, j], a_only[j, i]),
+        }
+    )
+    single = pd.DataFrame(
+        {
+            "task": task,
+            "test": "max_random",
+            "model_a": labels,
+            "model_b": "",
+            "n_items": judged["n"].to_numpy(),
+            "accuracy_a": acc,
+            "accuracy_b": np.nan,
+            "a_only": np.nan,
+            "b_only": np.nan,
+            "t": judged["t"].to_numpy(dtype=float),
+            "p": judged["p_max"].to_numpy(dtype=float),
+        }
+    )
+    return pd.concat([single, pairs], ignore_index=True)
+
+
+def _groups(task: str, tests: pd.DataFrame, alpha: float):
+    """(group per model label, the groups table rows) for one task."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    single = tests[tests["test"] == "max_random"]
+    labels = single["model_a"].tolist()
+    acc = dict(zip(labels, single["accuracy_a"], strict=True))
+    pos = {m: k for k, m in enumerate(labels)}
+    pairs = tests[(tests["test"] == "paired") & ~tests["separated"]]
+    a = [pos[m] for m in pairs["model_a"]]
+    b = [pos[m] for m in pairs["model_b"]]
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(labels), len(labels)))
+    _, comp = connected_components(graph, directed=False)
+    members: dict[int, list[str]] = {}
+    for m, c in zip(labels, comp, strict=True):
+        members.setdefault(int(c), []).append(m)
+    ordered = sorted(members.values(), key=lambda ms: (-max(acc[m] for m in ms), min(ms)))
+    group, rows = {}, []
+    for g, ms in enumerate(ordered, 1):
+        ms = sorted(ms, key=lambda m: (-acc[m], m))
+        for m in ms:
+            group[m] = g
+        rows.append((task, g, "; ".join(ms), acc[ms[0]], acc[ms[-1]]))
+    return group, rows
+
+
+def compare(
+    frame: pd.DataFrame, judged: pd.DataFrame, method: str = "holm", alpha: float = 0.05
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """(tests, groups, notes) for the scores of `frame` (a results frame) judged as `judged`
+    (audit_frame's rows, same order). Notes say which tasks had nothing to compare."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
+    adjust(np.zeros(0), method)  # an unknown method fails before any work
+    if "outcomes" not in frame:
+        has = np.zeros(len(frame), dtype=bool)
+    else:
+        has = frame["outcomes"].notna().to_numpy()
+    if not has.any():
+        raise AuditInputError(
+            "--compare needs per-item results (lm-eval with --log_samples, inspect-ai logs, "
+            "HELM per_instance_stats, lighteval details): none of the inputs has them"
+        )
+    notes, parts = [], []
+    frame = frame.reset_index(drop=True)
+    judged = judged.reset_index(drop=True)
+    for task, idx in frame[has].groupby("task", observed=True, sort=True).indices.items():
+        rows_idx = np.flatnonzero(has)[idx]
+        if len(rows_idx) < 2:
+            notes.append(f"task {task!r}: one score with per-item results; nothing to compare")
+            continue
+        parts.append(_task_tests(str(task), frame.iloc[rows_idx], judged.iloc[rows_idx]))
+    for task in sorted(set(frame["task"].astype(str)) - set(frame[has]["task"].astype(str))):
+        notes.append(f"task {task!r}: no per-item results; not compared")
+    if not parts:
+        raise AuditInputError(
+            "--compare: no task has per-item results from two or more scores; " + "; ".join(notes)
+        )
+    tests = pd.concat(parts, ignore_index=True)
+    tests["p_adjusted"] = adjust(tests["p"].to_numpy(), method)
+    tests["separated"] = tests["p_adjusted"] <= alpha
+    group_rows, gmap = [], {}
+    for task in tests["task"].unique():
+        g, rows = _groups(task, tests[tests["task"] == task], alpha)
+        gmap.update({(task, m): k for m, k in g.items()})
+        group_rows.extend(rows)
+    tests["group_a"] = [gmap[(t, m)] for t, m in zip(tests["task"], tests["model_a"], strict=True)]
+    tests["group_b"] = [
+        gmap.get((t, m), pd.NA) if m else pd.NA
+        for t, m in zip(tests["task"], tests["model_b"], strict=True)
+    ]
+    tests["group_b"] = tests["group_b"].astype("Int64")
+    return tests[TEST_COLUMNS], pd.DataFrame(group_rows, columns=GROUP_COLUMNS), notes

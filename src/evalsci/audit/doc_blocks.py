@@ -1,0 +1,183 @@
+"""The numbers docs/audit.md quotes, generated from the audit's result files (never typed):
+doc block `audit_findings` (registered in evalsci/doc_blocks.yaml), written by rule
+docs_tables (`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the
+results.
+
+Also the worked example of docs/audit.md and the README's quick start (blocks
+`audit_worked_example`, `audit_quickstart`): `evalsci audit` run on published
+lm-evaluation-harness output committed as a fixture, EleutherAI/pythia's `evals/` results for
+Pythia-160M (tests/fixtures/audit/lm_eval/published/, source beside it). Their inputs are
+fixtures, not workflow results, so rule docs_tables does not render them
+(`doctables.buildable` keeps results/ inputs); tests/test_doctables.py checks them against the
+fixtures, and this writes them again:
+
+    python -c "from evalsci.doctables import blocks, render, write; b = blocks();
+    [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_quickstart')]"
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+TABLES = "results/audit/tables"
+INPUTS = [
+    f"{TABLES}/{n}.csv"
+    for n in (
+        "open_llm_leaderboard_v2",
+        "open_llm_leaderboard_v2_sweep",
+        "mizrahi_paraphrases",
+        "baselines_prompts",
+        "openai_evals",
+    )
+]
+SWEEP_TS = (1, 10, 78, 159, 1000, 10000)
+
+
+def _totals(df: pd.DataFrame) -> dict:
+    s = df[["runs", "above_standard", "above_max", "flipped"]].sum()
+    return {k: int(v) for k, v in s.items()}
+
+
+def _line(tot: dict) -> str:
+    share = tot["flipped"] / tot["above_standard"] if tot["above_standard"] else float("nan")
+    return (
+        f"{tot['runs']} runs, {tot['above_standard']} above the standard baseline, "
+        f"{tot['above_max']} above the max random baseline: {tot['flipped']} flipped "
+        f"({100 * share:.1f}% of those above the standard baseline)"
+    )
+
+
+def findings(paths: dict[str, Path]) -> str:
+    """The block: its inputs are INPUTS (doc_blocks.yaml lists the same files)."""
+    return findings_markdown(Path(paths[INPUTS[0]]).parent)
+
+
+def findings_markdown(tables: str | Path) -> str:
+    """The findings from the counts tables in `tables` (results/audit/tables)."""
+    tables = Path(tables)
+    lb = pd.read_csv(tables / "open_llm_leaderboard_v2.csv")
+    out = [
+        "**Open LLM Leaderboard v2** (every multiple-choice task: "
+        f"{lb.task.nunique()} tasks, of which {lb.task.str.startswith('BBH/').sum() // 2} "
+        "BBH, 3 MuSR, MMLU-Pro):",
+        "",
+    ]
+    for kind, desc in (
+        ("runs", "t = rows of the file (every run)"),
+        ("models", "t = distinct models (last run per model)"),
+    ):
+        d = lb[lb.t_kind == kind]
+        out.append(f"- {desc}: {_line(_totals(d))}.")
+    runs_t = lb[lb.t_kind == "runs"].set_index("task")
+    mod_t = lb[lb.t_kind == "models"].set_index("task")
+    w = runs_t.loc["BBH/web_of_lies"]
+    out.append(
+        f"- BBH web_of_lies (n = {w.n}, 2 choices): {w.above_standard} of {w.runs} runs "
+        f"beat p = 1/2, {w.above_max} beat the expected best of t = {w.t} random guessers; "
+        f"with one run per model, {mod_t.loc['BBH/web_of_lies'].above_standard} of "
+        f"{mod_t.loc['BBH/web_of_lies'].runs} and {mod_t.loc['BBH/web_of_lies'].above_max}."
+    )
+    top = runs_t.sort_values("flipped", ascending=False).head(5)
+    out.append(
+        "- Most flipped runs (t = rows): "
+        + "; ".join(f"{t} {r.flipped} of {r.above_standard}" for t, r in top.iterrows())
+        + "."
+    )
+    for group in ("BBH", "MuSR", "MMLU-Pro"):
+        d = lb[(lb.t_kind == "models") & lb.task.str.startswith(group)]
+        out.append(f"- {group}, one run per model: {_line(_totals(d))}.")
+    sw = pd.read_csv(tables / "open_llm_leaderboard_v2_sweep.csv")
+    allg = sw[sw.group == "all"].set_index("t")
+    pts = [t for t in SWEEP_TS if t in allg.index]
+    out.append(
+        "- Flipped share against t (one run per model, all tasks): "
+        + ", ".join(f"t = {t}: {100 * allg.loc[t, 'flipped_share']:.1f}%" for t in pts)
+        + "."
+    )
+    out.append("")
+    mz = pd.read_csv(tables / "mizrahi_paraphrases.csv")
+    for suite in ("BBH", "BBL"):
+        d = mz[mz.task.str.startswith(suite + "/")]
+        out.append(
+            f"**Mizrahi et al., {suite}** (each model's best paraphrase, t = paraphrases, "
+            f"{d.t.min()}-{d.t.max()}): {_line(_totals(d))}."
+        )
+    bp = pd.read_csv(tables / "baselines_prompts.csv")
+    out.append(
+        f"**Yauney & Mimno's 288 experiments** (every prompt against the best of its "
+        f"experiment's t prompts): {_line(_totals(bp))}."
+    )
+    ev = pd.read_csv(tables / "openai_evals.csv")
+    out.append(
+        f"**14 OpenAI LLMs** (t = 14): {_line(_totals(ev))}; per dataset: "
+        + "; ".join(
+            f"{r.task} (n = {r.n}, {r.choices} choices) {r.above_standard}/{r.above_max}/{r.flipped}"
+            for r in ev.itertuples()
+        )
+        + " (above standard / above max / flipped)."
+    )
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------- worked example, quick start
+PYTHIA = "tests/fixtures/audit/lm_eval/published/pythia"
+FILES = (f"{PYTHIA}/160m_step93000.json", f"{PYTHIA}/160m-5shot_step103000.json")
+SHOWN = ["task", "accuracy", "n", "choices", "t", "standard", "max_baseline", "p_max", "verdict"]
+
+
+def _audit(paths: list[Path], t: int | None = None):
+    from . import judge_inputs, read_inputs
+    from .judge import t_summary
+
+    found = read_inputs(paths)
+    _, judged = judge_inputs(found, t=t)
+    return judged, t_summary(judged), found.skipped
+
+
+def _fmt(df: pd.DataFrame) -> str:
+    return df.to_markdown(index=False, floatfmt=".4g") + "\n"
+
+
+def worked_example(paths) -> str:
+    """Doc block `audit_worked_example`: `evalsci audit` on Pythia-160M's two published
+    evaluations (fixtures), the verdict counts, the t lines and the flipped scores."""
+    files = [paths[f] for f in FILES]
+    judged, summary, skipped = _audit(files)
+    counts = judged.groupby("verdict", observed=False).size()
+    lines = [
+        "```bash",
+        f"evalsci audit {FILES[0]} \\",
+        f"              {FILES[1]}",
+        "```",
+        "",
+        f"{len(judged)} scores ({judged['task'].nunique()} tasks, two published evaluations of "
+        f"Pythia-160M: 0-shot at step 93,000 and 5-shot at step 103,000); "
+        f"{len(skipped)} tasks skipped, each listed on stderr with its reason (the first: "
+        f"{skipped[0].task}, {skipped[0].reason.split(' (')[0]}). "
+        "0.3 files hold accuracies only, so every count is `derived`. Verdicts: "
+        + ", ".join(f"{k} {int(v)}" for k, v in counts.items())
+        + ". What the command prints on stderr about t:",
+        "",
+        *[f"    {s}" for s in summary],
+        "",
+        "The scores whose verdict the max random baseline changes (above the standard "
+        "baseline, not above the max), the first 12 by task:",
+        "",
+    ]
+    flipped = judged[judged["verdict"] == "above_standard_only"].sort_values(["task", "source"])
+    flipped = flipped.assign(file=[Path(s).name for s in flipped["source"].astype(str)])
+    body = _fmt(flipped[["file", *SHOWN]].head(12)) if len(flipped) else "(none)\n"
+    return "\n".join(lines) + "\n" + body
+
+
+def quickstart(paths) -> str:
+    """Doc block `audit_quickstart` (README): one audit of a published file, with --t 10."""
+    judged, _, _ = _audit([paths[FILES[0]]], t=10)
+    rows = judged.sort_values("task").head(4)
+    return (
+        "```bash\n"
+        f"evalsci audit {FILES[0]} --t 10   # were these the best of 10 checkpoints?\n"
+        "```\n\n" + _fmt(rows[SHOWN])
+    )

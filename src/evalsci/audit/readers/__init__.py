@@ -1,0 +1,156 @@
+"""Read evaluation results into `Result`s, one module per format, each detected by content.
+
+A path may be a file or a directory (searched recursively). `read_inputs` dispatches every
+file to its reader (`sniff`) and returns the results with everything it passed over, each with
+its reason (`Inputs.skipped`): nothing is skipped silently. A file the user named that no
+reader takes is an error; one found in a directory is listed as skipped.
+
+Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples, Open LLM Leaderboard
+v2 files through `leaderboard`), `lm_eval_v03` (0.3 results), `tidy_csv`, `inspect_ai`
+(.eval and .json logs), `helm` (run directories), `lighteval` (results JSON and details
+parquet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..records import AuditInputError, Inputs, Skipped
+from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
+from .jsonfile import lfs_message
+from .sniff import (
+    HELM_RUN,
+    INSPECT_LOG,
+    LFS_POINTER,
+    LIGHTEVAL_RESULTS,
+    LM_EVAL_RESULTS,
+    LM_EVAL_SAMPLES,
+    LM_EVAL_V03,
+    PARQUET,
+    TIDY_CSV,
+    sniff,
+)
+
+__all__ = ["read_inputs"]
+
+SUFFIXES = (".json", ".jsonl", ".csv", ".eval")
+
+#: the readers of the other harnesses' outputs, by format: `read(path)` -> (results, skipped)
+HARNESS_READERS = {INSPECT_LOG: inspect_ai, HELM_RUN: helm, LIGHTEVAL_RESULTS: lighteval}
+
+
+def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
+    """{file: named explicitly}; directories contribute their .json, .jsonl, .csv and .eval
+    (inspect-ai) files."""
+    files: dict[Path, bool] = {}
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            if not found:
+                raise AuditInputError(
+                    f"{p}: no .json, .jsonl, .csv or .eval files in this directory"
+                )
+            for f in found:
+                files.setdefault(f, False)
+        elif p.is_file():
+            files[p] = True
+        else:
+            raise AuditInputError(f"{p}: no such file or directory")
+    return files
+
+
+def _helm_run_files(files: dict[Path, bool]) -> set[Path]:
+    """The files of every HELM run directory among `files`: a run is read once, through its
+    run_spec.json, whichever of its files were named or found."""
+    found: set[Path] = set()
+    for run_dir in sorted({f.parent for f in files if f.name == helm.RUN_SPEC}):
+        found |= helm.run_files(run_dir / helm.RUN_SPEC)
+    return found
+
+
+def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inputs) -> set[Path]:
+    """Read one results file into `out`; the samples files it used."""
+    if kind == LM_EVAL_RESULTS:
+        got, skipped, used = lm_eval.read_results(f, metric=metric)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+        return used
+    if kind == LM_EVAL_V03:
+        got, skipped = lm_eval_v03.read(f, metric=metric)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+    elif kind == TIDY_CSV:
+        out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
+    elif kind in HARNESS_READERS:
+        reader = HARNESS_READERS[kind]
+        got, skipped = reader.read(f, metric=metric) if reader is lighteval else reader.read(f)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+    elif kind == PARQUET and not explicit:
+        out.skipped.append(
+            Skipped(str(f), None, "parquet (lighteval details are read through results_*.json)")
+        )
+    elif explicit:
+        raise AuditInputError(
+            f"{f}: not a recognised results file (lm-evaluation-harness 0.3/0.4 "
+            "results JSON, its samples JSONL, or a CSV with columns model, task, n, ...)"
+        )
+    else:
+        out.skipped.append(Skipped(str(f), None, "not a recognised results file"))
+    return set()
+
+
+def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Inputs:
+    """Every result in `paths`, and every file and task passed over with its reason.
+
+    `metric`: the per-item 0/1 metric to read (lm-eval files); None: each task's own (the
+    Open LLM Leaderboard's per task, else acc). lm-eval samples files are read through their
+    results JSON (give the JSON or its directory). A file the user named that cannot be read
+    is an error; one found in a directory is listed as skipped with the reason."""
+    paths = list(paths)
+    out = Inputs()
+    seen_samples: set[Path] = set()
+    pending: list[tuple[Path, bool, str]] = []  # samples files and LFS pointers, checked last
+    files = _expand(paths)
+    helm_files = _helm_run_files(files)
+    for f, explicit in files.items():
+        if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
+            continue  # read with its run directory, through run_spec.json
+        try:
+            kind = sniff(f)
+            if kind in (LM_EVAL_SAMPLES, LFS_POINTER):
+                pending.append((f, explicit, kind))
+            else:
+                seen_samples |= _read_file(f, kind, explicit, metric, out)
+        except AuditInputError as e:
+            if explicit:
+                raise
+            out.skipped.append(Skipped(str(f), None, str(e)))
+    for f, explicit, kind in pending:
+        if f.resolve() in seen_samples:
+            continue
+        if kind == LFS_POINTER:
+            why = lfs_message(f)
+        else:
+            why = (
+                f"{f}: lm-eval samples file without its results JSON "
+                "(results_<timestamp>.json in the same directory): give that file or the "
+                "directory"
+            )
+        if explicit:
+            raise AuditInputError(why)
+        out.skipped.append(Skipped(str(f), None, why.removeprefix(f"{f}: ")))
+    if not out.results and not out.frames:
+        why = [
+            f"{x.path}" + (f" task {x.task!r}" if x.task else "") + f": {x.reason}"
+            for x in out.skipped
+        ]
+        more = f"\n  ... and {len(why) - 20} more" if len(why) > 20 else ""
+        raise AuditInputError(
+            "no results found in "
+            + ", ".join(map(str, paths))
+            + ("; passed over:\n  " + "\n  ".join(why[:20]) + more if why else "")
+        )
+    return out

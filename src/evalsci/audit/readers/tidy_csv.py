@@ -1,0 +1,505 @@
+"""The tidy CSV: one row per score (model, task[, run]), read in streamed blocks.
+
+Columns (names case-sensitive; spaces around names and values are ignored; a UTF-8 byte-order
+mark is allowed):
+
+    model, task, n            required
+    accuracy | correct        one of them: an accuracy in [0, 1], or the count of correct items
+    choices | labels          one of them: the number of options of every item, or JSON label
+                              counts {"options": items} summing to n
+    t                         optional: the number of tries the score was selected from
+    run                       optional: which run of (model, task) the row is (prompt, seed, ...)
+    metric                    optional: the metric's name, passed to the output
+
+Rules, each an error naming the file, the line and the reason:
+  - one row per (model, task, run): a second row with the same key is a duplicate, conflicting or
+    not (a duplicate would otherwise raise t by one); the error names both lines;
+  - an accuracy must be k/n for an integer k, to the precision it is written with: with d
+    decimals shown (0.333: d = 3), |k/n - accuracy| <= 0.5 * 10^-d for k = round(accuracy * n).
+    0.333 with n = 3 is 1/3; 0.5 with n = 3 is no count (1/3 = 0.333, 2/3 = 0.667). The bound
+    is inclusive (a tie rounds either way). Where several counts give the value (0.33 with
+    n = 1000: 325 to 335), the nearest is used and the note gives the range. Every row with an
+    accuracy is marked `derived` (its count comes from the accuracy);
+  - n, correct, choices, t are integers (t >= 1, n >= 1, 0 <= correct <= n); labels sum to n.
+
+The file is parsed by pyarrow in blocks of 4 MB (rows are converted block by block and only
+their numeric columns kept), so memory grows with the number of rows, not with the text.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..frames import FRAME_COLUMNS, labels_json
+from ..records import AuditInputError
+
+REQUIRED = (("model",), ("task",), ("n",), ("accuracy", "correct"), ("choices", "labels"))
+OPTIONAL = ("t", "run", "metric")
+BLOCK = 4 << 20
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            first = fh.readline()
+    except UnicodeDecodeError as e:
+        raise AuditInputError(f"{path}:1: not UTF-8 ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise AuditInputError(f"{path}: cannot read ({e})") from None
+    row = next(csv.reader([first]), [])
+    return [c.strip() for c in row]
+
+
+def check_columns(path: Path, cols: list[str]) -> None:
+    dup = sorted({c for c in cols if cols.count(c) > 1 and c})
+    if dup:
+        raise AuditInputError(f"{path}:1: column(s) {dup} appear twice in the header")
+    have = set(cols)
+    for alts in REQUIRED:
+        got = [a for a in alts if a in have]
+        if not got:
+            raise AuditInputError(f"{path}:1: missing column {' or '.join(alts)}")
+        if len(got) > 1:
+            raise AuditInputError(f"{path}:1: give only one of columns {' and '.join(got)}")
+
+
+def _physical_lines(path: Path):
+    """(line number, fields) of every row, by Python's csv module: the slow, exact reading
+    used only to name the line of a problem pyarrow reports without one."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        start = 1
+        for row in reader:
+            yield start, row
+            start = reader.line_num + 1
+
+
+def _locate_bad_row(path: Path, ncols: int) -> None:
+    for line, row in _physical_lines(path):
+        if row and len(row) != ncols:
+            raise AuditInputError(
+                f"{path}:{line}: {len(row)} fields, the header has {ncols}: {','.join(row)!r}"
+            )
+        if any("\n" in v or "\r" in v for v in row):
+            raise AuditInputError(f"{path}:{line}: a quoted value spans lines")
+
+
+def _locate_bad_utf8(path: Path) -> None:
+    with open(path, "rb") as fh:
+        for line, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise AuditInputError(
+                    f"{path}:{line}: not UTF-8 ({e.reason} at byte {e.start} of the line)"
+                ) from None
+
+
+def _scan(path: Path) -> tuple[int, list[int]]:
+    """(an upper bound on the number of data rows, the line numbers of empty lines), in 8 MB
+    pieces. pyarrow skips empty lines; the line numbers of the rows after one must count it.
+    Most files have none, which a search for a newline pair tells at once."""
+    newlines, found, last = 0, False, b"\n"
+    with open(path, "rb") as fh:
+        while piece := fh.read(8 << 20):
+            newlines += piece.count(b"\n") + piece.count(b"\r")
+            data = last + piece
+            found = found or any(p in data for p in (b"\n\n", b"\n\r\n", b"\r\r"))
+            last = piece[-1:]
+    blanks = []
+    if found:
+        with open(path, "rb") as fh:
+            blanks = [i for i, raw in enumerate(fh, 1) if not raw.strip()]
+    return newlines + 1, blanks
+
+
+def _lines(nrows: int, blanks: list[int]) -> np.ndarray:
+    """Physical line of each data row (the header is line 1)."""
+    line = np.arange(2, nrows + 2, dtype=np.int64)
+    for b in blanks:  # increasing: each blank line pushes every row at or after it down one
+        line[line >= b] += 1
+    return line
+
+
+class _Where:
+    """Names the line of a row from its index in the file."""
+
+    def __init__(self, path: Path, blanks: list[int]):
+        self.path, self.blanks = path, blanks
+
+    def __call__(self, row: int) -> str:
+        return f"{self.path}:{int(_lines(row + 1, self.blanks)[row])}"
+
+
+def _numbers(arr, field: str, where, offset: int) -> np.ndarray:
+    """A block's strings (pyarrow, trimmed) -> float64, '' -> NaN. Arrow parses; only when it
+    fails are the strings looked at one by one, to name the line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nulled = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
+    try:
+        return pc.cast(nulled, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        pass
+    values = arr.to_pylist()
+    for i, v in enumerate(values):
+        if v == "":
+            continue
+        try:
+            float(v)
+        except ValueError:
+            raise AuditInputError(
+                f"{where(offset + i)}: field {field!r} is not a number: {v!r}"
+            ) from None
+    raise AuditInputError(f"{where(offset)}: field {field!r}: cannot read numbers")
+
+
+def _integers(num, arr, field, where, offset, minimum, allow_empty=False) -> np.ndarray:
+    empty = np.isnan(num)
+    bad = (~np.isfinite(num) | (num != np.floor(num)) | (num < minimum)) & ~(empty & allow_empty)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: field {field!r} must be an integer >= {minimum}, "
+            f"got {arr[i].as_py()!r}"
+        )
+    return num
+
+
+def _int_column(col: dict, field: str, where, offset: int, minimum: int, allow_empty=False):
+    """A block's column of whole numbers >= minimum (float64; NaN where empty and allowed)."""
+    num = _numbers(col[field], field, where, offset)
+    return _integers(num, col[field], field, where, offset, minimum, allow_empty=allow_empty)
+
+
+def _decimals(text: str) -> int:
+    """Decimals an accuracy is written with: '0.333' -> 3, '1' -> 0, '3.3e-01' -> 2."""
+    t = text.lower()
+    mant, _, exp = t.partition("e")
+    d = len(mant.split(".", 1)[1]) if "." in mant else 0
+    return max(0, d - int(exp)) if exp else d
+
+
+def _from_accuracy(arr, n, where, offset):
+    """(correct, accuracy, notes) for a block of accuracies, by the module docstring's rule."""
+    import pyarrow.compute as pc
+
+    acc = _numbers(arr, "accuracy", where, offset)
+    bad = np.isnan(acc) | (acc < 0) | (acc > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: field 'accuracy' must be a number in [0, 1], "
+            f"got {arr[i].as_py()!r}"
+        )
+    dot = pc.find_substring(arr, ".").to_numpy(zero_copy_only=False)
+    length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
+    d = np.where(dot >= 0, length - dot - 1, 0)
+    sci = pc.match_substring(arr, "e", ignore_case=True).to_numpy(zero_copy_only=False)
+    for i in np.flatnonzero(sci):
+        d[i] = _decimals(arr[i].as_py())
+    k = np.floor(acc * n + 0.5)
+    tol = 0.5 * np.power(10.0, -d.astype(float)) + 1e-12
+    off = np.abs(k / n - acc)
+    bad = off > tol
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: accuracy {arr[i].as_py()} is no count of n = {int(n[i])} "
+            f"items (to the {int(d[i])} decimals given: the nearest, {int(k[i])}/{int(n[i])} = "
+            f"{k[i] / n[i]:.6g}, is off by {off[i]:.3g})"
+        )
+    kmin = np.ceil((acc - tol) * n - 1e-9)
+    kmax = np.floor((acc + tol) * n + 1e-9)
+    notes = np.full(len(acc), "", dtype=object)
+    for i in np.flatnonzero(kmax > kmin):
+        notes[i] = (
+            f"accuracy {arr[i].as_py()} is written with {int(d[i])} decimals: {int(kmin[i])} "
+            f"to {int(kmax[i])} correct of {int(n[i])} all give it; judged at {int(k[i])}"
+        )
+    return k.astype(np.int64), acc, notes
+
+
+def _labels_block(raw, n, where, offset):
+    """(choices, labels) columns from a block of JSON label counts (each distinct text parsed
+    once)."""
+    codes, uniq = pd.factorize(pd.Series(raw.to_pylist(), dtype=object))
+    parsed = []
+    for j, text in enumerate(uniq):
+        try:
+            obj = json.loads(text)
+            if not isinstance(obj, dict) or not obj:
+                raise TypeError
+            lab = {}
+            for key, v in obj.items():
+                kk, vv = float(key), float(v)
+                if not (kk.is_integer() and kk >= 1 and vv.is_integer() and vv >= 0):
+                    raise TypeError
+                if vv:
+                    lab[int(kk)] = lab.get(int(kk), 0) + int(vv)
+            if not lab:
+                raise TypeError
+        except (TypeError, ValueError):
+            i = int(np.flatnonzero(codes == j)[0])
+            raise AuditInputError(
+                f"{where(offset + i)}: field 'labels' must be a JSON object "
+                f'{{"options": items}} of integers, got {text!r}'
+            ) from None
+        parsed.append(
+            (
+                sum(lab.values()),
+                *((next(iter(lab)), "") if len(lab) == 1 else (0, labels_json(lab))),
+            )
+        )
+    total = np.array([p[0] for p in parsed], dtype=float)[codes]
+    bad = total != n
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: field 'labels' counts {int(total[i])} items but n = {int(n[i])}"
+        )
+    choices = np.array([p[1] for p in parsed], dtype=np.int64)[codes]
+    labels = np.array([p[2] for p in parsed], dtype=object)[codes]
+    return choices, labels
+
+
+def _convert_block(col: dict, have: set, where, offset: int) -> dict:
+    """One block of trimmed string columns -> its columns of a results frame, checked."""
+    import pyarrow.compute as pc
+
+    size = len(col["model"])
+    for key in ("model", "task"):
+        empty = pc.equal(col[key], "").to_numpy(zero_copy_only=False)
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            raise AuditInputError(f"{where(offset + i)}: field {key!r} is empty")
+    out = {key: col.get(key) for key in ("model", "task", "run", "metric")}
+    n = _int_column(col, "n", where, offset, 1)
+    if "accuracy" in have:
+        correct, acc, notes = _from_accuracy(col["accuracy"], n, where, offset)
+    else:
+        correct = _int_column(col, "correct", where, offset, 0)
+        over = correct > n
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise AuditInputError(
+                f"{where(offset + i)}: field 'correct' = {int(correct[i])} exceeds n = {int(n[i])}"
+            )
+        acc, notes = np.full(size, np.nan), np.full(size, "", dtype=object)
+    if "choices" in have:
+        choices = _int_column(col, "choices", where, offset, 1).astype(np.int64)
+        labels = np.full(size, "", dtype=object)
+    else:
+        choices, labels = _labels_block(col["labels"], n, where, offset)
+    if "t" in have:
+        t = _int_column(col, "t", where, offset, 1, allow_empty=True)
+    else:
+        t = np.full(size, np.nan)
+    out |= {
+        "n": n.astype(np.int64),
+        "correct": np.asarray(correct, np.int64),
+        "accuracy": acc,
+        "choices": choices,
+        "labels": labels,
+        "t": t,
+        "notes": notes,
+    }
+    return out
+
+
+def _open(path: Path, cols: list[str], on_invalid):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = [c or f"_{i}" for i, c in enumerate(cols)]
+    wanted = {a for r in REQUIRED for a in r} | set(OPTIONAL)
+    try:
+        return pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(block_size=BLOCK, skip_rows=1, column_names=names),
+            parse_options=pcsv.ParseOptions(invalid_row_handler=on_invalid),
+            convert_options=pcsv.ConvertOptions(
+                column_types={c: pa.string() for c in names},
+                strings_can_be_null=False,
+                include_columns=[c for c in cols if c in wanted],
+            ),
+        )
+    except pa.ArrowInvalid as e:
+        if "Empty CSV file" in str(e):
+            raise AuditInputError(f"{path}: no rows") from None
+        _arrow_error(path, e, len(cols))
+
+
+def _arrow_error(path: Path, e: Exception, ncols: int):
+    """Name the line of a problem pyarrow reports without one, or at least the file."""
+    if "utf8" in str(e).lower():
+        _locate_bad_utf8(path)
+    _locate_bad_row(path, ncols)
+    raise AuditInputError(f"{path}: cannot read CSV ({e})") from None
+
+
+def _read_blocks(reader, path, cols, rows_bound, where):
+    """(text columns as Arrow blocks, numeric columns filled in place, rows read)."""
+    import pyarrow as pa
+
+    have = set(cols)
+    parts: dict[str, list] = {k: [] for k in ("model", "task", "run", "metric")}
+    # numeric columns are filled in place (no list of blocks to concatenate: half the peak)
+    nums = {k: np.empty(rows_bound, np.int64) for k in ("n", "correct", "choices")}
+    nums |= {k: np.empty(rows_bound) for k in ("accuracy", "t")}
+    nums |= {k: np.empty(rows_bound, dtype=object) for k in ("labels", "notes")}
+    offset = 0
+    try:
+        for batch in reader:
+            size = batch.num_rows
+            col = {name: _trimmed(batch.column(name)) for name in batch.schema.names}
+            for key, v in _convert_block(col, have, where, offset).items():
+                if key in parts:
+                    parts[key].append(v)
+                else:
+                    nums[key][offset : offset + size] = v
+            offset += size
+    except pa.ArrowInvalid as e:
+        _arrow_error(path, e, len(cols))
+    return parts, {k: v[:offset] for k, v in nums.items()}, offset
+
+
+def read_frame(path: str | Path) -> pd.DataFrame:
+    """The scores of one tidy CSV as a results frame (frames.FRAME_COLUMNS)."""
+    path = Path(path)
+    cols = _header(path)
+    check_columns(path, cols)
+    rows_bound, blanks = _scan(path)
+    where = _Where(path, blanks)
+    invalid = []
+
+    def on_invalid(row):
+        invalid.append(row)
+        return "skip"
+
+    reader = _open(path, cols, on_invalid)
+    parts, nums, offset = _read_blocks(reader, path, cols, rows_bound, where)
+    if invalid:
+        _locate_bad_row(path, len(cols))
+        raise AuditInputError(
+            f"{path}: a row has {invalid[0].actual_columns} fields, the header {len(cols)}"
+        )
+    if offset == 0:
+        raise AuditInputError(f"{path}: no rows")
+    model, task = _categorical(parts["model"]), _categorical(parts["task"])
+    run, metric = (
+        _categorical(parts[k])
+        if parts[k][0] is not None
+        else pd.Categorical.from_codes(np.zeros(offset, dtype=np.int8), categories=[""])
+        for k in ("run", "metric")
+    )
+    for cat in (model, task, run, metric):
+        if any("\n" in v or "\r" in v for v in cat.categories):
+            _locate_bad_row(path, len(cols))
+    line = _lines(offset, blanks)
+    _check_duplicates(path, model, task, run, line)
+    frame = pd.DataFrame(
+        {
+            "model": model,
+            "task": task,
+            "n": nums["n"],
+            "correct": nums["correct"],
+            "choices": nums["choices"],
+            "labels": nums["labels"],
+            "source": pd.Categorical.from_codes(
+                np.zeros(offset, dtype=np.int8), categories=[str(path)]
+            ),
+            "line": line,
+            "accuracy": nums["accuracy"],
+            "t": nums["t"],
+            "metric": metric,
+            "run": run,
+            "choices_source": pd.Categorical.from_codes(
+                np.zeros(offset, dtype=np.int8), categories=["csv"]
+            ),
+            "notes": nums["notes"],
+            "derived": "accuracy" in cols,
+            "limited": False,
+        },
+        copy=False,  # no consolidation into 2-D blocks: a copy of every column
+    )
+    return frame[[c for c in FRAME_COLUMNS if c in frame]]
+
+
+def _trimmed(arr):
+    import pyarrow.compute as pc
+
+    return pc.utf8_trim_whitespace(arr)
+
+
+def _categorical(chunks: list) -> pd.Categorical:
+    """Arrow string blocks -> one pandas Categorical (no Python string per row)."""
+    import pyarrow as pa
+
+    enc = pa.chunked_array(chunks, type=pa.string()).combine_chunks().dictionary_encode()
+    return pd.Categorical.from_codes(
+        enc.indices.to_numpy(zero_copy_only=False), categories=enc.dictionary.to_pylist()
+    )
+
+
+def _check_duplicates(path, model, task, run, line) -> None:
+    """One row per (model, task, run), by a sort of the rows' combined codes."""
+    key = model.codes.astype(np.int64)
+    for cat in (task, run):
+        key = key * len(cat.categories) + cat.codes
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not same.size:
+        return
+    # the duplicate pair whose second row comes first in the file
+    firsts, seconds = order[same], order[same + 1]
+    k = int(np.argmin(seconds))
+    a, b = int(line[firsts[k]]), int(line[seconds[k]])
+    first = int(firsts[k])
+    key = f"model {model[first]!r}, task {task[first]!r}"
+    if run[first]:
+        key += f", run {run[first]!r}"
+    raise AuditInputError(
+        f"{path}:{b}: duplicate of line {a} ({key}): one row per (model, task, run); "
+        "a second row would count as another try (t) — remove it, or tell the runs apart "
+        "with a `run` column"
+    )
+
+
+def read_csv(path: str | Path):
+    """The scores of one tidy CSV as `Result`s (small files; the CLI judges `read_frame`)."""
+    from ..records import Result
+
+    f = read_frame(path)
+    out = []
+    for r in f.itertuples(index=False):
+        labels = (
+            {int(r.choices): int(r.n)}
+            if r.choices
+            else {int(k): v for k, v in json.loads(r.labels).items()}
+        )
+        out.append(
+            Result(
+                model=str(r.model),
+                task=str(r.task),
+                n=int(r.n),
+                correct=int(r.correct),
+                labels=labels,
+                source=f"{r.source}:{r.line}",
+                accuracy=None if math.isnan(r.accuracy) else float(r.accuracy),
+                t=None if math.isnan(r.t) else int(r.t),
+                metric=r.metric or None,
+                derived=bool(r.derived),
+                notes=(r.notes,) if r.notes else (),
+                run=r.run or None,
+                choices_source="csv",
+            )
+        )
+    return out

@@ -1,0 +1,77 @@
+"""The types every part of the audit shares: what a reader returns and how it fails.
+
+Readers (`evalsci.audit.readers.*`) turn a file into `Result`s (one model's score on one task)
+and `Skipped`s (a file or task not read, with the reason); the judge turns Results into rows.
+This module imports none of them, so no reader needs a function-level import to avoid a cycle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+class AuditInputError(ValueError):
+    """An input is missing, unreadable or lacks a field the audit needs. The message names
+    the file (and line or key) and the reason."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One model's score on one task: `correct` of `n` items, the items' numbers of options as
+    `labels` ({number of options: number of items}).
+
+    Readers fill what their format holds; everything after `accuracy` is optional:
+      t           tries the input itself states (a CSV's t column, HELM train trials, inspect
+                  epochs when the reported score is a best-of); None: the judge infers t
+      metric      the metric read (acc, acc_norm, ...)
+      derived     `correct` was derived from an accuracy, not counted item by item
+      limited     a subset run (lm-eval --limit): n is below the task's full size
+      notes       anything the output should say about this score
+      items, outcomes   item ids and their 0/1 outcomes (aligned), for paired comparisons
+      run         the run's identity (file and timestamp, log id), for inferring t
+      choices_source    where the numbers of options came from (samples, doc_to_choice, ...)
+    """
+
+    model: str
+    task: str
+    n: int
+    correct: int
+    labels: dict
+    source: str
+    accuracy: float | None = None
+    t: int | None = None
+    metric: str | None = None
+    derived: bool = False
+    limited: bool = False
+    notes: tuple[str, ...] = ()
+    items: tuple[str, ...] | None = None
+    outcomes: tuple[int, ...] | None = None
+    run: str | None = None
+    choices_source: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file (task None) or one task of a file that was not read, and why."""
+
+    path: str
+    task: str | None
+    reason: str
+
+
+@dataclass
+class Inputs:
+    """What `read_inputs` found: the results to judge and everything passed over, with reasons."""
+
+    results: list[Result] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    #: results already in columns (pandas DataFrames, `evalsci.audit.frames`): large inputs
+    #: such as a million-row CSV, which would not fit as Result objects
+    frames: list = field(default_factory=list)
+
+
+def labels_of(choices: Iterable[int]) -> dict[int, int]:
+    """Per-item numbers of options -> {number of options: number of items}."""
+    return dict(sorted(Counter(int(c) for c in choices).items()))

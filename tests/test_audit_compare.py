@@ -1,0 +1,265 @@
+"""`evalsci audit --compare` on real per-item results, against scipy.
+
+Fixtures: two lm-evaluation-harness 0.4.13 runs of SmolLM2-135M-Instruct on the same items:
+0-shot (tests/fixtures/audit/lm_eval/smollm2/full/, scripts/make_lm_eval_fixtures.py) and
+2-shot (tests/fixtures/audit/compare/lm_eval/2shot/, scripts/make_audit_compare_fixtures.py);
+provenance beside each. The expected values are computed
+here from the samples files themselves: discordant pairs counted per doc_id, the exact McNemar
+p-value from scipy.stats.binomtest, Holm written out as in Holm (1979), Benjamini-Hochberg from
+its step-up definition.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from evalsci.audit import Inputs, Result, judge_inputs
+from evalsci.audit.compare import compare, holm, sign_test
+from evalsci.audit.records import labels_of
+from evalsci.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "audit"
+RUNS = {
+    "0shot": FIXTURES / "lm_eval" / "smollm2" / "full",
+    "2shot": FIXTURES / "compare" / "lm_eval" / "2shot",
+}
+TASKS = {"sst2_local", "rte_local", "logic_local"}  # the multiple-choice tasks of both runs
+
+
+def _samples(run: str) -> dict[str, dict[str, tuple[int, int]]]:
+    """{task: {doc_id: (acc, options)}} straight from lm-eval's samples files."""
+    out = {}
+    for f in sorted(RUNS[run].glob("samples_*.jsonl")):
+        task = f.name[len("samples_") :].rsplit("_", 1)[0]
+        if task not in TASKS:
+            continue
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        out[task] = {str(r["doc_id"]): (int(r["acc"]), len(r["arguments"])) for r in recs}
+    return out
+
+
+def _results() -> list[Result]:
+    out = []
+    for run in ("0shot", "2shot"):
+        for task, items in _samples(run).items():
+            ids = sorted(items, key=int)
+            out.append(
+                Result(
+                    model=f"SmolLM2-135M-Instruct {run}",
+                    task=task,
+                    n=len(ids),
+                    correct=sum(items[i][0] for i in ids),
+                    labels=labels_of(items[i][1] for i in ids),
+                    source=str(RUNS[run]),
+                    items=tuple(ids),
+                    outcomes=tuple(items[i][0] for i in ids),
+                )
+            )
+    return out
+
+
+def _holm(p):
+    """Holm (1979): reject H_(1..j) while p_(j) <= alpha / (m - j + 1); as adjusted p-values."""
+    m, order = len(p), np.argsort(p, kind="stable")
+    adj, running = np.empty(m), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adj[i] = running
+    return adj
+
+
+def _bh(p):
+    """Benjamini-Hochberg step-up: min over j >= i of m p_(j) / j."""
+    m, order = len(p), np.argsort(p)
+    adj = np.empty(m)
+    running = 1.0
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        running = min(running, m * p[i] / (rank + 1))
+        adj[i] = running
+    return adj
+
+
+@pytest.mark.parametrize("method", ["holm", "bh"])
+def test_compare_two_real_lm_eval_runs_against_scipy(method):
+    missing = [str(p) for p in RUNS.values() if not p.is_dir()]
+    if missing:  # the 2-shot run takes ~40 CPU-minutes to make; it lands after the code
+        pytest.skip(
+            f"fixture not committed yet: {missing} (scripts/make_audit_compare_fixtures.py)"
+        )
+    frame, judged = judge_inputs(Inputs(results=_results()))
+    tests, groups, notes = compare(frame, judged, method=method)
+    zero, two = _samples("0shot"), _samples("2shot")
+    assert set(tests["task"]) == set(zero) == set(two) and notes == []
+    pairs = tests[tests["test"] == "paired"]
+    assert len(pairs) == len(zero)  # two systems: one pair per task
+    for r in pairs.itertuples():
+        a = zero if "0shot" in r.model_a else two
+        b = two if a is zero else zero
+        common = set(a[r.task]) & set(b[r.task])
+        a_only = sum(a[r.task][i][0] == 1 and b[r.task][i][0] == 0 for i in common)
+        b_only = sum(a[r.task][i][0] == 0 and b[r.task][i][0] == 1 for i in common)
+        assert (r.n_items, r.a_only, r.b_only) == (len(common), a_only, b_only)
+        d = a_only + b_only
+        want = binomtest(a_only, d, 0.5).pvalue if d else 1.0
+        assert r.p == pytest.approx(want, rel=1e-12, abs=0)
+    single = tests[tests["test"] == "max_random"]
+    assert len(single) == 2 * len(zero)
+    for r in single.itertuples():
+        (row,) = judged[(judged["task"] == r.task) & (judged["model"] == r.model_a)].itertuples()
+        assert (r.p, r.t, r.n_items) == (row.p_max, 2, row.n)  # t = the task's two scores
+    p = tests["p"].to_numpy()
+    want = _holm(p) if method == "holm" else _bh(p)
+    np.testing.assert_allclose(tests["p_adjusted"], want, rtol=1e-12, atol=0)
+    assert (tests["separated"] == (tests["p_adjusted"] <= 0.05)).all()
+    _check_groups(tests, groups)
+
+
+def _check_groups(tests, groups):
+    """The stated rule: models of different groups are separated pairwise; inside a group
+    each model is joined to the others by a chain of pairs not separated."""
+    for task, g in groups.groupby("task"):
+        members = {m: int(k) for k, ms in zip(g["group"], g["models"], strict=True)
+                   for m in ms.split("; ")}  # fmt: skip
+        pairs = tests[(tests["task"] == task) & (tests["test"] == "paired")]
+        for r in pairs.itertuples():
+            if members[r.model_a] != members[r.model_b]:
+                assert r.separated
+        for k in set(members.values()):
+            ms = [m for m in members if members[m] == k]
+            linked = {ms[0]}
+            for _ in ms:
+                for r in pairs[~pairs["separated"]].itertuples():
+                    if r.model_a in linked or r.model_b in linked:
+                        linked |= {r.model_a, r.model_b}
+            assert linked >= set(ms)
+        assert g["best_accuracy"].is_monotonic_decreasing
+
+
+def test_sign_test_is_binomtest_two_sided():
+    a, b = np.meshgrid(np.arange(41), np.arange(41))
+    got = sign_test(a.ravel(), b.ravel())
+    for x, y, p in zip(a.ravel(), b.ravel(), got, strict=True):
+        want = binomtest(int(x), int(x + y), 0.5).pvalue if x + y else 1.0
+        assert p == pytest.approx(want, rel=1e-12, abs=1e-300)
+
+
+def test_holm_matches_the_step_down_definition():
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 5, 40):
+        p = rng.random(m) ** 3
+        np.testing.assert_allclose(holm(p), _holm(p), rtol=1e-15)
+
+
+def test_groups_are_connected_components_of_ties():
+    """Three systems on 200 items: a and b differ on 2 items only, c on 100: {a, b} vs {c}."""
+    items = tuple(str(i) for i in range(200))
+    base = np.array([1] * 150 + [0] * 50)
+    b = base.copy()
+    b[:2] = 0
+    c = np.zeros(200, dtype=int)
+    c[150:] = 1  # right exactly where a is wrong: 200 discordant items
+    rs = [
+        Result(
+            model=m,
+            task="x",
+            n=200,
+            correct=int(o.sum()),
+            labels={2: 200},
+            source="-",
+            items=items,
+            outcomes=tuple(int(v) for v in o),
+        )  # fmt: skip
+        for m, o in (("a", base), ("b", b), ("c", c))
+    ]
+    frame, judged = judge_inputs(Inputs(results=rs))
+    tests, groups, _ = compare(frame, judged)
+    assert groups["models"].tolist() == ["a; b", "c"]
+    _check_groups(tests, groups)
+
+
+def test_compare_without_per_item_results_is_an_error(tmp_path, capsys):
+    f = tmp_path / "res.csv"
+    f.write_text("model,task,n,correct,choices\nm1,x,10,5,2\nm2,x,10,7,2\n")
+    rc = main(["audit", str(f), "--compare"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--compare needs per-item results" in err
+
+
+def test_cli_compare_full_and_limit_runs(capsys):
+    """The CLI end to end on lm-eval's own files (read by the lm-eval reader): the full run and
+    the --limit 5 run share 5 items per task; the pairs are tested on those items only."""
+    full = FIXTURES / "lm_eval" / "smollm2" / "full"
+    limit = FIXTURES / "lm_eval" / "smollm2" / "limit"
+    rc = main(["audit", str(full), str(limit), "--compare", "--adjust", "bh", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    got = json.loads(out.out)
+    assert set(got) == {"scores", "tests", "groups"}
+    pairs = [r for r in got["tests"] if r["test"] == "paired"]
+    assert sorted(r["task"] for r in pairs) == sorted(TASKS)
+
+    def outcomes(run_dir, task):
+        (f,) = run_dir.glob(f"samples_{task}_*.jsonl")
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        return {str(r["doc_id"]): int(r["acc"]) for r in recs}
+
+    for r in pairs:
+        a, b = outcomes(full, r["task"]), outcomes(limit, r["task"])
+        if "23-13-43" in r["model_a"]:  # the limit run is model_a
+            a, b = b, a
+        common = set(a) & set(b)
+        a_only = sum(a[i] > b[i] for i in common)
+        b_only = sum(a[i] < b[i] for i in common)
+        assert (
+            (r["n_items"], r["a_only"], r["b_only"])
+            == (len(common), a_only, b_only)
+            == (
+                5,
+                a_only,
+                b_only,
+            )
+        )
+        want = binomtest(a_only, a_only + b_only, 0.5).pvalue if a_only + b_only else 1.0
+        assert r["p"] == pytest.approx(want, rel=1e-12)
+    p = np.array([r["p"] for r in got["tests"]])
+    np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _bh(p), rtol=1e-12)
+
+
+def test_cli_compare_two_inspect_logs_of_the_same_items(capsys):
+    """Two real inspect-ai logs (mockllm/alpha and mockllm/beta, the same 12 items, task
+    mc_single; tests/fixtures/audit/inspect_ai/PROVENANCE.md): the pair's discordant counts
+    from the logs' own per-sample `choice` scores ('C' correct, 'I' incorrect), p from
+    scipy's binomtest; Holm over the task's three tests."""
+    logs = sorted((FIXTURES / "inspect_ai" / "json").glob("*_mc-single_*.json"))
+    assert len(logs) == 2
+    rc = main(["audit", *map(str, logs), "--compare", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    got = json.loads(out.out)
+    right = {}
+    for f in logs:
+        log = json.loads(f.read_text())
+        right[log["eval"]["model"]] = {
+            str(s["id"]): int(s["scores"]["choice"]["value"] == "C") for s in log["samples"]
+        }
+    (pair,) = [r for r in got["tests"] if r["test"] == "paired"]
+    a, b = right[pair["model_a"]], right[pair["model_b"]]
+    assert set(a) == set(b) and pair["n_items"] == len(a) == 12
+    a_only = sum(a[i] > b[i] for i in a)
+    b_only = sum(a[i] < b[i] for i in a)
+    assert (pair["a_only"], pair["b_only"]) == (a_only, b_only)
+    assert pair["p"] == pytest.approx(binomtest(a_only, a_only + b_only, 0.5).pvalue, rel=1e-12)
+    p = np.array([r["p"] for r in got["tests"]])
+    np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _holm(p), rtol=1e-12)
+    for r in got["tests"]:
+        if r["test"] == "max_random":
+            (score,) = [s for s in got["scores"] if s["model"] == r["model_a"]]
+            assert (r["p"], r["t"]) == (score["p_max"], 2)
+    _check_groups(pd.DataFrame(got["tests"]), pd.DataFrame(got["groups"]))

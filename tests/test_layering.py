@@ -1,0 +1,110 @@
+"""Imports flow one way: `evalsci.studies.<study>` -> (maxrandom, data, lm, stats, plots, ...),
+never back. No module of the package outside `src/evalsci/studies/` imports a study, neither
+by an import statement nor by importlib with a literal name (README, Layout). Registries that
+name a study's function (artefacts.yaml, doc_blocks.yaml) are data; the code that reads them
+imports a registered name only when it is used."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "evalsci"
+STUDIES = SRC / "studies"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in `path`, relative ones resolved, and
+    of every importlib.import_module / importlib.resources.files call with a literal name."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            out += [(node.lineno, f"{base}.{a.name}" if base else a.name) for a in node.names]
+        elif isinstance(node, ast.Call) and node.args:
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            arg = node.args[0]
+            if name in ("import_module", "files", "__import__") and isinstance(arg, ast.Constant):
+                out.append((node.lineno, str(arg.value)))
+            elif name in ("import_module", "files", "__import__") and isinstance(
+                arg, ast.JoinedStr
+            ):
+                literal = "".join(
+                    v.value for v in arg.values if isinstance(v, ast.Constant)
+                )  # the fixed part of an f-string, e.g. "evalsci.studies."
+                out.append((node.lineno, literal))
+    return out
+
+
+def test_no_module_outside_studies_imports_a_study():
+    bad = [
+        f"{p.relative_to(SRC.parent)}:{line}: {name}"
+        for p in sorted(SRC.rglob("*.py"))
+        if STUDIES not in p.parents
+        for line, name in _imports(p)
+        if name == "evalsci.studies" or name.startswith("evalsci.studies.")
+    ]
+    assert not bad, "upward imports into evalsci.studies:\n" + "\n".join(bad)
+
+
+def test_the_check_sees_every_kind_of_import(tmp_path, monkeypatch):
+    """The checker itself: each form an upward arrow could take is caught."""
+    pkg = tmp_path / "evalsci"
+    (pkg / "studies" / "x").mkdir(parents=True)
+    (pkg / "lib").mkdir()
+    forms = [
+        "import evalsci.studies.x",
+        "from evalsci.studies import x",
+        "from evalsci.studies.x import f",
+        "from ..studies import x",
+        "import importlib; importlib.import_module('evalsci.studies.x')",
+        "from importlib import resources; resources.files(f'evalsci.studies.{s}')",
+    ]
+    monkeypatch.setattr(__import__(__name__), "SRC", pkg)
+    for i, code in enumerate(forms):
+        f = pkg / "lib" / f"m{i}.py"
+        f.write_text(code + "\n")
+        names = [n for _, n in _imports(f)]
+        assert any(n.startswith("evalsci.studies") for n in names), (code, names)
+
+
+def test_study_docstrings_name_only_modules_that_exist():
+    """Each study's __init__ lists its modules by name (`name`); every name is a module or
+    subpackage of the study, so the list cannot go stale unnoticed."""
+    import re
+
+    for init in sorted(STUDIES.glob("*/__init__.py")):
+        pkg = init.parent
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        names = {n.rstrip("/") for n in re.findall(r"`([a-z_0-9]+/?)`", doc)}
+        missing = sorted(
+            n for n in names if not (pkg / f"{n}.py").is_file() and not (pkg / n).is_dir()
+        )
+        assert not missing, f"{init}: names no module {missing}"
+
+
+def test_every_study_has_the_roles_the_readme_lists():
+    """README, Layout: the paper studies share these module names; what differs is stated
+    there (tapt: no maxrandom requests; audit: its package is evalsci.audit, no reference)."""
+    roles = {"steps.py", "figures.py", "doc_blocks.py", "reference.yaml", "maxrandom_requests.py"}
+    for study in ("baselines", "tapt", "assessors", "mc_icl"):
+        want = roles - ({"maxrandom_requests.py"} if study == "tapt" else set())
+        have = {p.name for p in (STUDIES / study).iterdir()}
+        assert want <= have, f"{study} lacks {sorted(want - have)}"
+        assert "tables.py" not in have, f"{study}: name the module for what it does"
+    audit = {p.name for p in (SRC / "audit").iterdir()}
+    assert roles - {"reference.yaml"} <= audit and "reference.yaml" not in audit
+    assert not (STUDIES / "tapt" / "maxrandom_requests.py").exists()

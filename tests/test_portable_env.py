@@ -1,0 +1,53 @@
+"""Config `portable` (default true): the kernel pins reach every job, set before any library
+loads (evalsci.determinism.apply_portable). tests/test_portable_qemu.py checks their effect."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import yaml
+
+from evalsci.determinism import PORTABLE_ENV, apply_portable
+
+from conftest import REPO
+
+
+def test_portable_is_on_by_default_in_config_and_schema():
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    assert schema["properties"]["portable"]["default"] is True
+    assert yaml.safe_load((REPO / "config.yaml").read_text())["portable"] is True
+
+
+def test_apply_portable_sets_every_pin_and_keeps_other_pytensor_flags():
+    env = {
+        "ATEN_CPU_CAPABILITY": "avx512",
+        "PYTENSOR_FLAGS": "compiledir=/c,gcc__cxxflags=-O3",
+        "GLIBC_TUNABLES": "glibc.malloc.arena_max=2:glibc.cpu.hwcaps=-AVX",
+    }
+    apply_portable(True, env)
+    assert env["ATEN_CPU_CAPABILITY"] == "default"
+    assert env["PYTENSOR_FLAGS"] == "compiledir=/c," + PORTABLE_ENV["PYTENSOR_FLAGS"]
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:" + PORTABLE_ENV["GLIBC_TUNABLES"]
+    lists = ("PYTENSOR_FLAGS", "GLIBC_TUNABLES")
+    assert all(env[k] == v for k, v in PORTABLE_ENV.items() if k not in lists)
+    untouched = {"ATEN_CPU_CAPABILITY": "avx2"}
+    assert apply_portable(False, untouched) == {} and untouched == {"ATEN_CPU_CAPABILITY": "avx2"}
+
+
+def test_libraries_started_under_the_pins_use_their_baseline_kernels():
+    """What a job inherits: torch reports DEFAULT, numpy's exp runs its X86_V2 baseline loop
+    (on any CPU: numpy names the loop it dispatched to)."""
+    code = (
+        "import numpy, torch\n"
+        "i = numpy.lib.introspect.opt_func_info(func_name='exp', signature='float64')\n"
+        "print(torch.backends.cpu.get_cpu_capability(), i['exp']['dd']['current'])\n"
+    )
+    env = {}
+    apply_portable(True, env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["DEFAULT", "baseline(X86_V2)"]

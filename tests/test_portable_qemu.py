@@ -1,0 +1,126 @@
+"""Portable arithmetic (config `portable`, default true): every study's tiny configuration gives
+byte-identical result files natively (this CPU: AVX-512 on the project machines) and with its
+jobs on two emulated CPUs, Nehalem (SSE4.2, no AVX) and Haswell (AVX2 + FMA), through Debian's
+qemu-user (evalsci.emulated_cpu). Under each CPU, torch, oneDNN, MKL, OpenBLAS, numpy, numba and
+glibc pick that CPU's kernels unless pinned (evalsci.determinism.PORTABLE_ENV).
+
+Marker `qemu` (README "Test"). Without qemu-x86_64 these tests skip, saying so; CI installs
+qemu-user and sets EVALSCI_REQUIRE_QEMU=1, which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalsci.emulated_cpu import CPUS, emulated_python, qemu_path
+
+from conftest import snakemake
+
+pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
+
+# Each study's targets on a configuration small enough to run under emulation (8-10x slower
+# than native for numpy-bound code; far more for float32 torch). Together they pass every
+# CPU-dispatching library: numpy/scipy float64 (baselines, audit, tapt permutation tests),
+# OpenBLAS (tapt PCA, assessors factor analysis), numba via nutpie (tapt fit), torch float32
+# and float64 (assessors embeddings and IRT), scikit-learn and XGBoost (assessors classifiers).
+STUDIES = {
+    "baselines": (["baselines_table1"], {}),
+    "tapt": (
+        # one hierarchical fit (both comparisons): numba's code for nutpie's log density
+        ["tapt_table1", "tapt_pca", "results/tapt/fits/zero_shot_n100/boost_authors.json"],
+        {
+            "tapt": {
+                "pca": {"n_trials": 3},
+                "bayes": {
+                    "chains": 2,
+                    "draws": 100,
+                    "tune": 100,
+                    "max_draws": 100,
+                    "on_failure": "warn",
+                },
+            }
+        },
+    ),
+    "assessors": (
+        ["assessors_table3"],
+        {
+            "assessors": {
+                "classifiers": ["logreg_l2_C1", "xgboost_bins64"],
+                "n_ref": 10,
+                "n_ref_sweep": [10],
+                "max_train_rows": 0,
+                "selectors": ["random", "clustering_embeddings", "clustering_irt"],
+                "generic_features": ["similarity"],
+                "specific_features": ["embeddings"],
+                "random_best_of_draws": 2,
+                "irt": {"dims": 2, "max_iter": 20},
+                "embedding": {"max_seq_length": 32, "batch_size": 64},
+                "collections": {
+                    "cfi_ground_truth": {"enabled": False},
+                    "predictaboard": {"enabled": False},
+                    "tiny": {
+                        "bundle": "cfi_ground_truth",
+                        "subdir": "raw_results",
+                        "loader": "evals_logs",
+                        "max_instances": 60,
+                        "nref_figure": "figure8",
+                        "llms": {
+                            "train": ["text-ada-001", "text-curie-001", "text-davinci-002"],
+                            "validation": ["text-davinci-003"],
+                            "test": ["gpt-4-0613"],
+                        },
+                        "ood_splits": {},
+                    },
+                },
+            }
+        },
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def qemu():
+    if qemu_path() is None:
+        reason = "qemu-x86_64 not installed (Debian package qemu-user): no emulated CPU"
+        if os.environ.get("EVALSCI_REQUIRE_QEMU") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def result_hashes(workdir: Path, study: str) -> dict[str, str]:
+    """sha256 of every file under results/<study>/ (tables, result CSV/JSON, figures)."""
+    root = workdir / "results" / study
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _run(tmp_path_factory, mirror, study: str, python: Path | None, name: str) -> Path:
+    targets, cfg = STUDIES[study]
+    wd = tmp_path_factory.mktemp(f"{study}_{name}")
+    args = list(targets)
+    if cfg:
+        path = wd.parent / f"{wd.name}.yaml"
+        path.write_text(yaml.safe_dump(cfg))
+        args += ["--configfile", str(path)]
+    snakemake(wd, *args, mirror=mirror, python=python)
+    return wd
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_results_are_byte_identical_on_emulated_cpus(study, qemu, tmp_path_factory, mirror):
+    native = result_hashes(_run(tmp_path_factory, mirror, study, None, "native"), study)
+    assert native, f"{study}: no result files"
+    for cpu in CPUS:
+        python = emulated_python(tmp_path_factory.mktemp(f"venv_{cpu}"), cpu)
+        emulated = result_hashes(_run(tmp_path_factory, mirror, study, python, cpu), study)
+        assert emulated.keys() == native.keys(), f"{study} on {cpu}: other files"
+        differ = sorted(k for k in native if emulated[k] != native[k])
+        assert not differ, f"{study}: files differ between this CPU and an emulated {cpu}: {differ}"

@@ -1,0 +1,147 @@
+"""Issue 25 item 2: runs that share a working directory, with real snakemake processes.
+
+A tiny workflow includes the real `workflow/rules/runs.smk` (the hooks the Snakefile uses).
+Its `slow` job notes its pid in `starts.txt`, then waits for the test to create `go`: every
+step is ordered by the test, none by a sleep, and each wait is bounded."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from evalsci.runlocks import LOCKS, RUNS
+
+from conftest import REPO
+
+WAIT = 90  # seconds: the bound on every wait below (a parse takes ~2 s on an idle machine)
+
+SNAKEFILE = f"""\
+include: "{REPO / "workflow" / "rules" / "runs.smk"}"
+
+
+rule slow:
+    output:
+        "slow.txt",
+    shell:
+        "echo $$ >> starts.txt; "
+        "for i in $(seq 1200); do [ -e go ] && break; sleep 0.1; done; "
+        "echo done > {{output}}"
+
+
+rule quick:
+    output:
+        "quick.txt",
+    shell:
+        "echo done > {{output}}"
+"""
+
+
+def _cmd(workdir: Path, target: str) -> list[str]:
+    return [
+        sys.executable,
+        *("-m", "snakemake", "-s", str(workdir / "Snakefile"), "-d", str(workdir)),
+        *("--cores", "1", "--rerun-incomplete", target),
+    ]
+
+
+def _run(workdir: Path, target: str) -> subprocess.CompletedProcess:
+    return subprocess.run(_cmd(workdir, target), capture_output=True, text=True, timeout=WAIT)
+
+
+def _starts(workdir: Path) -> list[int]:
+    path = workdir / "starts.txt"
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def _wait_for(condition, what: str, proc=None) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"snakemake ended ({proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
+    return tmp_path
+
+
+@pytest.fixture
+def run_a(workdir):
+    """Run A on `slow.txt`, stopped at the end of the test whatever happened."""
+    proc = subprocess.Popen(
+        _cmd(workdir, "slow.txt"),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    _wait_for(lambda: _starts(workdir), "run A's job started", proc)
+    yield proc
+    (workdir / "go").touch()
+    for pid in _starts(workdir):
+        _wait_for(lambda pid=pid: _gone(pid), f"job {pid} ended")
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_the_snakefile_uses_the_run_hooks():
+    assert 'include: "workflow/rules/runs.smk"' in (REPO / "Snakefile").read_text()
+
+
+@pytest.mark.workflow
+def test_a_neighbour_ending_does_not_unlock_a_live_run(workdir, run_a):
+    a_job = _starts(workdir)
+    b = _run(workdir, "quick.txt")  # run B, another target, ends while A runs
+    assert b.returncode == 0, b.stderr[-3000:]
+    assert (workdir / RUNS / f"{run_a.pid}.json").is_file(), "B removed A's record"
+    # Snakemake's exit removed every lock; B's exit wrote A's back
+    locked = "".join(p.read_text() for p in (workdir / LOCKS).glob("*.output.lock"))
+    assert "slow.txt" in locked.split()
+    c = _run(workdir, "slow.txt")  # run C, A's target, while A lives
+    assert c.returncode != 0
+    assert "LockException" in c.stderr
+    assert f"run pid {run_a.pid} " in c.stderr and "is running in this directory" in c.stderr
+    assert _starts(workdir) == a_job, "C started A's job beside it"
+    (workdir / "go").touch()
+    assert run_a.wait(timeout=WAIT) == 0, run_a.stdout.read()[-3000:]
+    assert not list((workdir / RUNS).iterdir()) and not list((workdir / LOCKS).glob("*.lock"))
+
+
+@pytest.mark.workflow
+def test_an_orphan_job_keeps_its_locks_until_it_ends(workdir, run_a):
+    [job] = _starts(workdir)
+    run_a.send_signal(signal.SIGKILL)  # snakemake alone; its job runs on as an orphan
+    run_a.wait(timeout=WAIT)
+    assert not _gone(job)
+    rerun = _run(workdir, "slow.txt")  # the documented recovery: run the same command again
+    assert rerun.returncode != 0
+    assert f"run pid {run_a.pid} " in rerun.stderr and f"job(s) pid {job} " in rerun.stderr
+    assert "LockException" in rerun.stderr
+    assert _starts(workdir) == [job], "the rerun started the orphan's job beside it"
+    (workdir / "go").touch()
+    _wait_for(lambda: _gone(job), "the orphan ended")
+    rerun = _run(workdir, "slow.txt")  # now the rerun recovers: locks go, the job is redone
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert f"of a killed run (pid {run_a.pid})" in rerun.stderr
+    assert len(_starts(workdir)) == 2
+    assert (workdir / "slow.txt").read_text() == "done\n"
+    assert not list((workdir / RUNS).iterdir()) and not list((workdir / LOCKS).glob("*.lock"))
