@@ -222,7 +222,8 @@ def main() -> None:
         print(
             f"  naive {tp.naive / 1e6:,.1f} M tokens, engine {tp.engine / 1e6:,.1f} M tokens: "
             f"{tp.naive / tp.engine:.1f}x fewer ({tp.candidates / 1e6:,.2f} M candidates, "
-            f"{tp.scored / 1e6:,.1f} M scored tokens)"
+            f"{tp.fallbacks / 1e6:,.2f} M of them scored in full: truncated or a BPE merge "
+            f"at the boundary; {tp.scored / 1e6:,.1f} M scored tokens)"
         )
         print(
             f"  GPU-hours, all {n_models} models: engine {hours_engine:,.1f}, naive "

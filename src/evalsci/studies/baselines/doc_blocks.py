@@ -113,4 +113,4 @@ def table2_precisions(paths) -> str:
         f'{q["disagreements"]} ({q["percent_flipped"]:.1f}%, Table 1). "{p["claim"]}" '
         f"({p['claim_source']}).",
     ]
-    return out + "\n" + "\n".join(lines) + "\n"
+    return out + "\n\n" + "\n".join(lines) + "\n"
