@@ -26,9 +26,9 @@ import pandas as pd
 
 from evalsci.lm.icl import predictions, prompt_accuracies
 from evalsci.studies.baselines import table1
+from evalsci.studies.baselines.formatting import fmt, md_table
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import Cell
-from evalsci.studies.baselines.formatting import fmt, md_table
 
 COLUMNS = [
     "dataset",
@@ -201,41 +201,19 @@ def to_markdown(df: pd.DataFrame, ref: Mapping, ref_quantized: Mapping) -> str:
         for r in df.itertuples()
     ]
     s = summary(df)
+
+    def row(label: str, d: Mapping) -> list[str]:
+        """A summary row; a count the paper does not state stays empty."""
+        counts = ("experiments", "above_standard", "above_max", "disagreements")
+        return [label, *(str(d[k]) if k in d else "" for k in counts), _pct(d["percent_flipped"])]
+
     totals = md_table(
         ["", "experiments", "above standard", "above max", "disagreements ◐", "% flipped"],
         [
-            [
-                "ours, full precision",
-                str(s["full"]["experiments"]),
-                str(s["full"]["above_standard"]),
-                str(s["full"]["above_max"]),
-                str(s["full"]["disagreements"]),
-                _pct(s["full"]["percent_flipped"]),
-            ],
-            [
-                "ours, NF4",
-                str(s["nf4"]["experiments"]),
-                str(s["nf4"]["above_standard"]),
-                str(s["nf4"]["above_max"]),
-                str(s["nf4"]["disagreements"]),
-                _pct(s["nf4"]["percent_flipped"]),
-            ],
-            [
-                "paper, non-quantized (Table 2)",
-                str(ref["experiments"]),
-                "",
-                "",
-                str(ref["disagreements"]),
-                _pct(ref["percent_flipped"]),
-            ],
-            [
-                "paper, quantized (Table 1)",
-                str(ref_quantized["experiments"]),
-                str(ref_quantized["above_standard"]),
-                str(ref_quantized["above_max"]),
-                str(ref_quantized["disagreements"]),
-                _pct(ref_quantized["percent_flipped"]),
-            ],
+            row("ours, full precision", s["full"]),
+            row("ours, NF4", s["nf4"]),
+            row("paper, non-quantized (Table 2)", ref),
+            row("paper, quantized (Table 1)", ref_quantized),
         ],
     )
     legend = (
