@@ -194,6 +194,10 @@ def test_corrupt_member_names_the_member(tmp_path):
         ),
         (lambda log: log["samples"][0].pop("choices"), r"samples\[0\] \(id 'q01'\): key 'choices'"),
         (
+            lambda log: log["samples"][2].update(scores=True),
+            r"samples\[2\] \(id 'q03'\): key 'scores'",
+        ),
+        (
             lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=0.9),
             r"accuracy 0.9 but the samples have 6 of 12 correct",
         ),
@@ -251,3 +255,17 @@ def test_numeric_choice_values_count_the_same(tmp_path):
     (a,) = inspect_ai.read(src)[0]
     (b,) = inspect_ai.read(p)[0]
     assert (b.n, b.correct, b.outcomes) == (a.n, a.correct, a.outcomes)
+
+
+def test_optional_metadata_of_the_wrong_type_is_ignored(tmp_path):
+    """`eval.dataset`, `eval.config` and the accuracy are optional: a log without them (or
+    with something else there) is still read from its samples."""
+    src = logs("json", "mc_single")["alpha"]
+    log = json.loads(src.read_text())
+    log["eval"]["dataset"] = 7
+    log["eval"]["config"] = 7
+    log["results"]["scores"][0]["metrics"]["accuracy"] = "x"
+    p = tmp_path / src.name
+    p.write_text(json.dumps(log))
+    (r,) = inspect_ai.read(p)[0]
+    assert (r.n, r.correct, r.accuracy) == (12, 6, None)

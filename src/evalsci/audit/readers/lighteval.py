@@ -50,7 +50,10 @@ def details_file(path: Path, model: str, task: str) -> Path | None:
 def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
     """[(metric name, category)] of one task's config (category None in old files)."""
     out = []
-    for k, m in enumerate(cfg.get("metrics") or []):
+    metrics = cfg.get("metrics") or []
+    if not isinstance(metrics, list):
+        raise AuditInputError(f"{where}: key 'metrics' must be a list")
+    for k, m in enumerate(metrics):
         if isinstance(m, dict):
             out.append(
                 (
@@ -79,7 +82,10 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         at = f"{path}: results.{task}"
         if not isinstance(entry, dict):
             raise AuditInputError(f"{at}: expected an object of metric values")
-        names = _metric_names(configs.get(task) or {}, f"{path}: config_tasks.{task}")
+        cfg = configs.get(task) or {}
+        if not isinstance(cfg, dict):
+            raise AuditInputError(f"{path}: config_tasks.{task}: expected an object")
+        names = _metric_names(cfg, f"{path}: config_tasks.{task}")
         wanted = _pick_metric(entry, names, metric)
         if isinstance(wanted, str) and wanted.startswith("skip:"):
             skipped.append(Skipped(str(path), task, wanted[5:]))
