@@ -143,7 +143,7 @@ def test_paired_outcomes_against_scipy():
 def test_read_inputs_on_the_directory():
     inputs = read_inputs([FIX])
     got = sorted((r.model, r.task, r.n, r.correct) for r in inputs.results)
-    assert len(got) == 8  # 2 models x 2 readable tasks x 2 formats
+    assert len(got) == 9  # 2 models x 2 readable tasks x 2 formats, and the --limit run
     reasons = [s.reason for s in inputs.skipped]
     assert sum("status 'error'" in r for r in reasons) == 1
     assert sum("at_least_1" in r for r in reasons) == 4
@@ -269,3 +269,11 @@ def test_optional_metadata_of_the_wrong_type_is_ignored(tmp_path):
     p.write_text(json.dumps(log))
     (r,) = inspect_ai.read(p)[0]
     assert (r.n, r.correct, r.accuracy) == (12, 6, None)
+
+
+def test_limit_run_is_flagged():
+    (path,) = (FIX / "limited").glob("*.eval")
+    (r,), _ = inspect_ai.read(path)
+    want = expected_single("alpha")[:5]
+    assert r.items == ("q01", "q02", "q03", "q04", "q05") and list(r.outcomes) == want
+    assert r.limited and r.notes == ("5 of the dataset's 12 samples (--limit / --sample-id)",)
