@@ -130,7 +130,7 @@ def test_options_from_num_references_without_scenario_state(tmp_path):
                 next(i for i, s in enumerate(o[4]["stats"]) if s["name"]["name"] == "exact_match"),
                 {"name": {"name": "exact_match", "split": "test"}, "mean": "yes", "count": 1},
             ),
-            r"per_instance_stats.json\[4\]: exact_match = .yes.",
+            r"per_instance_stats.json\[4\]\.stats\[\d+\]: key 'mean' must be a number",
         ),
         (
             "stats.json",
@@ -142,6 +142,11 @@ def test_options_from_num_references_without_scenario_state(tmp_path):
             r"stats.json: exact_match \(test\) mean 0.75",
         ),
         ("scenario_state.json", lambda o: o.pop("request_states"), r"key 'request_states' missing"),
+        (
+            "scenario_state.json",
+            lambda o: o["request_states"][2].update(train_trial_index={}),
+            r"request_states\[2\]: key 'train_trial_index' must be an integer",
+        ),
     ],
 )
 def test_bad_run_names_file_and_key(tmp_path, file, edit, message):

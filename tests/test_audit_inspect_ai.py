@@ -143,7 +143,7 @@ def test_paired_outcomes_against_scipy():
 def test_read_inputs_on_the_directory():
     inputs = read_inputs([FIX])
     got = sorted((r.model, r.task, r.n, r.correct) for r in inputs.results)
-    assert len(got) == 8  # 2 models x 2 readable tasks x 2 formats
+    assert len(got) == 9  # 2 models x 2 readable tasks x 2 formats, and the --limit run
     reasons = [s.reason for s in inputs.skipped]
     assert sum("status 'error'" in r for r in reasons) == 1
     assert sum("at_least_1" in r for r in reasons) == 4
@@ -193,6 +193,10 @@ def test_corrupt_member_names_the_member(tmp_path):
             r"samples\[3\] \(id 'q04'\): scores.choice.value 'X'",
         ),
         (lambda log: log["samples"][0].pop("choices"), r"samples\[0\] \(id 'q01'\): key 'choices'"),
+        (
+            lambda log: log["samples"][2].update(scores=True),
+            r"samples\[2\] \(id 'q03'\): key 'scores'",
+        ),
         (
             lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=0.9),
             r"accuracy 0.9 but the samples have 6 of 12 correct",
@@ -251,3 +255,25 @@ def test_numeric_choice_values_count_the_same(tmp_path):
     (a,) = inspect_ai.read(src)[0]
     (b,) = inspect_ai.read(p)[0]
     assert (b.n, b.correct, b.outcomes) == (a.n, a.correct, a.outcomes)
+
+
+def test_optional_metadata_of_the_wrong_type_is_ignored(tmp_path):
+    """`eval.dataset`, `eval.config` and the accuracy are optional: a log without them (or
+    with something else there) is still read from its samples."""
+    src = logs("json", "mc_single")["alpha"]
+    log = json.loads(src.read_text())
+    log["eval"]["dataset"] = 7
+    log["eval"]["config"] = 7
+    log["results"]["scores"][0]["metrics"]["accuracy"] = "x"
+    p = tmp_path / src.name
+    p.write_text(json.dumps(log))
+    (r,) = inspect_ai.read(p)[0]
+    assert (r.n, r.correct, r.accuracy) == (12, 6, None)
+
+
+def test_limit_run_is_flagged():
+    (path,) = (FIX / "limited").glob("*.eval")
+    (r,), _ = inspect_ai.read(path)
+    want = expected_single("alpha")[:5]
+    assert r.items == ("q01", "q02", "q03", "q04", "q05") and list(r.outcomes) == want
+    assert r.limited and r.notes == ("5 of the dataset's 12 samples (--limit / --sample-id)",)

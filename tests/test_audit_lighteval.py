@@ -67,7 +67,22 @@ def test_without_details_the_task_is_skipped(tmp_path):
     shutil.copy(src, p)
     results, skipped = lighteval.read(p)
     assert results == []
-    assert any("--save-details" in s.reason for s in skipped if s.task == "arith12|0")
+    (why,) = [s.reason for s in skipped if s.task == "arith12|0"]
+    assert "--save-details" in why and "not in the known-task table" in why
+
+
+def test_without_details_a_known_task_is_derived_from_the_stderr(tmp_path):
+    """The real file's accuracy and stderr (8 of 12) under a task name lm-eval knows: n comes
+    back from lighteval's stderr (sample sd / sqrt(n)), the options from the known-task table."""
+    src = results_file("out", "rule-alpha")
+    obj = json.loads(src.read_text())
+    obj["results"]["leaderboard|hellaswag|10"] = obj["results"].pop("arith12|0")
+    obj["config_tasks"]["leaderboard|hellaswag|10"] = obj["config_tasks"].pop("arith12|0")
+    p = tmp_path / src.name
+    p.write_text(json.dumps(obj))
+    (r,), _ = lighteval.read(p)
+    assert (r.n, r.correct, r.labels, r.derived) == (12, 8, {4: 12}, True)
+    assert r.outcomes is None and "known-task table" in r.choices_source
 
 
 def test_read_inputs_on_the_output_directory():

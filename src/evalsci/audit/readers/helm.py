@@ -61,10 +61,20 @@ def _stat(stats: list, name: str, split: str | None, where: str) -> dict | None:
     """The unperturbed statistic `name` (on `split` when given) of a HELM stats list."""
     for k, s in enumerate(stats):
         sname = field(s, "name", dict, f"{where}[{k}]")
+        if not isinstance(s.get("mean", 0), (int, float)):
+            raise AuditInputError(f"{where}[{k}]: key 'mean' must be a number")
         if sname.get("name") == name and sname.get("perturbation") is None:
             if split is None or sname.get("split") == split:
                 return s
     return None
+
+
+def _trial(entry: dict, where: str) -> int:
+    """The entry's train trial (0 when absent)."""
+    trial = entry.get("train_trial_index", 0)
+    if not isinstance(trial, int) or isinstance(trial, bool):
+        raise AuditInputError(f"{where}: key 'train_trial_index' must be an integer")
+    return trial
 
 
 def _options(run_dir: Path, per_instance: list, where: str) -> tuple[dict, str]:
@@ -76,20 +86,23 @@ def _options(run_dir: Path, per_instance: list, where: str) -> tuple[dict, str]:
         opts = {}
         for k, rs in enumerate(states):
             at = f"{state_path}: request_states[{k}]"
+            if not isinstance(rs, dict):
+                raise AuditInputError(f"{at}: expected an object")
             inst = field(rs, "instance", dict, at)
             refs = field(inst, "references", list, f"{at}.instance")
-            key = (str(field(inst, "id", str, f"{at}.instance")), rs.get("train_trial_index", 0))
+            key = (str(field(inst, "id", str, f"{at}.instance")), _trial(rs, at))
             opts[key] = len(refs)
         return opts, "scenario_state"
     opts = {}
     for k, entry in enumerate(per_instance):
         s = _stat(field(entry, "stats", list, f"{where}[{k}]"), "num_references", None, where)
+        field(entry, "instance_id", str, f"{where}[{k}]")
         if s is None:
             raise AuditInputError(
                 f"{where}[{k}]: statistic 'num_references' missing and no scenario_state.json "
                 "beside it: the number of options is unknown"
             )
-        opts[(str(entry["instance_id"]), entry.get("train_trial_index", 0))] = int(s["mean"])
+        opts[(str(entry["instance_id"]), _trial(entry, f"{where}[{k}]"))] = int(s["mean"])
     return opts, "per_instance_stats"
 
 
@@ -141,10 +154,12 @@ def _outcomes(pis_path: Path, per_instance: list, opts: dict, choices_source: st
     by_split: dict[str, list] = {}
     for k, entry in enumerate(per_instance):
         at = f"{pis_path}[{k}]"
+        if not isinstance(entry, dict):
+            raise AuditInputError(f"{at}: expected an object")
         if entry.get("perturbation") is not None:  # robustness/fairness variants of an instance
             continue
         iid = str(field(entry, "instance_id", str, at))
-        trial = entry.get("train_trial_index", 0)
+        trial = _trial(entry, at)
         s = _stat(field(entry, "stats", list, at), METRIC, None, f"{at}.stats")
         if s is None:
             raise AuditInputError(f"{at}: statistic {METRIC!r} missing")

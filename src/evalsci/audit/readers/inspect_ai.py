@@ -83,7 +83,10 @@ def _member(path: Path, zf: zipfile.ZipFile, name: str):
                 raw = fh.read(info.compress_size)
             if len(raw) != info.compress_size:
                 raise zipfile.BadZipFile(f"{name} is cut short")
-            data = _zstd_decompress(raw)
+            try:
+                data = _zstd_decompress(raw)
+            except Exception as e:  # noqa: BLE001 (zstandard.ZstdError, compression.zstd.ZstdError)
+                raise zipfile.BadZipFile(f"{name}: zstd data corrupt ({e})") from None
             if zlib.crc32(data) != info.CRC:
                 raise zipfile.BadZipFile(f"{name} fails its CRC check")
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
@@ -111,8 +114,10 @@ def _load(path: Path) -> tuple[dict, list | None, str]:
                     if "_journal/start.json" in names
                     else {}
                 )
-                return {"status": "started", "eval": start.get("eval", {})}, None, ""
+                return {"status": "started", "eval": _dig(start, "eval") or {}}, None, ""
             header = _member(path, zf, "header.json")
+            if not isinstance(header, dict):
+                raise AuditInputError(f"{path}: member 'header.json' must be a JSON object")
             if "summaries.json" in names:
                 return header, _member(path, zf, "summaries.json"), "summaries.json"
             sample_names = sorted(
@@ -128,6 +133,21 @@ def _load(path: Path) -> tuple[dict, list | None, str]:
     if samples is not None and not isinstance(samples, list):
         raise AuditInputError(f"{path}: key 'samples' must be a list")
     return obj, samples, "samples"
+
+
+def _dig(obj, *keys):
+    """obj[k1][k2]...: optional metadata, None where a level is missing or not an object."""
+    for k in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(k)
+    return obj
+
+
+def _config(spec: dict) -> dict:
+    """The eval's `config` (epochs, limit, ...); {} when absent."""
+    config = spec.get("config")
+    return config if isinstance(config, dict) else {}
 
 
 def _status_reason(header: dict) -> str:
@@ -148,8 +168,7 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
     spec = field(header, "eval", dict, f"{path}")
     task = str(field(spec, "task", str, f"{path}: eval"))
     model = str(field(spec, "model", str, f"{path}: eval"))
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
-    epochs = config.get("epochs") or 1
+    epochs = _config(spec).get("epochs") or 1
     if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1:
         raise AuditInputError(f"{path}: eval.config key 'epochs' must be a positive integer")
     scores = field(field(header, "results", dict, f"{path}"), "scores", list, f"{path}: results")
@@ -204,7 +223,10 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         if not isinstance(sid, (str, int)) or isinstance(sid, bool):
             raise AuditInputError(f"{at}: key 'id' missing or not a string/integer")
         at = f"{path}: {where}[{j}] (id {sid!r})"
-        score = (s.get("scores") or {}).get(name)
+        scores = s.get("scores")
+        if scores is not None and not isinstance(scores, dict):
+            raise AuditInputError(f"{at}: key 'scores' must be an object")
+        score = (scores or {}).get(name)
         if score is None:  # an errored sample has no score; inspect leaves it out too
             unscored += 1
             continue
@@ -229,7 +251,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
     if len(set(items)) != len(items):
         raise AuditInputError(f"{path}: {where}: a sample id and epoch occur twice")
     n, correct = len(outcomes), sum(outcomes)
-    acc = ((entry.get("metrics") or {}).get("accuracy") or {}).get("value")
+    acc = _dig(entry, "metrics", "accuracy", "value")
     if isinstance(acc, (int, float)) and abs(correct / n - acc) > 1e-9:
         raise AuditInputError(
             f"{path}: results.scores {name!r}: accuracy {acc!r} but the samples have "
@@ -257,7 +279,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
 
 def _notes(spec: dict, name: str, epochs: int, unscored: int, ids: set) -> tuple[bool, list]:
     """(limited, notes) of one score: epochs averaged, errored samples, a --limit run."""
-    config = spec.get("config") or {}
+    config = _config(spec)
     notes = []
     if epochs > 1:
         notes.append(
@@ -266,7 +288,7 @@ def _notes(spec: dict, name: str, epochs: int, unscored: int, ids: set) -> tuple
         )
     if unscored:
         notes.append(f"{unscored} samples without a {name!r} score (errors) left out")
-    total = (spec.get("dataset") or {}).get("samples")
+    total = _dig(spec, "dataset", "samples")
     limited = config.get("limit") is not None or config.get("sample_id") is not None
     if isinstance(total, int) and len(ids) < total:
         limited = True

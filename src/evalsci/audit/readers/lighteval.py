@@ -9,7 +9,12 @@ document with its `doc` (query, `choices`, `gold_index`, `id`) and its `metric` 
 A task is multiple choice when its metric is scored from log-probabilities (`category`
 LOGPROBS: acc, acc_norm, ...) and each document lists two or more `choices`: then n is the
 details' row count, each item's options its `choices`, and its 0/1 metric value its outcome.
-Without details the options are unknown, so the task is skipped with that reason.
+Without details (or with Git LFS pointers in their place), a task is read only when both its
+n and its options are known otherwise: n recovered from the metric's standard error (lighteval,
+like lm-eval, reports the sample standard deviation over sqrt(n): se^2 = p(1-p)/(n-1)), and the
+options from lm-eval's definition of the task of the same name (the known-task table: e.g. the
+Open LLM Leaderboard v1's `harness|hellaswag|10`, `harness|hendrycksTest-anatomy|5`); its count
+is then `derived`. Otherwise the task is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from pathlib import Path
 from ..records import AuditInputError, Result, Skipped, labels_of
 from .fields import field
 from .jsonfile import load_json
+from .lm_eval import n_from_stderr
+from .lm_eval_tasks import lookup
 
 _NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 MC_CATEGORY = "LOGPROBS"
@@ -50,7 +57,10 @@ def details_file(path: Path, model: str, task: str) -> Path | None:
 def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
     """[(metric name, category)] of one task's config (category None in old files)."""
     out = []
-    for k, m in enumerate(cfg.get("metrics") or []):
+    metrics = cfg.get("metrics") or []
+    if not isinstance(metrics, list):
+        raise AuditInputError(f"{where}: key 'metrics' must be a list")
+    for k, m in enumerate(metrics):
         if isinstance(m, dict):
             out.append(
                 (
@@ -79,25 +89,22 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         at = f"{path}: results.{task}"
         if not isinstance(entry, dict):
             raise AuditInputError(f"{at}: expected an object of metric values")
-        names = _metric_names(configs.get(task) or {}, f"{path}: config_tasks.{task}")
+        cfg = configs.get(task) or {}
+        if not isinstance(cfg, dict):
+            raise AuditInputError(f"{path}: config_tasks.{task}: expected an object")
+        names = _metric_names(cfg, f"{path}: config_tasks.{task}")
         wanted = _pick_metric(entry, names, metric)
         if isinstance(wanted, str) and wanted.startswith("skip:"):
             skipped.append(Skipped(str(path), task, wanted[5:]))
             continue
-        details = details_file(path, model, task)
-        if details is None:
-            skipped.append(
-                Skipped(
-                    str(path),
-                    task,
-                    "no details parquet beside it (run lighteval with --save-details): the "
-                    "number of options per item is unknown",
-                )
-            )
-            continue
         acc = entry.get(wanted)
         if not isinstance(acc, (int, float)) or isinstance(acc, bool) or not 0 <= acc <= 1:
             raise AuditInputError(f"{at}: key {wanted!r} = {acc!r} is not an accuracy in [0, 1]")
+        details = details_file(path, model, task)
+        if details is None:
+            got = _without_details(path, task, entry, wanted, model, max_samples)
+            (results if isinstance(got, Result) else skipped).append(got)
+            continue
         got = _from_details(details, wanted, task)
         if isinstance(got, str):
             skipped.append(Skipped(str(path), task, got))
@@ -185,3 +192,45 @@ def _from_details(details: Path, metric: str, task: str):
     if not outcomes:
         raise AuditInputError(f"{details}: no rows (task {task!r})")
     return tuple(items), tuple(outcomes), choices
+
+
+def _without_details(path: Path, task: str, entry: dict, metric: str, model: str, max_samples):
+    """A derived Result from the results alone, or the Skipped saying what is missing."""
+    name = task.split("|")[1] if task.count("|") == 2 else task
+    known = lookup(name) or lookup(name.replace(":", "_"))
+    acc = entry[metric]
+    missing = "no details parquet beside it (run lighteval with --save-details)"
+    if known is None:
+        why = f"{missing}, and {name!r} is not in the known-task table: options unknown"
+        return Skipped(str(path), task, why)
+    if known.output_type != "multiple_choice":
+        return Skipped(str(path), task, f"{name!r} is {known.output_type} ({known.provenance})")
+    if known.options is None:
+        why = f"{missing}, and {name!r} has per-item options ({known.provenance})"
+        return Skipped(str(path), task, why)
+    n = n_from_stderr(acc, entry.get(f"{metric}_stderr"))
+    if n is None:
+        return Skipped(
+            str(path),
+            task,
+            f"{missing}, and {metric}_stderr = {entry.get(f'{metric}_stderr')!r} with "
+            f"{metric} = {acc!r} gives no whole n",
+        )
+    notes = ["n recovered from the standard error (se^2 = p(1-p)/(n-1))"]
+    if max_samples is not None:
+        notes.append(f"--max-samples {max_samples}")
+    return Result(
+        model=model,
+        task=task,
+        n=n,
+        correct=round(acc * n),
+        labels={known.options: n},
+        source=str(path),
+        accuracy=float(acc),
+        metric=metric,
+        derived=True,
+        limited=max_samples is not None,
+        notes=tuple(notes),
+        run=f"{model}@{_NAME.match(path.name)['date']}" if _NAME.match(path.name) else str(path),
+        choices_source=known.provenance,
+    )
