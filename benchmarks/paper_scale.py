@@ -30,6 +30,7 @@ the hardware, not the hours (printed beside).
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/paper_scale.py \\
         [--sample-prompts 4] [--sample-eval 16] [--mfu 0.3] [--peak-tflops 312]
+        [--studies baselines,mc_icl,tapt]
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ def main() -> None:
     )
     ap.add_argument("--sample-prompts", type=int, default=4, help="baselines prompts per cell")
     ap.add_argument("--sample-eval", type=int, default=16, help="mc_icl / tapt queries")
+    ap.add_argument("--studies", default="baselines,mc_icl,tapt", help="comma-separated")
     ap.add_argument("--mfu", type=float, default=0.3)
     ap.add_argument("--peak-tflops", type=float, default=312.0)
     args = ap.parse_args()
@@ -214,6 +216,8 @@ def main() -> None:
         ("mc_icl", mc_icl, dict(option_tokens="span", add_special_tokens=False)),
         ("tapt", tapt, dict(option_tokens="span")),
     ):
+        if study not in args.studies.split(","):
+            continue
         out = fn(Planner(tok, **kw), args)
         tp, models, n_models, how = out[:4]
         hours_engine = sum(gpu_hours(tp.engine, PARAMS[m], args) for m in models)
