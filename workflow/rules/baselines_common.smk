@@ -71,6 +71,12 @@ def baselines_icl_model_spec(wildcards):
     return lm_model_spec_of(config["lm"]["models"], wildcards.model)
 
 
+def baselines_icl_mem_mb(wildcards):
+    """Host memory of a shard job: the model's own `mem_mb` (config lm.models), else 16 GB,
+    which a 4-bit 7B model fits in (a full-precision one asks for more)."""
+    return int(baselines_icl_model_spec(wildcards).get("mem_mb", 16000))
+
+
 def baselines_icl_checkpoint(wildcards):
     """The files the shard's model loads from (the converted SmolLM2 checkpoint, ...)."""
     return lm_inputs_of(baselines_icl_model_spec(wildcards))

@@ -40,7 +40,7 @@ rule baselines_icl_shard:
     resources:
         gpu=1,
         # a 4-bit 7B model fits in 16 GB of host memory; a full-precision one asks for more
-        mem_mb=lambda wc: int(baselines_icl_model_spec(wc).get("mem_mb", 16000)),
+        mem_mb=baselines_icl_mem_mb,
         runtime=240,
     params:
         spec=baselines_icl_model_spec,

@@ -21,6 +21,12 @@ LIGHTEVAL_RESULTS = "lighteval_results"
 PARQUET = "parquet"  # e.g. lighteval details: read through their results JSON
 UNKNOWN = "unknown"
 
+HEAD = 4096  # bytes read to tell most formats apart
+#: the longest first line read to tell a samples JSONL from a JSON document: an Open LLM
+#: Leaderboard sample holds every option's few-shot prompt (up to ~35 KB in lm-eval's
+#: leaderboard tasks, more with long contexts), so one line can be far beyond HEAD
+FIRST_LINE_MAX = 64 * 2**20
+
 
 def decode_head(path: Path, raw: bytes) -> str:
     """The first bytes of a file as text: UTF-8, a byte-order mark dropped. A character cut by
@@ -52,7 +58,9 @@ def sniff(path: Path) -> str:
     """The format of `path`: one of the constants above."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(4096)
+            raw = fh.read(HEAD)
+            if raw.lstrip()[:1] == b"{" and b"\n" not in raw and len(raw) == HEAD:
+                raw += fh.readline(FIRST_LINE_MAX)  # the whole first line, not the file
     except OSError as e:
         raise AuditInputError(f"{path}: cannot read ({e})") from None
     kind = _binary_kind(raw)
