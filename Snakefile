@@ -60,6 +60,14 @@ rule baselines_table1:
     localrule: True
 
 
+# Table 2: the same judgement for non-quantized models (Appendix C), from our own NF4 and
+# full-precision inference (recompute only: the authors released no non-quantized results).
+rule baselines_table2:
+    input:
+        table("baselines", "table2"),
+    localrule: True
+
+
 # Tables 3, 4: held-out prediction per model / per dataset (Section 5.2, Appendix D).
 rule baselines_table3:
     input:

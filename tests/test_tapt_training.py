@@ -488,10 +488,13 @@ def test_class_probabilities_are_cappr_means_with_cached_prefix(tiny):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("pack", [False, True])
-def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
+@pytest.mark.parametrize(("pack", "quantize"), [(False, "auto"), (True, "auto"), (False, "nf4")])
+def test_zero_shot_shard(tiny, sst2, tmp_path, pack, quantize):
+    """The zero-shot shard rule's path; quantize nf4 = QLoRA on a 4-bit base on CPU (the
+    real model's QLoRA: tests/test_tapt_qlora.py)."""
     cfg = _config(tiny)
     cfg["lm_types"]["zs"]["pack"] = pack
+    cfg["zero_shot"]["quantize"] = quantize
     s = settings.run_settings(cfg, "zs", "sst2")
     shards = train_shards.run_subsamples(
         s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path, lm_models={}, device="cpu"
@@ -506,7 +509,10 @@ def test_zero_shot_shard(tiny, sst2, tmp_path, pack):
     # tiny Llama: r=16 on q,k,v,o,gate,up,down of 2 layers (hidden 64, kv 32, mlp 128)
     per_layer = 16 * ((64 + 64) * 2 + (64 + 32) * 2 + (64 + 128) * 3)
     assert (met["trainable_parameters"] == 2 * per_layer).all()
-    assert not met["four_bit"].any()  # CPU: LoRA on the full-precision base
+    # CPU: auto = LoRA on the full-precision base; nf4 = QLoRA on the 4-bit base
+    assert (met["four_bit"] == (quantize == "nf4")).all()
+    losses = met["step_losses"].astype(str).str.split()  # one step reads back as a float
+    assert (losses.str.len() == 1).all()  # 8 prompts in one batch, or 1 packed sequence
     # n = 8 texts: 8 prompts of batch 8, or one packed sequence of all 8 (batch 1)
     assert (met["num_sequences"] == (1 if pack else 8)).all()
     assert (met["packed"] == pack).all()
@@ -564,3 +570,34 @@ def test_training_loads_models_in_config_lm_cpu_dtype(tiny, sst2, tmp_path, monk
             s, sst2, m=8, n=8, i=1, paths=paths, device="cpu", cpu_dtype=cpu_dtype
         )
     assert seen["dtype"] == cpu_dtype and seen["device"] == "cpu"
+
+
+def test_a_models_own_dtype_wins_over_lm_cpu_dtype(tiny, sst2, tmp_path, monkeypatch):
+    """config lm.models.<name>.dtype overrides lm.cpu_dtype, as for inference."""
+    from evalsci.studies.tapt.training import classify
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(classify, "train_classifier", record)
+    s = settings.run_settings(_config(tiny), "gpt2", "sst2")
+    own = {s["model"]: {"checkpoint": str(s["model"]), "dtype": "bfloat16"}}
+    with pytest.raises(Stop):
+        train_shards.run_shard(
+            s,
+            sst2,
+            m=8,
+            n=8,
+            i=1,
+            paths=train_shards.ShardPaths.of(tmp_path, 1),
+            lm_models=own,
+            device="cpu",
+            cpu_dtype="float32",
+        )
+    assert seen["dtype"] == "bfloat16"

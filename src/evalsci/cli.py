@@ -4,7 +4,7 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json]      (lm-eval output, tidy CSV)
+    evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released]                       (recheck fetched bundles)
     evalsci check-config FILE...                              (config files, read strictly)
@@ -227,16 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="lm-eval --output_path directory or results JSON (with --log_samples), "
-        "or a CSV with columns model, task, n, accuracy|correct, "
-        "choices|labels[, t]",
+        help="result files or directories, recognised by content: lm-eval 0.3/0.4 output "
+        "(with or without --log_samples), Open LLM Leaderboard v2 results, inspect-ai logs, "
+        "HELM run directories, lighteval results, or a CSV with columns model, task, n, "
+        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md)",
     )
     au.add_argument(
         "--t",
         type=int,
         default=None,
-        help="number of tries each score was selected from (default: the number "
-        "of results of its task, or the CSV's t column)",
+        help="number of tries each score was selected from, for every score (default: the "
+        "t the input states, else the number of scores of its task in the inputs; the "
+        "output's t_rule column says which)",
     )
     au.add_argument(
         "--metric",

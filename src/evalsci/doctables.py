@@ -30,7 +30,7 @@ from pathlib import Path
 
 import yaml
 
-_FIELDS = {"name", "doc", "inputs", "render", "args"}
+_FIELDS = {"name", "doc", "inputs", "render", "args", "recompute"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class Block:
     #: "module.function" (the registry's `render`), or the function itself (tests)
     function: str | Callable[..., str]
     args: Mapping = field(default_factory=dict)
+    #: made only by our own inference (the study's recompute path), not from released data
+    recompute: bool = False
 
     def markers(self) -> tuple[str, str]:
         return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
@@ -71,7 +73,16 @@ def _registry() -> tuple[Block, ...]:
         missing = [k for k in ("name", "doc", "inputs", "render") if not e.get(k)]
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
-        out.append(Block(e["name"], e["doc"], tuple(e["inputs"]), e["render"], e.get("args") or {}))
+        out.append(
+            Block(
+                e["name"],
+                e["doc"],
+                tuple(e["inputs"]),
+                e["render"],
+                e.get("args") or {},
+                bool(e.get("recompute", False)),
+            )
+        )
     names = [b.name for b in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -122,9 +133,10 @@ def write(b: Block, content: str, doc_root: str | Path = ".") -> bool:
     return new != text
 
 
-def buildable(studies, collections) -> list[str]:
+def buildable(studies, collections, recomputing=()) -> list[str]:
     """Names of the blocks whose result files this configuration makes: every input under
-    `results/<study>/` of an enabled study, and, for assessors, of an enabled collection."""
+    `results/<study>/` of an enabled study, and, for assessors, of an enabled collection;
+    a `recompute` block only when its study is in `recomputing`."""
 
     def ok(path: str) -> bool:
         parts = path.split("/")
@@ -136,7 +148,10 @@ def buildable(studies, collections) -> list[str]:
             or parts[2] in collections
         )
 
-    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs))
+    def wanted(b: Block) -> bool:
+        return not b.recompute or all(i.split("/")[1] in recomputing for i in b.inputs)
+
+    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs) and wanted(b))
 
 
 def write_all(

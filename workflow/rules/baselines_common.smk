@@ -1,6 +1,7 @@
 # Helpers of the `baselines` rules (baselines.smk, baselines_recompute.smk): paths, the
 # source switch, the recompute grid and the rules' input functions. No rules here.
 from evalsci.studies.baselines import recompute_grid as _baselines_icl
+from evalsci.studies.baselines import table2 as _baselines_table2
 from evalsci.studies.baselines.settings import configured_cells as _baselines_cells
 
 BASELINES = config["baselines"]
@@ -57,11 +58,23 @@ _baselines_icl.check_models(BASELINES_ICL_CFG, config["lm"]["models"])
 BASELINES_ICL_DIR = "results/baselines/recompute"
 # (model, task, shots) of every recomputed experiment.
 BASELINES_ICL_CELLS = _baselines_icl.cells(BASELINES_ICL_CFG)
+# Table 2: both models of every precision pair exist and are not forced the wrong way.
+_baselines_table2.check_pairs(
+    BASELINES_ICL,
+    config["lm"]["models"],
+    f"config baselines.recompute.{BASELINES_ICL_CFG.get('scale', 'default')}",
+)
 
 
 def baselines_icl_model_spec(wildcards):
     """config lm.models[<model>] of a shard job."""
     return lm_model_spec_of(config["lm"]["models"], wildcards.model)
+
+
+def baselines_icl_mem_mb(wildcards):
+    """Host memory of a shard job: the model's own `mem_mb` (config lm.models), else 16 GB,
+    which a 4-bit 7B model fits in (a full-precision one asks for more)."""
+    return int(baselines_icl_model_spec(wildcards).get("mem_mb", 16000))
 
 
 def baselines_icl_checkpoint(wildcards):

@@ -39,7 +39,8 @@ rule baselines_icl_shard:
     threads: config["lm"]["threads"]
     resources:
         gpu=1,
-        mem_mb=16000,
+        # a 4-bit 7B model fits in 16 GB of host memory; a full-precision one asks for more
+        mem_mb=baselines_icl_mem_mb,
         runtime=240,
     params:
         spec=baselines_icl_model_spec,
@@ -84,3 +85,34 @@ rule baselines_icl_aggregated:
         cell_keys=[_baselines_icl.cell_key(*c) for c in BASELINES_ICL_CELLS],
     script:
         "../scripts/baselines_icl_aggregated.py"
+
+
+# Table 2 (paper 000 Appendix C): each precision pair's NF4 and full-precision runs.
+rule baselines_make_table2:
+    """Table 2: verdicts of the NF4 and the full-precision run of every experiment, and the
+    share of identical predictions between them."""
+    input:
+        per_example=list(
+            _baselines_table2.cell_files(BASELINES_ICL, BASELINES_RECOMPUTE_DIR).values()
+        ),
+        options=list(
+            _baselines_table2.cell_files(
+                BASELINES_ICL, BASELINES_RECOMPUTE_DIR, "options"
+            ).values()
+        ),
+        baselines=maxrandom_file("baselines"),
+    output:
+        report(
+            table("baselines", "table2"),
+            caption="../report/baselines_table2.rst",
+            category="baselines",
+            subcategory="tables",
+        ),
+    log:
+        "logs/baselines/table2.log",
+    conda:
+        ENV["core"]
+    params:
+        settings=BASELINES_ICL,
+    script:
+        "../scripts/baselines_table2.py"

@@ -7,6 +7,7 @@ from evalsci.doctables import blocks as _doc_blocks, buildable as _doc_buildable
 DOC_BLOCKS = _doc_buildable(
     [s for s in config["studies"] if s not in RECOMPUTE_ONLY or config["recompute"]],
     list(ASSESSORS_COLLECTIONS),
+    [s for s in STUDIES if recompute(s)],
 )
 
 

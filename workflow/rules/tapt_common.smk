@@ -71,6 +71,7 @@ def tapt_shard_params(wildcards):
         "lm_models": config["lm"].get("models", {}),
         "device": TAPT_TRAINING["device"],
         "cpu_dtype": config["lm"]["cpu_dtype"],
+        "revision": TAPT_TRAINING.get("revisions", {}).get(wildcards.dataset),  # None: hub.lock
     }
 
 

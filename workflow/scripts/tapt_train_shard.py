@@ -12,7 +12,10 @@ with logged(snakemake):  # noqa: F821
     run = smk.params.run
     settings = run["settings"]
     frame = load_frame(
-        settings["dataset"], data_files=smk.input.get("data_files"), glue_root=smk.input.get("glue")
+        settings["dataset"],
+        data_files=smk.input.get("data_files"),
+        glue_root=smk.input.get("glue"),
+        revision=run.get("revision"),
     )
     run_shard(
         settings,

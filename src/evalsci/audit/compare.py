@@ -92,14 +92,29 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
 
 
 def _labels(rows: pd.DataFrame) -> list[str]:
-    """Model names, made unique within a task by the run (or source) where a model repeats."""
+    """Model names, made unique within a task where a model repeats: by its run, else by the
+    shortest tail of its source path that tells the repeats apart."""
+    from pathlib import PurePath
+
     models = rows["model"].astype(str).tolist()
-    out = []
-    for i, m in enumerate(models):
-        if models.count(m) > 1:
-            run = str(rows["run"].iloc[i] or rows["source"].iloc[i])
-            m = f"{m} [{run}]"
-        out.append(m)
+    runs = rows["run"].astype(str).tolist() if "run" in rows else [""] * len(models)
+    sources = rows["source"].astype(str).tolist()
+    out = list(models)
+    for m in set(models):
+        idx = [i for i, x in enumerate(models) if x == m]
+        if len(idx) == 1:
+            continue
+        base = [runs[i] for i in idx]
+        if len(set(base)) < len(base) or not all(base):
+            base = [sources[i] for i in idx]
+        tags = base
+        for depth in range(1, 64):  # the shortest path tail that tells them apart
+            tail = [str(PurePath(*PurePath(b).parts[-depth:])) for b in base]
+            if len(set(tail)) == len(tail):
+                tags = tail
+                break
+        for i, tag in zip(idx, tags, strict=True):
+            out[i] = f"{m} [{tag}]"
     if len(set(out)) < len(out):
         out = [f"{m} #{i + 1}" for i, m in enumerate(out)]
     return out

@@ -154,7 +154,9 @@ def worked_example(paths) -> str:
         "",
         f"{len(judged)} scores ({judged['task'].nunique()} tasks, two published evaluations of "
         f"Pythia-160M: 0-shot at step 93,000 and 5-shot at step 103,000); "
-        f"{len(skipped)} tasks or files skipped with their reasons on stderr. Verdicts: "
+        f"{len(skipped)} tasks skipped, each listed on stderr with its reason (the first: "
+        f"{skipped[0].task}, {skipped[0].reason.split(' (')[0]}). "
+        "0.3 files hold accuracies only, so every count is `derived`. Verdicts: "
         + ", ".join(f"{k} {int(v)}" for k, v in counts.items())
         + ". What the command prints on stderr about t:",
         "",
@@ -165,7 +167,8 @@ def worked_example(paths) -> str:
         "",
     ]
     flipped = judged[judged["verdict"] == "above_standard_only"].sort_values(["task", "source"])
-    body = _fmt(flipped[SHOWN].head(12)) if len(flipped) else "(none)\n"
+    flipped = flipped.assign(file=[Path(s).name for s in flipped["source"].astype(str)])
+    body = _fmt(flipped[["file", *SHOWN]].head(12)) if len(flipped) else "(none)\n"
     return "\n".join(lines) + "\n" + body
 
 

@@ -181,9 +181,15 @@ def _sources(frame: pd.DataFrame) -> pd.Series:
     if not (line > 0).any():
         return frame["source"]
     cat = frame["source"].array
-    src = pa.array([str(c) for c in cat.categories], type=pa.string()).take(pa.array(cat.codes))
-    joined = pc.binary_join_element_wise(src, pc.cast(pa.array(line), pa.string()), ":")
-    out = pc.if_else(pa.array(line > 0), joined, src)
+    if len(cat.categories) == 1:  # one file: no per-row copy of its name before the join
+        src = pa.scalar(str(cat.categories[0]), type=pa.string())
+    else:
+        words = pa.array([str(c) for c in cat.categories], type=pa.string())
+        src = words.take(pa.array(cat.codes))
+    has = line > 0
+    out = pc.binary_join_element_wise(src, pc.cast(pa.array(line), pa.string()), ":")
+    if not has.all():
+        out = pc.if_else(pa.array(has), out, src)
     return pd.Series(pd.arrays.ArrowExtensionArray(out), index=frame.index)
 
 

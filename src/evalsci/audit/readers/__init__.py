@@ -6,7 +6,9 @@ its reason (`Inputs.skipped`): nothing is skipped silently. A file the user name
 reader takes is an error; one found in a directory is listed as skipped.
 
 Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples, Open LLM Leaderboard
-v2 files through `leaderboard`), `lm_eval_v03` (0.3 results), `tidy_csv`.
+v2 files through `leaderboard`), `lm_eval_v03` (0.3 results), `tidy_csv`, `inspect_ai`
+(.eval and .json logs), `helm` (run directories), `lighteval` (results JSON and details
+parquet).
 """
 
 from __future__ import annotations
@@ -15,24 +17,41 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import AuditInputError, Inputs, Skipped
-from . import lm_eval, lm_eval_v03, tidy_csv
+from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
 from .jsonfile import lfs_message
-from .sniff import LFS_POINTER, LM_EVAL_RESULTS, LM_EVAL_SAMPLES, LM_EVAL_V03, TIDY_CSV, sniff
+from .sniff import (
+    HELM_RUN,
+    INSPECT_LOG,
+    LFS_POINTER,
+    LIGHTEVAL_RESULTS,
+    LM_EVAL_RESULTS,
+    LM_EVAL_SAMPLES,
+    LM_EVAL_V03,
+    PARQUET,
+    TIDY_CSV,
+    sniff,
+)
 
 __all__ = ["read_inputs"]
 
-SUFFIXES = (".json", ".jsonl", ".csv")
+SUFFIXES = (".json", ".jsonl", ".csv", ".eval")
+
+#: the readers of the other harnesses' outputs, by format: `read(path)` -> (results, skipped)
+HARNESS_READERS = {INSPECT_LOG: inspect_ai, HELM_RUN: helm, LIGHTEVAL_RESULTS: lighteval}
 
 
 def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
-    """{file: named explicitly}; directories contribute their .json, .jsonl and .csv files."""
+    """{file: named explicitly}; directories contribute their .json, .jsonl, .csv and .eval
+    (inspect-ai) files."""
     files: dict[Path, bool] = {}
     for p in paths:
         p = Path(p)
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
             if not found:
-                raise AuditInputError(f"{p}: no .json, .jsonl or .csv files in this directory")
+                raise AuditInputError(
+                    f"{p}: no .json, .jsonl, .csv or .eval files in this directory"
+                )
             for f in found:
                 files.setdefault(f, False)
         elif p.is_file():
@@ -40,6 +59,15 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
         else:
             raise AuditInputError(f"{p}: no such file or directory")
     return files
+
+
+def _helm_run_files(files: dict[Path, bool]) -> set[Path]:
+    """The files of every HELM run directory among `files`: a run is read once, through its
+    run_spec.json, whichever of its files were named or found."""
+    found: set[Path] = set()
+    for run_dir in sorted({f.parent for f in files if f.name == helm.RUN_SPEC}):
+        found |= helm.run_files(run_dir / helm.RUN_SPEC)
+    return found
 
 
 def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inputs) -> set[Path]:
@@ -55,6 +83,15 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         out.skipped.extend(skipped)
     elif kind == TIDY_CSV:
         out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
+    elif kind in HARNESS_READERS:
+        reader = HARNESS_READERS[kind]
+        got, skipped = reader.read(f, metric=metric) if reader is lighteval else reader.read(f)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+    elif kind == PARQUET and not explicit:
+        out.skipped.append(
+            Skipped(str(f), None, "parquet (lighteval details are read through results_*.json)")
+        )
     elif explicit:
         raise AuditInputError(
             f"{f}: not a recognised results file (lm-evaluation-harness 0.3/0.4 "
@@ -76,7 +113,11 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
     out = Inputs()
     seen_samples: set[Path] = set()
     pending: list[tuple[Path, bool, str]] = []  # samples files and LFS pointers, checked last
-    for f, explicit in _expand(paths).items():
+    files = _expand(paths)
+    helm_files = _helm_run_files(files)
+    for f, explicit in files.items():
+        if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
+            continue  # read with its run directory, through run_spec.json
         try:
             kind = sniff(f)
             if kind in (LM_EVAL_SAMPLES, LFS_POINTER):

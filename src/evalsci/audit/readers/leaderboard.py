@@ -20,10 +20,6 @@ _METRICS = (
 )
 
 
-def is_leaderboard(task: str) -> bool:
-    return task.startswith("leaderboard_")
-
-
 def default_metric(task: str) -> str | None:
     """The leaderboard's own metric for `task`, or None for a task it does not score by a
     multiple-choice accuracy."""

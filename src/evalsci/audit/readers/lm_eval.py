@@ -98,24 +98,34 @@ def n_from_stderr(p: float, se: object) -> int | None:
     return n
 
 
-def read_samples(path: Path, metric: str):
-    """(n, correct, per-item options, item ids, outcomes) from one samples JSONL."""
+def count_samples(records, where, metric: str):
+    """(n, correct, per-item options, item ids, outcomes) from lm-eval sample records:
+    `records` yields (line or index, record); `where(i)` names one for an error."""
     choices, items, outcomes = [], [], []
-    for lineno, rec in iter_jsonl(path):
+    for i, rec in records:
+        if not isinstance(rec, dict):
+            raise AuditInputError(f"{where(i)}: expected a JSON object, got {type(rec).__name__}")
         args = rec.get("arguments")
         if not isinstance(args, (dict, list)) or not args:
-            raise AuditInputError(f"{path}:{lineno}: key 'arguments' missing or empty")
+            raise AuditInputError(f"{where(i)}: key 'arguments' missing or empty")
         if metric not in rec:
-            raise AuditInputError(f"{path}:{lineno}: key {metric!r} missing")
+            raise AuditInputError(f"{where(i)}: key {metric!r} missing")
         v = rec[metric]
         if isinstance(v, bool) or v not in (0, 1):
-            raise AuditInputError(f"{path}:{lineno}: key {metric!r} must be 0 or 1, got {v!r}")
+            raise AuditInputError(f"{where(i)}: key {metric!r} must be 0 or 1, got {v!r}")
         choices.append(len(args))
-        items.append(str(rec.get("doc_id", lineno)))
+        items.append(str(rec.get("doc_id", i)))
         outcomes.append(int(v))
     if not items:
-        raise AuditInputError(f"{path}: no samples (n = 0)")
+        raise AuditInputError(f"{where(None)}: no samples (n = 0)")
     return len(items), sum(outcomes), choices, tuple(items), tuple(outcomes)
+
+
+def read_samples(path: Path, metric: str):
+    """`count_samples` of one samples JSONL file."""
+    return count_samples(
+        iter_jsonl(path), lambda i: f"{path}:{i}" if i is not None else str(path), metric
+    )
 
 
 def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], list[Skipped]]:
@@ -137,6 +147,9 @@ def read_results(
     groups = set(_object(obj.get("group_subtasks") or {}, path, "group_subtasks"))
     groups |= set(_object(obj.get("groups") or {}, path, "groups"))
     model = str(obj.get("model_name") or run_cfg.get("model_args") or "unknown")
+    # lm-eval's Python API (`simple_evaluate(..., log_samples=True)`) returns the samples in
+    # the results object itself, and users often save that object as it is
+    inline = _object(obj.get("samples") or {}, path, "samples")
     out: list[Result] = []
     skipped: list[Skipped] = []
     used: set[Path] = set()
@@ -148,7 +161,9 @@ def read_results(
             why = "a group: the aggregate of its subtasks" + (f" {subs}" if subs else "")
             skipped.append(Skipped(str(path), task, why + ", each read on its own"))
             continue
-        got = _read_task(path, task, entry, cfg, nsamples.get(task), run_cfg, model, metric)
+        got = _read_task(
+            path, task, entry, cfg, nsamples.get(task), run_cfg, model, metric, inline.get(task)
+        )
         if isinstance(got, Skipped):
             skipped.append(got)
             spath = samples_path(path, task)
@@ -197,7 +212,7 @@ def _not_multiple_choice(task: str, cfg: dict | None, known) -> str | None:
     return None
 
 
-def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
+def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric, inline=None):
     """(Result, samples path or None) or Skipped."""
     known = lookup(task)
     why = _not_multiple_choice(task, cfg, known)
@@ -229,28 +244,37 @@ def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric):
         limited=limited,
         run=str(path),
     )
+    if inline is not None:
+        if not isinstance(inline, list):
+            raise AuditInputError(f"{path}: key 'samples.{task}': expected a list of samples")
+        where = lambda i: f"{path}: key 'samples.{task}'" + ("" if i is None else f"[{i}]")  # noqa: E731
+        counts = count_samples(enumerate(inline), where, common["metric"])
+        return _from_samples(
+            path, key, effective, counts, "samples in the results", notes, common
+        ), None
     spath = samples_path(path, task)
     if spath is not None and not is_lfs_pointer(spath):
-        return _from_samples(path, key, effective, spath, notes, common), spath
+        counts = read_samples(spath, common["metric"])
+        return _from_samples(path, key, effective, counts, spath.name, notes, common), spath
     if spath is not None:
         notes.append(f"samples file {spath.name} is a Git LFS pointer: counts from the results")
     got = _from_results(path, key, entry, effective, cfg, known, notes, common)
     return got if isinstance(got, Skipped) else (got, spath)
 
 
-def _from_samples(path, key, effective, spath, notes, common) -> Result:
-    """Counted item by item; the samples must agree with the results JSON."""
+def _from_samples(path, key, effective, counts, what, notes, common) -> Result:
+    """Counted item by item; the samples (`what`) must agree with the results JSON."""
     task, acc = common["task"], common["accuracy"]
-    n, correct, choices, items, outcomes = read_samples(spath, common["metric"])
+    n, correct, choices, items, outcomes = counts
     if abs(correct / n - acc) > EXACT:
         raise AuditInputError(
-            f"{path}: key 'results.{task}.{key}' = {acc!r} but its samples file "
-            f"{spath.name} has {correct} of {n} correct"
+            f"{path}: key 'results.{task}.{key}' = {acc!r} but its samples "
+            f"({what}) have {correct} of {n} correct"
         )
     if effective is not None and effective != n:
         raise AuditInputError(
             f"{path}: key 'n-samples.{task}.effective' = {effective} but its samples "
-            f"file {spath.name} has {n} items"
+            f"({what}) have {n} items"
         )
     return Result(
         n=n,

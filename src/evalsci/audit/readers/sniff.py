@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ..records import AuditInputError
-from . import lm_eval, lm_eval_v03
+from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03
 from .jsonfile import LFS_MAGIC, load_json
 
 LM_EVAL_RESULTS = "lm_eval_results"
@@ -15,7 +15,17 @@ LM_EVAL_V03 = "lm_eval_v03"
 LM_EVAL_SAMPLES = "lm_eval_samples"
 LFS_POINTER = "lfs_pointer"
 TIDY_CSV = "tidy_csv"
+INSPECT_LOG = "inspect_log"  # .eval (zip) or .json
+HELM_RUN = "helm_run"  # a run directory's run_spec.json
+LIGHTEVAL_RESULTS = "lighteval_results"
+PARQUET = "parquet"  # e.g. lighteval details: read through their results JSON
 UNKNOWN = "unknown"
+
+HEAD = 4096  # bytes read to tell most formats apart
+#: the longest first line read to tell a samples JSONL from a JSON document: an Open LLM
+#: Leaderboard sample holds every option's few-shot prompt (up to ~35 KB in lm-eval's
+#: leaderboard tasks, more with long contexts), so one line can be far beyond HEAD
+FIRST_LINE_MAX = 64 * 2**20
 
 
 def decode_head(path: Path, raw: bytes) -> str:
@@ -32,17 +42,39 @@ def decode_head(path: Path, raw: bytes) -> str:
         ) from None
 
 
+def _binary_kind(raw: bytes) -> str | None:
+    """The format told by a file's first bytes, before any decoding: an LFS pointer, an
+    inspect-ai .eval zip, a parquet file; None otherwise."""
+    if raw.startswith(LFS_MAGIC):
+        return LFS_POINTER
+    if inspect_ai.sniff_bytes(raw):
+        return INSPECT_LOG
+    if raw.startswith(b"PAR1"):
+        return PARQUET
+    return None
+
+
 def sniff(path: Path) -> str:
     """The format of `path`: one of the constants above."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(4096)
+            raw = fh.read(HEAD)
+            if raw.lstrip()[:1] == b"{" and b"\n" not in raw and len(raw) == HEAD:
+                raw += fh.readline(FIRST_LINE_MAX)  # the whole first line, not the file
     except OSError as e:
         raise AuditInputError(f"{path}: cannot read ({e})") from None
-    if raw.startswith(LFS_MAGIC):
-        return LFS_POINTER
+    kind = _binary_kind(raw)
+    if kind is not None:
+        return kind
     head = decode_head(path, raw)
     text = head.lstrip()
+    for reader, kind in (
+        (inspect_ai, INSPECT_LOG),
+        (helm, HELM_RUN),
+        (lighteval, LIGHTEVAL_RESULTS),
+    ):
+        if reader.sniff(text):
+            return kind
     if text.startswith("{"):
         first = text.split("\n", 1)[0]
         try:

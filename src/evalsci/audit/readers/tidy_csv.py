@@ -173,6 +173,12 @@ def _integers(num, arr, field, where, offset, minimum, allow_empty=False) -> np.
     return num
 
 
+def _int_column(col: dict, field: str, where, offset: int, minimum: int, allow_empty=False):
+    """A block's column of whole numbers >= minimum (float64; NaN where empty and allowed)."""
+    num = _numbers(col[field], field, where, offset)
+    return _integers(num, col[field], field, where, offset, minimum, allow_empty=allow_empty)
+
+
 def _decimals(text: str) -> int:
     """Decimals an accuracy is written with: '0.333' -> 3, '1' -> 0, '3.3e-01' -> 2."""
     t = text.lower()
@@ -275,18 +281,11 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
             i = int(np.flatnonzero(empty)[0])
             raise AuditInputError(f"{where(offset + i)}: field {key!r} is empty")
     out = {key: col.get(key) for key in ("model", "task", "run", "metric")}
-    n = _integers(_numbers(col["n"], "n", where, offset), col["n"], "n", where, offset, 1)
+    n = _int_column(col, "n", where, offset, 1)
     if "accuracy" in have:
         correct, acc, notes = _from_accuracy(col["accuracy"], n, where, offset)
     else:
-        correct = _integers(
-            _numbers(col["correct"], "correct", where, offset),
-            col["correct"],
-            "correct",
-            where,
-            offset,
-            0,
-        )
+        correct = _int_column(col, "correct", where, offset, 0)
         over = correct > n
         if over.any():
             i = int(np.flatnonzero(over)[0])
@@ -295,27 +294,12 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
             )
         acc, notes = np.full(size, np.nan), np.full(size, "", dtype=object)
     if "choices" in have:
-        choices = _integers(
-            _numbers(col["choices"], "choices", where, offset),
-            col["choices"],
-            "choices",
-            where,
-            offset,
-            1,
-        ).astype(np.int64)
+        choices = _int_column(col, "choices", where, offset, 1).astype(np.int64)
         labels = np.full(size, "", dtype=object)
     else:
         choices, labels = _labels_block(col["labels"], n, where, offset)
     if "t" in have:
-        t = _integers(
-            _numbers(col["t"], "t", where, offset),
-            col["t"],
-            "t",
-            where,
-            offset,
-            1,
-            allow_empty=True,
-        )
+        t = _int_column(col, "t", where, offset, 1, allow_empty=True)
     else:
         t = np.full(size, np.nan)
     out |= {

@@ -46,9 +46,13 @@ def embed_sentences(
     import torch
     from sentence_transformers import SentenceTransformer
 
+    from evalsci import hublock
     from evalsci.determinism import torch_pinned
 
-    st = SentenceTransformer(model or default_model_path(), device="cpu")
+    model = model or default_model_path()
+    if hublock.is_hub_id(model):  # its snapshot at the locked (or first-loaded) commit
+        model = hublock.snapshot(model, "model")
+    st = SentenceTransformer(model, device="cpu")
     if max_seq_length:
         st.max_seq_length = int(max_seq_length)
     # Deterministic kernels at the job's thread count (measured: 1 and 2 threads give the same

@@ -8,7 +8,8 @@ Modules, in the order of the paper:
 - `settings`: the experiment grid and the exact n and t per experiment (Appendix B);
 - `load`: readers of the authors' released files (or our recompute in their schema);
 - `keys`, `maxrandom_requests`: the baselines asked of the maxrandom rule, and their lookup;
-- `table1`: Table 1 (Section 5.1); `curves`, `dodge`: expected maximum accuracy against t;
+- `table1`: Table 1 (Section 5.1); `table2`: Table 2 (000 Appendix C), non-quantized models;
+- `curves`, `dodge`: expected maximum accuracy against t;
 - `heldout`: Section 5.2 / Appendix D held-out prediction (Tables 3-4, Figures 5, 8);
 - `section53`: Section 5.3, Mizrahi et al.'s multi-prompt results;
 - `consistency`: the per-example CSVs against aggregated-results.json, and the data's quirks;

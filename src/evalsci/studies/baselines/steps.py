@@ -9,7 +9,15 @@ import pandas as pd
 
 from evalsci import reference
 from evalsci.data.checked import read_json
-from evalsci.studies.baselines import audit_runs, consistency, heldout, load, section53, table1
+from evalsci.studies.baselines import (
+    audit_runs,
+    consistency,
+    heldout,
+    load,
+    section53,
+    table1,
+    table2,
+)
 from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import all_cells, configured_cells
@@ -71,6 +79,23 @@ def make_table1(aggregated_path, baselines, outputs, cfg, recompute):
         latex=table1.to_latex(df, ref, full),
     )
     log.info("Table 1: %s", table1.summary(df))
+
+
+def make_table2(per_example, options, baselines, outputs, settings):
+    """Table 2: the Table 1 verdicts of each precision pair, and what NF4 changes.
+    `per_example`/`options`: the files of `table2.cell_files` (same order)."""
+    keys = list(table2.cell_files(settings, "x"))
+    if len(keys) != len(per_example) or len(keys) != len(options):
+        raise ValueError("make_table2: one per-example and one options file per pair cell")
+    df = table2.build(
+        settings,
+        dict(zip(keys, per_example, strict=True)),
+        dict(zip(keys, options, strict=True)),
+        Baselines.from_files(baselines),
+    )
+    ref = reference.load("baselines")
+    write_table(df, outputs, markdown=table2.to_markdown(df, ref["table2"], ref["table1"]))
+    log.info("Table 2: %s", table2.summary(df))
 
 
 def heldout_splits(per_example, out, cfg, recompute, seed, threads):

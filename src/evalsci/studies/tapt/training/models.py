@@ -50,7 +50,12 @@ def model_path(spec: Mapping[str, Any]) -> str:
     if ckpt and Path(ckpt).is_dir():
         return str(ckpt)
     if spec.get("hub"):
-        return str(spec["hub"])
+        from evalsci import hublock
+
+        hub = str(spec["hub"])  # a hub id: its snapshot at the locked (or given) commit
+        return (
+            hublock.snapshot(hub, "model", spec.get("revision")) if hublock.is_hub_id(hub) else hub
+        )
     if ckpt:
         raise FileNotFoundError(
             f"model checkpoint {ckpt} does not exist (for SmolLM2: run rule lm_convert_smollm2)"

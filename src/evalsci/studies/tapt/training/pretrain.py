@@ -75,7 +75,7 @@ def training_args(
         optim=extra.pop("optim", "adamw_torch"),
         seed=seed,
         save_strategy="no",
-        logging_strategy="no",
+        logging_strategy=extra.pop("logging_strategy", "no"),
         report_to=[],
         disable_tqdm=True,
         use_cpu=not str(device).startswith("cuda"),

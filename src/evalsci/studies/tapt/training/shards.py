@@ -242,10 +242,13 @@ def run_shard(
 
     from evalsci.data.hf_classification import get_spec
     from evalsci.lm.placement import placement
+    from evalsci.studies.tapt.training import models
 
     t_start = time.perf_counter()
     spec = get_spec(settings["dataset"])
-    where = placement({"cpu_dtype": cpu_dtype}, device=device)
+    # the model's own `dtype` (config lm.models.<name>.dtype) wins over lm.cpu_dtype
+    model = models.model_spec(settings["model"], lm_models)
+    where = placement({"cpu_dtype": cpu_dtype}, model, device=device)
     device = where.device
     split = splits.split(frame, m, n, i, settings["split_seed"])
     seed = int(settings["seed"]) + i

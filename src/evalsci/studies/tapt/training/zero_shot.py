@@ -19,13 +19,15 @@ end a message with EOS + newline, which the author's `removesuffix(eos)` leaves 
 
 Pretraining ("unanswered task prompts"): a LoRA adapter (r 16, alpha 32, dropout 0.05, no
 bias, every linear layer) is trained with the causal LM loss over all prompt tokens, one
-epoch, lr 2e-4, truncation at 512 tokens. On CUDA the base model is loaded in 4-bit
-(bitsandbytes NF4, double quantisation, bf16 compute: QLoRA) through `evalsci.lm.load`,
-prepared with `peft.prepare_model_for_kbit_training` and gradient checkpointing, and
-trained with paged 8-bit AdamW in bf16, as the author. On CPU (`quantize: auto`) the base
-model is full precision float32 and the optimiser plain AdamW: the same LoRA adapter
-without the 4-bit base (bitsandbytes 4-bit runs on CPU but only saves memory there, at a
-large cost in time). `quantize: nf4` forces 4-bit on CPU too. The packing variant
+epoch, lr 2e-4, truncation at 512 tokens. With a 4-bit base (QLoRA: `quantize: auto` on
+CUDA, `quantize: nf4` anywhere) the base model is loaded in bitsandbytes NF4 with double
+quantisation through `evalsci.lm.load`, prepared with `peft.prepare_model_for_kbit_training`
+and gradient checkpointing, and trained with paged 8-bit AdamW, as the author (bf16 compute
+and mixed precision on CUDA; float32 compute on CPU, where bitsandbytes >= 0.50 runs the
+4-bit layers and the 8-bit optimiser, the latter unpaged: paging is a CUDA feature). The
+base stays frozen and 4-bit: only the LoRA matrices train (tests/test_tapt_qlora.py).
+On CPU `quantize: auto` keeps a float32 base and plain AdamW: the same LoRA adapter without
+the 4-bit base (4-bit on CPU saves memory, not time). The packing variant
 (`pack: true`, `mistral-qlora-zero-shot-packing`) trains on `packed_prompts` instead: 8 texts
 per sequence under one instruction, batch size 1, truncation at 8192 tokens.
 
@@ -202,13 +204,18 @@ def train_adapter(
             device=device,
             optim="paged_adamw_8bit" if four_bit else "adamw_torch",
             bf16=bf16,
+            logging_strategy="steps",
+            logging_steps=1,
         ),
         train_dataset=ds,
         data_collator=DataCollatorForLanguageModeling(tok, mlm=False),
     )
     out = trainer.train()
     metrics = dict(out.metrics)
+    # the loss of every optimiser step, in order (space-separated: one CSV cell)
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     metrics.update(
+        step_losses=" ".join(f"{x:.6g}" for x in losses),
         train_loss=float(out.training_loss),
         trainable_parameters=int(n_trainable),
         four_bit=four_bit,

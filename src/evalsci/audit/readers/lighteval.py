@@ -1,0 +1,236 @@
+"""lighteval output (`lighteval ... --output-dir OUT [--save-details]`).
+
+Read without lighteval. Per run it writes `OUT/results/<model>/results_<date>.json`
+(`config_general` with `model_name` and `max_samples`, `results` per task key such as
+`arith12|0`, `config_tasks` with each task's metrics and their `category`) and, with
+`--save-details`, `OUT/details/<model>/<date>/details_<task key>_<date>.parquet`: one row per
+document with its `doc` (query, `choices`, `gold_index`, `id`) and its `metric` values.
+
+A task is multiple choice when its metric is scored from log-probabilities (`category`
+LOGPROBS: acc, acc_norm, ...) and each document lists two or more `choices`: then n is the
+details' row count, each item's options its `choices`, and its 0/1 metric value its outcome.
+Without details (or with Git LFS pointers in their place), a task is read only when both its
+n and its options are known otherwise: n recovered from the metric's standard error (lighteval,
+like lm-eval, reports the sample standard deviation over sqrt(n): se^2 = p(1-p)/(n-1)), and the
+options from lm-eval's definition of the task of the same name (the known-task table: e.g. the
+Open LLM Leaderboard v1's `harness|hellaswag|10`, `harness|hendrycksTest-anatomy|5`); its count
+is then `derived`. Otherwise the task is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..records import AuditInputError, Result, Skipped, labels_of
+from .fields import field
+from .jsonfile import load_json
+from .lm_eval import n_from_stderr
+from .lm_eval_tasks import lookup
+
+_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
+MC_CATEGORY = "LOGPROBS"
+
+
+def sniff(head: str) -> bool:
+    """A lighteval results JSON opens with its `config_general`."""
+    text = head.lstrip()
+    return text.startswith("{") and '"config_general"' in text[:200]
+
+
+def details_file(path: Path, model: str, task: str) -> Path | None:
+    """The details parquet lighteval wrote for `task` of the results file `path`, or None."""
+    m = _NAME.match(path.name)
+    if m is None:
+        return None
+    date = m["date"]
+    name = f"details_{task}_{date}.parquet"
+    # OUT/results/<model>/results_<date>.json -> OUT/details/<model>/<date>/
+    depth = len(Path(model).parts)
+    out_dir = path.parents[depth] if len(path.parents) > depth else path.parent
+    for d in (out_dir.parent / "details" / model / date, path.parent / date, path.parent):
+        if (d / name).is_file():
+            return d / name
+    return None
+
+
+def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
+    """[(metric name, category)] of one task's config (category None in old files)."""
+    out = []
+    metrics = cfg.get("metrics") or []
+    if not isinstance(metrics, list):
+        raise AuditInputError(f"{where}: key 'metrics' must be a list")
+    for k, m in enumerate(metrics):
+        if isinstance(m, dict):
+            out.append(
+                (
+                    str(field(m, "metric_name", (str, list), f"{where}.metrics[{k}]")),
+                    m.get("category"),
+                )
+            )
+        elif isinstance(m, str):
+            out.append((m, None))
+    return out
+
+
+def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], list[Skipped]]:
+    """Every multiple-choice task of one lighteval results JSON, and the tasks passed over."""
+    path = Path(path)
+    obj = load_json(path)
+    general = field(obj, "config_general", dict, str(path))
+    model = str(general.get("model_name") or "unknown")
+    res = field(obj, "results", dict, str(path))
+    configs = obj.get("config_tasks") if isinstance(obj.get("config_tasks"), dict) else {}
+    max_samples = general.get("max_samples")
+    results, skipped = [], []
+    for task, entry in sorted(res.items()):
+        if task == "all":  # lighteval's average over the run's tasks
+            continue
+        at = f"{path}: results.{task}"
+        if not isinstance(entry, dict):
+            raise AuditInputError(f"{at}: expected an object of metric values")
+        cfg = configs.get(task) or {}
+        if not isinstance(cfg, dict):
+            raise AuditInputError(f"{path}: config_tasks.{task}: expected an object")
+        names = _metric_names(cfg, f"{path}: config_tasks.{task}")
+        wanted = _pick_metric(entry, names, metric)
+        if isinstance(wanted, str) and wanted.startswith("skip:"):
+            skipped.append(Skipped(str(path), task, wanted[5:]))
+            continue
+        acc = entry.get(wanted)
+        if not isinstance(acc, (int, float)) or isinstance(acc, bool) or not 0 <= acc <= 1:
+            raise AuditInputError(f"{at}: key {wanted!r} = {acc!r} is not an accuracy in [0, 1]")
+        details = details_file(path, model, task)
+        if details is None:
+            got = _without_details(path, task, entry, wanted, model, max_samples)
+            (results if isinstance(got, Result) else skipped).append(got)
+            continue
+        got = _from_details(details, wanted, task)
+        if isinstance(got, str):
+            skipped.append(Skipped(str(path), task, got))
+            continue
+        items, outcomes, choices = got
+        n, correct = len(outcomes), sum(outcomes)
+        if abs(correct / n - acc) > 1e-9:
+            raise AuditInputError(
+                f"{at}: {wanted} = {acc!r} but {details.name} has {correct} of {n} correct"
+            )
+        limited = max_samples is not None
+        results.append(
+            Result(
+                model=model,
+                task=task,
+                n=n,
+                correct=correct,
+                labels=labels_of(choices),
+                source=str(path),
+                accuracy=float(acc),
+                metric=wanted,
+                limited=limited,
+                notes=(f"--max-samples {max_samples}",) if limited else (),
+                items=items,
+                outcomes=outcomes,
+                run=f"{model}@{_NAME.match(path.name)['date']}",
+                choices_source="details",
+            )
+        )
+    return results, skipped
+
+
+def _pick_metric(entry: dict, names: list, metric: str | None) -> str:
+    """The metric to read, or 'skip:<reason>'."""
+    have = sorted(k for k in entry if not k.endswith("_stderr"))
+    if metric is not None:
+        if metric not in entry:
+            return f"skip:metric {metric!r} not reported (metrics there: {have})"
+        return metric
+    categories = {n: c for n, c in names}
+    mc = [k for k in have if categories.get(k) == MC_CATEGORY]
+    if mc:
+        return mc[0]
+    if any(c is not None for c in categories.values()):
+        cats = sorted({str(c) for c in categories.values()})
+        return f"skip:metrics {have} are {cats}, not scored from log-probabilities over options"
+    # old files without categories: try the usual multiple-choice metric names
+    for k in ("acc", "acc_norm"):
+        if k in entry:
+            return k
+    return f"skip:no multiple-choice metric (metrics there: {have})"
+
+
+def _from_details(details: Path, metric: str, task: str):
+    """(item ids, 0/1 outcomes, options per item) from a details parquet, or a skip reason."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover (pyarrow comes with the lm extra's datasets)
+        raise AuditInputError(f"{details}: reading lighteval details needs pyarrow") from None
+    try:
+        rows = pq.read_table(details).to_pylist()
+    except Exception as e:  # noqa: BLE001 (pyarrow raises several types for a bad file)
+        raise AuditInputError(f"{details}: not a readable parquet file ({e})") from None
+    items, outcomes, choices = [], [], []
+    for i, row in enumerate(rows):
+        at = f"{details}: row {i}"
+        doc = row.get("doc") if isinstance(row.get("doc"), dict) else row  # old: flat columns
+        vals = row.get("metric") if isinstance(row.get("metric"), dict) else row.get("metrics")
+        if not isinstance(vals, dict):
+            raise AuditInputError(f"{at}: column 'metric' missing or not a struct")
+        opts = doc.get("choices")
+        if not isinstance(opts, list):
+            raise AuditInputError(f"{at}: key 'doc.choices' missing or not a list")
+        if len(opts) < 2:
+            return f"documents have {len(opts)} choice(s) (generative task): no options"
+        v = vals.get(metric)
+        if v not in (0, 1):
+            if isinstance(v, (int, float)):
+                return f"metric {metric!r} takes values other than 0/1 (row {i}: {v!r})"
+            raise AuditInputError(f"{at}: metric.{metric} = {v!r}, expected 0 or 1")
+        doc_id = doc.get("id")
+        items.append(str(doc_id) if doc_id not in (None, "") else str(i))
+        outcomes.append(int(v))
+        choices.append(len(opts))
+    if not outcomes:
+        raise AuditInputError(f"{details}: no rows (task {task!r})")
+    return tuple(items), tuple(outcomes), choices
+
+
+def _without_details(path: Path, task: str, entry: dict, metric: str, model: str, max_samples):
+    """A derived Result from the results alone, or the Skipped saying what is missing."""
+    name = task.split("|")[1] if task.count("|") == 2 else task
+    known = lookup(name) or lookup(name.replace(":", "_"))
+    acc = entry[metric]
+    missing = "no details parquet beside it (run lighteval with --save-details)"
+    if known is None:
+        why = f"{missing}, and {name!r} is not in the known-task table: options unknown"
+        return Skipped(str(path), task, why)
+    if known.output_type != "multiple_choice":
+        return Skipped(str(path), task, f"{name!r} is {known.output_type} ({known.provenance})")
+    if known.options is None:
+        why = f"{missing}, and {name!r} has per-item options ({known.provenance})"
+        return Skipped(str(path), task, why)
+    n = n_from_stderr(acc, entry.get(f"{metric}_stderr"))
+    if n is None:
+        return Skipped(
+            str(path),
+            task,
+            f"{missing}, and {metric}_stderr = {entry.get(f'{metric}_stderr')!r} with "
+            f"{metric} = {acc!r} gives no whole n",
+        )
+    notes = ["n recovered from the standard error (se^2 = p(1-p)/(n-1))"]
+    if max_samples is not None:
+        notes.append(f"--max-samples {max_samples}")
+    return Result(
+        model=model,
+        task=task,
+        n=n,
+        correct=round(acc * n),
+        labels={known.options: n},
+        source=str(path),
+        accuracy=float(acc),
+        metric=metric,
+        derived=True,
+        limited=max_samples is not None,
+        notes=tuple(notes),
+        run=f"{model}@{_NAME.match(path.name)['date']}" if _NAME.match(path.name) else str(path),
+        choices_source=known.provenance,
+    )
