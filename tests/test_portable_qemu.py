@@ -10,6 +10,7 @@ qemu-user and sets EVALSCI_REQUIRE_QEMU=1, which turns the skip into a failure.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import signal
@@ -83,10 +84,13 @@ def qemu():
 
 
 def result_hashes(workdir: Path, study: str) -> dict[str, str]:
-    """sha256 of every file under results/<study>/ (tables, result CSV/JSON, figures)."""
+    """sha256 of every file under results/<study>/ (tables, result CSV/JSON, arrays, figures);
+    gzip files after decompression, since their header carries the time they were written."""
     root = workdir / "results" / study
     return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        str(p.relative_to(root)): hashlib.sha256(
+            gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()
+        ).hexdigest()
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
