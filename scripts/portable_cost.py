@@ -6,7 +6,7 @@ evalsci.determinism.PORTABLE_ENV alone on top of portable=false), and prints eac
 time from the job's `benchmark:` file and the ratio of the medians against portable=false.
 Alternating the variants within one invocation keeps the ratios fair on a shared machine.
 
-    python scripts/portable_cost.py WORKDIR OUTPUT... [--reps 2] [--pins]
+    python scripts/portable_cost.py WORKDIR OUTPUT... [--reps 2] [--pins] [--configfile F]
 
 WORKDIR is a finished default run (`snakemake --cores 2 -d WORKDIR`); it is not modified.
 """
@@ -29,11 +29,13 @@ sys.path.insert(0, str(REPO / "src"))
 from evalsci.determinism import PORTABLE_ENV  # noqa: E402
 
 
-def run_job(work: Path, output: str, portable: bool, env: dict[str, str]) -> float:
+def run_job(
+    work: Path, output: str, portable: bool, env: dict[str, str], extra: list[str]
+) -> float:
     """CPU-s of the job that makes `output` (its benchmark file), rerun in `work`."""
     start = time.time()
     cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(work)]
-    cmd += ["--cores", "1", "--forcerun", output, "--until", output, output]
+    cmd += ["--cores", "1", "--forcerun", output, "--until", output, output, *extra]
     cmd += ["--config", f"portable={str(portable).lower()}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
     if proc.returncode:
@@ -51,6 +53,7 @@ def main() -> None:
     ap.add_argument("outputs", nargs="+")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--pins", action="store_true", help="also each pin alone")
+    ap.add_argument("--configfile", help="the configuration WORKDIR was built with")
     args = ap.parse_args()
     variants = {"portable=false": (False, {}), "portable=true": (True, {})}
     if args.pins:
@@ -65,7 +68,8 @@ def main() -> None:
             times: dict[str, list[float]] = {name: [] for name in variants}
             for rep in range(args.reps):
                 for name, (portable, env) in variants.items():
-                    t = run_job(work, output, portable, env)
+                    extra = ["--configfile", args.configfile] if args.configfile else []
+                    t = run_job(work, output, portable, env, extra)
                     times[name].append(t)
                     print(f"{output}\t{name}\trep {rep + 1}\t{t:.1f} CPU-s", flush=True)
             base = statistics.median(times["portable=false"])

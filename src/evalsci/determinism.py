@@ -73,9 +73,15 @@ PORTABLE_ENV = {
     # reductions; no Intel SVML (its loops dispatch on the CPU)
     "NUMBA_CPU_NAME": "generic",
     "NUMBA_DISABLE_INTEL_SVML": "1",
-    # PyTensor's C backend (PyMC's prior predictive draws) compiles with -march=<this CPU>
-    # unless given one: x86-64-v2 (Nehalem), no FMA contraction
-    "PYTENSOR_FLAGS": "gcc__cxxflags=-march=x86-64-v2 -ffp-contract=off",
+    # PyTensor's C backend (PyMC's prior predictive draws, nutpie's initial point) compiles with
+    # -march=<this CPU> unless given one: x86-64-v2 (Nehalem), no FMA contraction; and in a
+    # compile directory of its own, since modules built earlier for this CPU (PyTensor's
+    # lazylinker is keyed by its version only) stop with SIGILL on an older one (seen under an
+    # emulated Nehalem)
+    "PYTENSOR_FLAGS": (
+        "gcc__cxxflags=-march=x86-64-v2 -ffp-contract=off,"
+        "compiledir_format=compiledir_evalsci-portable-x86-64-v2-%(python_version)s"
+    ),
     # glibc's libm (exp, log, sin, pow... behind numpy's baseline loops, Python's math, numba)
     # picks FMA builds of its functions on CPUs with FMA and AVX2; they round otherwise in
     # the last bit for some arguments (measured: numpy exp/log/sin of 200,000 doubles differ
@@ -107,8 +113,9 @@ def apply_portable(portable: bool, environ=None) -> dict[str, str]:
         return {}
     env = dict(PORTABLE_ENV)
     for var, sep in _LISTS.items():
-        key = env[var].split("=", 1)[0] + "="  # the entry the pin sets (gcc__cxxflags=...)
-        own = [e for e in environ.get(var, "").split(sep) if e.strip() and not e.startswith(key)]
+        # the entries the pin sets (gcc__cxxflags=..., glibc.cpu.hwcaps=...) replace the user's
+        keys = tuple(e.split("=", 1)[0] + "=" for e in env[var].split(sep))
+        own = [e for e in environ.get(var, "").split(sep) if e.strip() and not e.startswith(keys)]
         env[var] = sep.join([*own, env[var]])
     environ.update(env)
     return env
