@@ -31,9 +31,11 @@ def test_recovers_null_and_nonnull_beta():
     # model with numba (~30 s); on this small design PyMC's NUTS is fast enough. With 6 tasks
     # sigma_W's posterior spans two orders of magnitude (0.001-0.15), where no single
     # parametrisation of W suits every region: smaller steps (target_accept 0.95) avoid the
-    # occasional divergence in its upper tail.
+    # occasional divergence in its upper tail. 600 draws per chain: with 300, the bulk ESS of
+    # a nuisance sigma came out at 99-130 depending on the CPU's kernels (PyMC compiles with
+    # -march=native), on the edge of the check's 100; the test is about recovery, not that edge.
     settings = bayes.SamplerSettings(
-        backend="pymc", chains=2, draws=300, tune=300, seed=3, cores=2, target_accept=0.95
+        backend="pymc", chains=2, draws=600, tune=300, seed=3, cores=2, target_accept=0.95
     )
     lenient = bayes.Thresholds(max_r_hat=1.05, max_r_hat_nuisance=1.1, min_ess_bulk=100)
     t = simulate.recovery(
