@@ -11,6 +11,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+# |accuracy - correct / n| above which a file's reported accuracy and the count a reader made
+# from its items disagree: both are the same ratio, printed by Python's repr.
+EXACT = 1e-9
+
 
 class AuditInputError(ValueError):
     """An input is missing, unreadable or lacks a field the audit needs. The message names

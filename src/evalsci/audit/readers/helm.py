@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..records import AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
 from .fields import field
 from .jsonfile import load_json
 
@@ -193,7 +193,7 @@ def _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_s
         acc = float(agg["mean"])
         # the reported mean is over trials of per-trial means; with the same instances in every
         # trial it equals the pooled count
-        if abs(acc - correct / n) > 1e-9:
+        if abs(acc - correct / n) > EXACT:
             raise AuditInputError(
                 f"{stats_path}: {METRIC} ({split}) mean {acc!r} but per_instance_stats.json has "
                 f"{correct} of {n} correct"

@@ -27,7 +27,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..records import AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
 from .fields import field
 from .jsonfile import load_json
 
@@ -252,7 +252,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         raise AuditInputError(f"{path}: {where}: a sample id and epoch occur twice")
     n, correct = len(outcomes), sum(outcomes)
     acc = _dig(entry, "metrics", "accuracy", "value")
-    if isinstance(acc, (int, float)) and abs(correct / n - acc) > 1e-9:
+    if isinstance(acc, (int, float)) and abs(correct / n - acc) > EXACT:
         raise AuditInputError(
             f"{path}: results.scores {name!r}: accuracy {acc!r} but the samples have "
             f"{correct} of {n} correct"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..records import AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
 from .fields import field
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
@@ -111,7 +111,7 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
             continue
         items, outcomes, choices = got
         n, correct = len(outcomes), sum(outcomes)
-        if abs(correct / n - acc) > 1e-9:
+        if abs(correct / n - acc) > EXACT:
             raise AuditInputError(
                 f"{at}: {wanted} = {acc!r} but {details.name} has {correct} of {n} correct"
             )

@@ -28,13 +28,12 @@ import math
 import re
 from pathlib import Path
 
-from ..records import AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
 from . import leaderboard
 from .jsonfile import is_lfs_pointer, iter_jsonl, load_json
 from .lm_eval_tasks import lookup, options_of
 
 _TS = re.compile(r"^results_(?P<ts>.+)\.json$")
-EXACT = 1e-9  # |accuracy - correct/n|: both are the same ratio, printed by Python's repr
 
 
 def sniff(obj: object) -> bool:
