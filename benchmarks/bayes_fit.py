@@ -1,14 +1,16 @@
 """Bulk ESS per second of beta: PyMC's default NUTS (the authors' setup) against ours.
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/bayes_fit.py \
-        [--config m100_n500] [--comparisons bias boost] [--cores 2]
+        [--config m100_n500] [--comparisons bias boost] [--cores 2] [--not-portable]
 
 For each comparison (default both, bias and boost) of one configuration, the same bambi
 model, priors, data and seed are fitted twice:
 - "pymc": the authors' setup: bambi's default non-centred parametrisation, PyMC's NUTS,
   4 chains x 1,000 draws after 500 tuning steps, `cores` worker processes;
 - "ours": the workflow's own checked fit, `evalsci.studies.tapt.posteriors.fit_one` with
-  config.yaml `tapt.bayes` (nutpie, task effects centred, the comparison's mass matrix
+  config.yaml `tapt.bayes` (its backend as the workflow resolves it: PyMC's NUTS under portable
+  arithmetic, the default, whose pins this script sets as the workflow does; nutpie with
+  `--not-portable`; task effects centred, the comparison's mass matrix
   adaptation from `tapt.bayes.variance_mass_matrix`, the convergence checks, and a refit with twice the draws when a
   check fails, so any refit is inside the timed call).
 Each time is the whole call (model build and compilation included; PyMC reuses pytensor's
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import sys
 import time
 from pathlib import Path
 
@@ -55,10 +58,25 @@ def main() -> None:
         "--comparisons", nargs="+", default=["bias", "boost"], choices=["boost", "bias"]
     )
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument(
+        "--not-portable",
+        action="store_true",
+        help="portable: false (nutpie for 'ours', no kernel pins); default: config.yaml's portable",
+    )
     args = ap.parse_args()
+    full_cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    portable = full_cfg["portable"] and not args.not_portable
+
+    from evalsci.determinism import apply_portable
+
+    env = dict(os.environ)
+    if apply_portable(portable, env) and env != os.environ:
+        # as a workflow job gets them: in the environment at process start (glibc reads its
+        # tunables only then; numpy, numba and PyTensor when they load)
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
     from evalsci.stats import bayes
-    from evalsci.studies.tapt import data, hierarchical, posteriors, steps
+    from evalsci.studies.tapt import data, hierarchical, posteriors, steps, targets
 
     mirror = Path(os.environ.get("EVALSCI_MIRROR", Path(__file__).parents[2] / "shared/released"))
     files = [
@@ -69,7 +87,9 @@ def main() -> None:
     if not files:
         raise SystemExit(f"no released accuracies for configuration {args.config!r}")
     acc = data.load_accuracies(files)
-    bayes_cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["tapt"]["bayes"]
+    bayes_cfg = dict(full_cfg["tapt"]["bayes"])
+    bayes_cfg["backend"] = targets.resolve_backend(bayes_cfg, portable)
+    print(f"portable: {portable}; ours: {bayes_cfg['backend']}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     ratios = {}

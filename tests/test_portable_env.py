@@ -51,3 +51,50 @@ def test_libraries_started_under_the_pins_use_their_baseline_kernels():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["DEFAULT", "baseline(X86_V2)"]
+
+
+def test_tapt_fits_use_a_pinned_sampler_under_portable_arithmetic():
+    """backend auto: PyMC's NUTS (PyTensor C code + numpy, both pinned) when portable, nutpie
+    (Rust, SIMD picked by CPU at run time) when not; a CPU-dispatching backend named together
+    with portable: true, or a nutpie-only option given to PyMC, is an error naming the keys."""
+    import pytest
+
+    from evalsci.studies.tapt.targets import BackendConfigError, resolve_backend
+
+    cfg = yaml.safe_load((REPO / "config.yaml").read_text())["tapt"]["bayes"]
+    assert cfg["backend"] == "auto"
+    assert resolve_backend(cfg, portable=True) == "pymc"
+    assert resolve_backend(cfg, portable=False) == "nutpie"
+    assert resolve_backend({**cfg, "backend": "nutpie"}, portable=False) == "nutpie"
+    assert resolve_backend({**cfg, "backend": "pymc"}, portable=False) == "pymc"
+    for backend in ("nutpie", "numpyro", "blackjax"):
+        with pytest.raises(BackendConfigError, match=r"tapt\.bayes\.backend.*portable: false"):
+            resolve_backend({**cfg, "backend": backend}, portable=True)
+    with pytest.raises(BackendConfigError, match=r"tapt\.bayes\.low_rank.*fits use pymc"):
+        resolve_backend({**cfg, "low_rank": True}, portable=True)
+    with pytest.raises(BackendConfigError, match=r"variance_mass_matrix"):
+        resolve_backend({**cfg, "backend": "pymc", "variance_mass_matrix": ["boost"]}, False)
+
+
+def test_a_cpu_dependent_sampler_with_portable_stops_the_workflow_before_any_job(tmp_path):
+    from conftest import snakemake
+
+    cfg = tmp_path / "nutpie.yaml"
+    cfg.write_text("tapt:\n  bayes:\n    backend: nutpie\n")
+    proc = snakemake(
+        tmp_path / "wd", "-n", "tapt_beta_posteriors", "--configfile", str(cfg), check=False
+    )
+    assert proc.returncode != 0
+    assert "tapt.bayes.backend: 'nutpie'" in proc.stderr + proc.stdout
+    # the same with portable arithmetic off is a valid (dry) run
+    ok = snakemake(
+        tmp_path / "wd",
+        "-n",
+        "tapt_beta_posteriors",
+        "--configfile",
+        str(cfg),
+        "--config",
+        "portable=false",
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr[-3000:]

@@ -29,14 +29,29 @@ pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 # Each study's targets on a configuration small enough to run under emulation (9-10x the
 # native CPU time). Together they pass the CPU-dispatching libraries: numpy/scipy float64 and
 # glibc's libm (baselines' maxrandom rule, which audit shares; tapt Table 1), OpenBLAS and
-# scikit-learn (tapt PCA), torch float32 and float64 (assessors embeddings and IRT), and
-# scikit-learn and XGBoost (assessors classifiers).
+# scikit-learn (tapt PCA), PyTensor's C code and PyMC's NUTS (a tapt fit, both comparisons,
+# draws included), torch float32 and float64 (assessors embeddings and IRT), and scikit-learn
+# and XGBoost (assessors classifiers).
 STUDIES = {
     "baselines": (["baselines_table1"], {}),
-    # Not the hierarchical fits: nutpie's sampler (Rust: nuts-rs with faer) picks its SIMD
-    # code by CPU at run time, with no switch to pin it; on the emulated Nehalem its draws
-    # differ from native ones by ~1e-10 relative (docs/reproducibility.md, "Not covered").
-    "tapt": (["tapt_table1", "tapt_pca"], {"tapt": {"pca": {"n_trials": 3}}}),
+    # The fit: the default backend (auto = PyMC's NUTS under portable arithmetic), a few draws
+    # (bit-identity is the question here, not convergence: on_failure warn).
+    "tapt": (
+        ["tapt_table1", "tapt_pca", "results/tapt/fits/zero_shot_n100/bias_authors.json"],
+        {
+            "tapt": {
+                "pca": {"n_trials": 3},
+                "fits": {"configs": ["zero_shot_n100"], "eq2_configs": []},
+                "bayes": {
+                    "chains": 2,
+                    "draws": 30,
+                    "tune": 30,
+                    "max_draws": 30,
+                    "on_failure": "warn",
+                },
+            }
+        },
+    ),
     "assessors": (
         ["assessors_table3"],
         {
@@ -108,16 +123,6 @@ def _run(tmp_path_factory, mirror, study: str, python: Path | None, name: str) -
     return wd
 
 
-# A CPU a study cannot run on at all, and why (skipped; the cause has its own test below).
-CANNOT_RUN = {
-    ("assessors", "Nehalem"): (
-        "bitsandbytes' CPU library, which sentence-transformers imports through transformers and "
-        "peft, stops with SIGILL when it loads on a CPU without AVX "
-        "(test_bitsandbytes_cannot_load_without_avx)"
-    ),
-}
-
-
 @pytest.fixture(scope="module")
 def native_runs(tmp_path_factory, mirror):
     """Each study's native run, once per module (the reference for both emulated CPUs)."""
@@ -138,8 +143,6 @@ def native_runs(tmp_path_factory, mirror):
 def test_results_are_byte_identical_on_emulated_cpus(
     study, cpu, qemu, native_runs, tmp_path_factory, mirror
 ):
-    if (study, cpu) in CANNOT_RUN:
-        pytest.skip(CANNOT_RUN[study, cpu])
     native = native_runs(study)
     python = emulated_python(tmp_path_factory.mktemp(f"venv_{cpu}"), cpu)
     emulated = result_hashes(_run(tmp_path_factory, mirror, study, python, cpu), study)
@@ -149,9 +152,16 @@ def test_results_are_byte_identical_on_emulated_cpus(
 
 
 def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
-    """Why assessors is not run on the emulated Nehalem: importing bitsandbytes (a dependency
-    for 4-bit models on CUDA) loads its CPU library, which executes AVX instructions at once.
-    When a bitsandbytes release stops doing so, this fails: then run assessors on Nehalem."""
+    """Why the embedding job blocks bitsandbytes (evalsci.determinism.block_bitsandbytes):
+    importing it (a dependency for 4-bit models on CUDA) loads its CPU library, which executes
+    AVX instructions at once, and sentence-transformers imports it through transformers and
+    peft. When a bitsandbytes release stops doing so, this fails: then the block can go."""
     python = emulated_python(tmp_path / "venv", "Nehalem")
     proc = subprocess.run([str(python), "-c", "import bitsandbytes"], capture_output=True)
     assert proc.returncode == -signal.SIGILL or proc.returncode == 128 + signal.SIGILL, proc.stderr
+    blocked = (
+        "from evalsci.determinism import block_bitsandbytes; block_bitsandbytes(); "
+        "import sentence_transformers, peft.helpers; print(peft.helpers.bnb)"
+    )
+    proc = subprocess.run([str(python), "-c", blocked], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-2000:]

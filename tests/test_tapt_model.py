@@ -151,7 +151,7 @@ def test_mass_matrix_adaptation_is_chosen_per_comparison():
 
     cfg = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["tapt"]["bayes"]
     assert cfg["variance_mass_matrix"] == []
-    cfg = {**cfg, "variance_mass_matrix": ["boost"]}
+    cfg = {**cfg, "backend": "nutpie", "variance_mass_matrix": ["boost"]}  # portable: false
     boost, _ = steps.sampler_settings(cfg, 1, "boost")
     bias, _ = steps.sampler_settings(cfg, 1, "bias")
     other, _ = steps.sampler_settings(cfg, 1)  # recovery, meta: nutpie's default

@@ -119,3 +119,17 @@ def apply_portable(portable: bool, environ=None) -> dict[str, str]:
         env[var] = sep.join([*own, env[var]])
     environ.update(env)
     return env
+
+
+def block_bitsandbytes() -> None:
+    """For a job that never quantises (the sentence embeddings): `import bitsandbytes` fails in
+    this process as if it were not installed, so transformers and peft, which look for it when
+    they load, take it as "no 4-bit support". bitsandbytes' CPU library executes AVX
+    instructions as it loads: on a CPU without AVX (Nehalem; tests/test_portable_qemu.py) the
+    import alone stops the process with SIGILL. Call before sentence-transformers is imported;
+    a bitsandbytes already loaded is left alone."""
+    import sys
+
+    if "bitsandbytes" not in sys.modules:
+        # None in sys.modules: `import` raises ImportError, importlib.util.find_spec gives None
+        sys.modules["bitsandbytes"] = None

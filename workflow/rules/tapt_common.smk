@@ -13,8 +13,11 @@ TAPT = config["tapt"]
 # on_failure "auto": a failed convergence check fails the job on the released data, but only
 # warns on our own embedded recompute demo, whose few subsamples cannot pass the checks.
 # A resolved copy: the config itself stays as the user wrote it.
+# backend "auto": PyMC's NUTS under portable arithmetic (the same draws on every CPU), nutpie
+# without it.
 TAPT_BAYES = {
     **TAPT["bayes"],
+    "backend": _tapt_targets.resolve_backend(TAPT["bayes"], config["portable"]),
     "on_failure": _tapt_targets.resolve_on_failure(TAPT["bayes"]["on_failure"], recompute("tapt")),
 }
 TAPT_FULL = TAPT["scale"] == "full"

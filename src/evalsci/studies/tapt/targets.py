@@ -70,3 +70,46 @@ def resolve_on_failure(setting: str, recomputing: bool) -> str:
     if setting == "auto":
         return "warn" if recomputing else "error"
     return setting
+
+
+# NUTS samplers whose arithmetic is pinned by portable arithmetic (evalsci.determinism): PyMC's
+# own NUTS is PyTensor C code (compiled for x86-64-v2 when portable) driven by numpy, both
+# pinned. nutpie's sampler (Rust: nuts-rs, faer, pulp) and jax's XLA pick SIMD code by CPU at
+# run time, with no switch: their draws differ between CPUs (~1e-10 relative after 100 draws on
+# an emulated Nehalem), enough to move HDI bounds and tail probabilities.
+PORTABLE_BACKENDS = ("pymc",)
+
+
+class BackendConfigError(ValueError):
+    """`tapt.bayes.backend` cannot keep the promise of `portable: true`."""
+
+
+def resolve_backend(bayes_cfg: dict, portable: bool) -> str:
+    """The NUTS implementation of every tapt fit, from config `tapt.bayes`. `auto` (the
+    default): PyMC's NUTS under portable arithmetic (the same draws on any x86-64 CPU), nutpie
+    without it (faster on these models, docs/benchmarks.md). A named backend is used as named,
+    unless portable arithmetic is on and that backend cannot be pinned: then an error says which
+    keys to change instead of quietly giving CPU-dependent posteriors. nutpie's own options
+    (`low_rank`, `variance_mass_matrix`) set for another backend are an error too, since that
+    backend would ignore them."""
+    setting = bayes_cfg["backend"]
+    if setting == "auto":
+        backend = PORTABLE_BACKENDS[0] if portable else "nutpie"
+    elif portable and setting not in PORTABLE_BACKENDS:
+        raise BackendConfigError(
+            f"config tapt.bayes.backend: {setting!r} picks its SIMD code by CPU at run time, so "
+            f"its posteriors differ between CPUs, which `portable: true` promises they do not. "
+            f"Use tapt.bayes.backend: auto (or {', '.join(PORTABLE_BACKENDS)}), or set "
+            f"portable: false to trade that promise for {setting}'s speed"
+        )
+    else:
+        backend = setting
+    nutpie_only = [k for k in ("low_rank", "variance_mass_matrix") if bayes_cfg.get(k)]
+    if backend != "nutpie" and nutpie_only:
+        why = " (backend auto with portable: true)" if setting == "auto" else ""
+        raise BackendConfigError(
+            f"config tapt.bayes.{nutpie_only[0]} is an option of nutpie's sampler, but the fits "
+            f"use {backend}{why}, which would ignore it: remove it, or set backend: nutpie "
+            f"and portable: false"
+        )
+    return backend
