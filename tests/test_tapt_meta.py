@@ -111,3 +111,22 @@ def test_meta_table_threshold():
     slices = pd.DataFrame({"config": ["a"] * 4, "mean": [-0.05, 0.01, 0.03, 0.06]})
     t = meta.meta_table(slices, {"a": 0.04})
     assert t.loc[0, "p_outside"] == 0.5 and t.loc[0, "n_slices"] == 4
+
+
+def test_a_slice_sampled_after_another_equals_it_sampled_alone():
+    """The PyMC path compiles the density once and samples every slice on it with a fresh NUTS
+    step: slice B's draws after slice A equal B's on a fresh model (the new data reached the
+    compiled function, and no step size or mass matrix carried over), so a slice's result
+    does not depend on which worker fitted which slices before it."""
+    acc = _fake_accuracies()
+    lms, tasks = ["bert", "gpt2"], ["task0", "task1", "task2", "task3"]
+    a, b = (meta.draw_slice(acc, np.random.default_rng(k)) for k in (1, 2))
+    reused = meta.SliceModel(lms, tasks, "bias")
+    kw = {"draws": 40, "tune": 40, "backend": "pymc"}
+    first = reused.sample(reused.data(a), seed=7, **kw)
+    after = reused.sample(reused.data(b), seed=8, **kw)
+    fresh = meta.SliceModel(lms, tasks, "bias")
+    alone = fresh.sample(fresh.data(b), seed=8, **kw)
+    beta = lambda idata: idata.posterior["beta"].values  # noqa: E731
+    assert np.array_equal(beta(after), beta(alone))
+    assert not np.array_equal(beta(first), beta(after))

@@ -11,6 +11,7 @@ with logged(snakemake):  # noqa: F821
         smk.input[0],
         smk.wildcards.config,
         n_slices=smk.params.n_slices,
+        target_accept=smk.params.target_accept,
         seed=smk.params.seed,
         workers=smk.threads,
         count_rule=smk.params.count_rule,

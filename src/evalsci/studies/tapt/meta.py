@@ -13,7 +13,8 @@ posterior mean of beta lies outside (-0.04, 0.04) (m = 100, n = 500) or (-0.07, 
 (zero-shot).
 
 Speed: the slices differ only in their data, so the model is written once in PyMC with
-`pm.Data` containers, compiled once by nutpie, and re-sampled with `with_data` per slice;
+`pm.Data` containers, its log density and gradient compiled once (PyMC's NUTS, the default
+under portable arithmetic; or nutpie's `with_data`) and re-sampled per slice;
 this is the same density bambi builds (its common predictors are mean-centred before the
 Intercept prior applies, so the same is done here), which `tests/test_tapt_meta.py` checks
 against a bambi fit. The pair index space is fixed at (LMs x tasks) levels: when both LMs
@@ -58,7 +59,7 @@ def draw_slice(acc: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
 
 
 class SliceModel:
-    """The slice model compiled once (nutpie); `sample` refits it on another slice's data."""
+    """The slice model compiled once; `sample` refits it on another slice's data."""
 
     def __init__(self, lms: list[str], tasks: list[str], comparison: str):
         import pymc as pm
@@ -108,15 +109,57 @@ class SliceModel:
             out["z"] = np.tile((s["lm"] == sorted(self.lms)[-1]).to_numpy(float), 2)
         return out
 
-    def sample(self, data: dict, *, draws: int, tune: int, seed: int):
-        import nutpie
+    def sample(
+        self,
+        data: dict,
+        *,
+        draws: int,
+        tune: int,
+        seed: int,
+        backend: str = "pymc",
+        target_accept: float = 0.95,
+    ):
+        """One chain on `data`. backend "pymc": PyMC's NUTS on the log density and gradient
+        compiled once (PyTensor C code, pinned under portable arithmetic), with a fresh step
+        (step size and mass matrix adaptation start over) per slice; "nutpie": nutpie's
+        compilation re-used `with_data` (faster, but its sampler's SIMD code depends on the
+        CPU: docs/reproducibility.md)."""
+        if backend == "nutpie":
+            import nutpie
 
-        if self._compiled is None:
-            self._compiled = nutpie.compile_pymc_model(self.model)
-        compiled = self._compiled.with_data(**data)
-        return nutpie.sample(
-            compiled, draws=draws, tune=tune, chains=1, cores=1, seed=seed, progress_bar=False
-        )
+            if self._compiled is None:
+                self._compiled = nutpie.compile_pymc_model(self.model)
+            compiled = self._compiled.with_data(**data)
+            return nutpie.sample(
+                compiled,
+                draws=draws,
+                tune=tune,
+                chains=1,
+                cores=1,
+                seed=seed,
+                progress_bar=False,
+                target_accept=target_accept,
+            )
+        if backend != "pymc":
+            raise ValueError(f"meta-analysis slices: backend {backend!r} is not pymc or nutpie")
+        import pymc as pm
+
+        with self.model:
+            pm.set_data(data)
+            if self._compiled is None:  # data are shared variables: set_data reaches it
+                self._compiled = self.model.logp_dlogp_function(ravel_inputs=True)
+                self._compiled.trust_input = True
+            step = pm.NUTS(logp_dlogp_func=self._compiled, target_accept=target_accept)
+            return pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=1,
+                cores=1,
+                step=step,
+                random_seed=seed,
+                progressbar=False,
+                compute_convergence_checks=False,
+            )
 
 
 def _summarise(idata, hdi_prob: float = 0.89) -> dict:
@@ -135,7 +178,7 @@ def _summarise(idata, hdi_prob: float = 0.89) -> dict:
 
 
 def _run_slices(args) -> list[dict]:
-    acc, comparison, indices, seed, draws, tune, counts = args
+    acc, comparison, indices, seed, draws, tune, counts, backend, target_accept = args
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -146,7 +189,14 @@ def _run_slices(args) -> list[dict]:
     for i in indices:
         rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
         data = model.data(draw_slice(acc, rng), counts)
-        idata = model.sample(data, draws=draws, tune=tune, seed=int(seed) * 1000 + int(i))
+        idata = model.sample(
+            data,
+            draws=draws,
+            tune=tune,
+            seed=int(seed) * 1000 + int(i),
+            backend=backend,
+            target_accept=target_accept,
+        )
         out.append({"slice": int(i), **_summarise(idata)})
     return out
 
@@ -161,13 +211,18 @@ def run_meta(
     tune: int = 500,
     workers: int = 1,
     counts: str = "round",
+    backend: str = "pymc",
+    target_accept: float = 0.95,
 ) -> pd.DataFrame:
-    """Fit `n_slices` unreplicated slices of one configuration; one row per slice."""
+    """Fit `n_slices` unreplicated slices of one configuration; one row per slice. `backend`:
+    the resolved config `tapt.bayes.backend` (pymc or nutpie; SliceModel.sample)."""
     config = acc["config"].iloc[0]
     if acc["config"].nunique() != 1:
         raise ValueError("run_meta needs the accuracies of one configuration")
     chunks = [list(range(i, n_slices, workers)) for i in range(workers)]
-    jobs = [(acc, comparison, c, seed, draws, tune, counts) for c in chunks if c]
+    jobs = [
+        (acc, comparison, c, seed, draws, tune, counts, backend, target_accept) for c in chunks if c
+    ]
     rows = []
     if workers == 1:
         rows = _run_slices(jobs[0])

@@ -259,6 +259,7 @@ def make_meta_slices(
     count_rule: str,
     bayes_cfg: dict,
     out: str,
+    target_accept: float = 0.95,
 ) -> None:
     slices = meta.run_meta(
         load(acc_path, config),
@@ -268,6 +269,8 @@ def make_meta_slices(
         tune=bayes_cfg["tune"],
         workers=workers,
         counts=count_rule,
+        backend=bayes_cfg["backend"],
+        target_accept=target_accept,
     )
     bad = slices["divergences"] > bayes_cfg["max_divergences"]
     if bad.any():
