@@ -35,7 +35,9 @@ while [[ $# -gt 0 ]]; do
 done
 root="${1:-$(mktemp -d -t evalsci-repro.XXXXXX)}"
 py="${PYTHON:-.venv/bin/python}"
-# TARGETS / STUDIES override what is built and compared (e.g. TARGETS=tapt_table1 STUDIES=tapt).
+# TARGETS / STUDIES override what is built and compared (e.g. TARGETS=tapt_table1 STUDIES=tapt;
+# targets may be files); FILES=all compares every file under results/<study>/, not only tables;
+# CONFIGFILE adds a --configfile to every run.
 read -r -a targets <<< "${TARGETS:-assessors_table3 mc_icl_figure1}"
 read -r -a studies <<< "${STUDIES:-assessors mc_icl}"
 mkdir -p "$root"
@@ -45,16 +47,26 @@ run() {  # run NAME CORES PYTHON [SNAKEMAKE ARGS...]: build the targets in $root
   echo "== $name: --cores $cores $python $*" >&2
   rm -rf "${root:?}/$name"
   local t0=$SECONDS
-  "$python" -m snakemake -s Snakefile -d "$root/$name" --cores "$cores" "${targets[@]}" "$@" \
+  "$python" -m snakemake -s Snakefile -d "$root/$name" --cores "$cores" "${targets[@]}" \
+    ${CONFIGFILE:+--configfile "$CONFIGFILE"} "$@" \
     > "$root/$name.log" 2>&1 || { echo "snakemake failed, see $root/$name.log" >&2; exit 2; }
   echo "   $name: $((SECONDS - t0)) s wall" >&2
 }
 
-hashes() {  # hashes NAME: "path sha256" of every table of the studies
-  local s
+hashes() {  # hashes NAME: "sha256 path" of every table of the studies (FILES=all: every file)
+  local s f
   for s in "${studies[@]}"; do
-    (cd "$root/$1/results" && find "$s" -path '*/tables/*' -type f -print0 | sort -z \
-      | xargs -0 sha256sum)
+    if [[ ${FILES:-tables} == all ]]; then
+      # every result file (arrays, fits, draws); gzip files decompressed, since their header
+      # carries the time they were written
+      (cd "$root/$1/results" && find "$s" -type f | sort | while read -r f; do
+        if [[ $f == *.gz ]]; then echo "$(gzip -dc "$f" | sha256sum | cut -d' ' -f1)  $f"
+        else sha256sum "$f"; fi
+      done)
+    else
+      (cd "$root/$1/results" && find "$s" -path '*/tables/*' -type f -print0 | sort -z \
+        | xargs -0 sha256sum)
+    fi
   done
 }
 
@@ -77,9 +89,9 @@ for cpu in "${cpus[@]}"; do
   run "$cpu" 2 "$qpy"
   hashes "$cpu" > "$root/$cpu.sha256"
   if diff "$root/a.sha256" "$root/$cpu.sha256" > "$root/a$cpu.diff"; then
-    echo "emulated $cpu: all $n tables byte-identical"
+    echo "emulated $cpu: all $n compared files (FILES=${FILES:-tables}) byte-identical"
   else
-    echo "emulated $cpu: tables DIFFER (see $root/a$cpu.diff)"; status=1
+    echo "emulated $cpu: files DIFFER (see $root/a$cpu.diff)"; status=1
   fi
 done
 

@@ -285,6 +285,7 @@ rule tapt_make_recovery:
     params:
         n_subsamples=50 if TAPT_FULL else TAPT["simulate"]["n_subsamples"],
         beta_nonnull=TAPT["simulate"]["beta_nonnull"],
+        target_accept=TAPT["simulate"]["target_accept"],
         seed=config["seed"],
         bayes=TAPT_BAYES,
     script:

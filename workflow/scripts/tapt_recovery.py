@@ -10,6 +10,7 @@ with logged(snakemake):  # noqa: F821
     steps.make_recovery(
         n_subsamples=smk.params.n_subsamples,
         beta_nonnull=smk.params.beta_nonnull,
+        target_accept=smk.params.target_accept,
         seed=smk.params.seed,
         bayes_cfg=smk.params.bayes,
         cores=smk.threads,

@@ -5,6 +5,7 @@ come from the `tapt` config section (see config.yaml)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -130,6 +131,7 @@ def sampler_settings(
         cores=max(1, cores),
         low_rank=cfg["low_rank"],
         grad_mass_matrix=not variance,
+        target_accept=cfg["target_accept"],
     )
     thresholds = bayes.Thresholds(
         max_r_hat=cfg["max_r_hat"],
@@ -327,10 +329,12 @@ def make_recovery(
     cores: int,
     table_out,
     figure_out,
+    target_accept: float = 0.95,
 ) -> None:
     from evalsci.studies.tapt import simulate
 
     settings, thresholds = sampler_settings(bayes_cfg, cores)
+    settings = dataclasses.replace(settings, target_accept=target_accept)
     # The m = 100, n = 200 design: 2 LM types x 25 tasks x subsamples, n = 200.
     design = simulate.design(n_lms=2, n_tasks=25, n_pairs=n_subsamples, n=200)
     t = simulate.recovery(
