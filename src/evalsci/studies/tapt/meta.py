@@ -84,7 +84,8 @@ class SliceModel:
             eta = eta + sigma * offset[pair]
             pm.Binomial("y_obs", n=n, logit_p=eta, observed=y)
         self.model = model
-        self._compiled = None
+        # per backend: nutpie's compiled model, or PyMC's compiled log density and gradient
+        self._compiled: dict[str, object] = {}
 
     def data(self, slice_: pd.DataFrame, counts: str = "round") -> dict[str, np.ndarray]:
         """Arrays of the slice in long form (control rows, then treatment rows)."""
@@ -127,9 +128,9 @@ class SliceModel:
         if backend == "nutpie":
             import nutpie
 
-            if self._compiled is None:
-                self._compiled = nutpie.compile_pymc_model(self.model)
-            compiled = self._compiled.with_data(**data)
+            if "nutpie" not in self._compiled:
+                self._compiled["nutpie"] = nutpie.compile_pymc_model(self.model)
+            compiled = self._compiled["nutpie"].with_data(**data)
             return nutpie.sample(
                 compiled,
                 draws=draws,
@@ -146,10 +147,11 @@ class SliceModel:
 
         with self.model:
             pm.set_data(data)
-            if self._compiled is None:  # data are shared variables: set_data reaches it
-                self._compiled = self.model.logp_dlogp_function(ravel_inputs=True)
-                self._compiled.trust_input = True
-            step = pm.NUTS(logp_dlogp_func=self._compiled, target_accept=target_accept)
+            if "pymc" not in self._compiled:  # data are shared variables: set_data reaches it
+                logp_dlogp = self.model.logp_dlogp_function(ravel_inputs=True)
+                logp_dlogp.trust_input = True
+                self._compiled["pymc"] = logp_dlogp
+            step = pm.NUTS(logp_dlogp_func=self._compiled["pymc"], target_accept=target_accept)
             return pm.sample(
                 draws=draws,
                 tune=tune,

@@ -261,7 +261,7 @@ def make_meta_slices(
     count_rule: str,
     bayes_cfg: dict,
     out: str,
-    target_accept: float = 0.95,
+    target_accept: float,
 ) -> None:
     slices = meta.run_meta(
         load(acc_path, config),
@@ -329,7 +329,7 @@ def make_recovery(
     cores: int,
     table_out,
     figure_out,
-    target_accept: float = 0.95,
+    target_accept: float,
 ) -> None:
     from evalsci.studies.tapt import simulate
 
