@@ -15,6 +15,7 @@ import hashlib
 import os
 import signal
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,20 +120,34 @@ def _run(tmp_path_factory, mirror, study: str, python: Path | None, name: str) -
         path = wd.parent / f"{wd.name}.yaml"
         path.write_text(yaml.safe_dump(cfg))
         args += ["--configfile", str(path)]
-    snakemake(wd, *args, mirror=mirror, python=python)
+    # one job at a time: the three runs of a study share the machine's cores
+    snakemake(wd, *args, mirror=mirror, python=python, cores=1)
     return wd
 
 
 @pytest.fixture(scope="module")
-def native_runs(tmp_path_factory, mirror):
-    """Each study's native run, once per module (the reference for both emulated CPUs)."""
-    runs: dict[str, dict[str, str]] = {}
+def study_runs(qemu, tmp_path_factory, mirror):
+    """Each study's result hashes natively and on every emulated CPU: {cpu or "native": ...}.
+    The three runs of a study go at once (the emulated ones are single-threaded and take
+    minutes each: in turn they were half of CI's time), once per module."""
+    pythons = {cpu: emulated_python(tmp_path_factory.mktemp(f"venv_{cpu}"), cpu) for cpu in CPUS}
+    runs: dict[str, dict[str, dict[str, str]]] = {}
 
-    def get(study: str) -> dict[str, str]:
+    def get(study: str) -> dict[str, dict[str, str]]:
         if study not in runs:
-            wd = _run(tmp_path_factory, mirror, study, None, "native")
-            runs[study] = result_hashes(wd, study)
-            assert runs[study], f"{study}: no result files"
+            names = {"native": None, **pythons}
+            with ThreadPoolExecutor(max_workers=len(names)) as pool:
+                wds = dict(
+                    zip(
+                        names,
+                        pool.map(
+                            lambda n: _run(tmp_path_factory, mirror, study, names[n], n), names
+                        ),
+                        strict=True,
+                    )
+                )
+            runs[study] = {n: result_hashes(wd, study) for n, wd in wds.items()}
+            assert runs[study]["native"], f"{study}: no result files"
         return runs[study]
 
     return get
@@ -140,12 +155,9 @@ def native_runs(tmp_path_factory, mirror):
 
 @pytest.mark.parametrize("cpu", CPUS)
 @pytest.mark.parametrize("study", list(STUDIES))
-def test_results_are_byte_identical_on_emulated_cpus(
-    study, cpu, qemu, native_runs, tmp_path_factory, mirror
-):
-    native = native_runs(study)
-    python = emulated_python(tmp_path_factory.mktemp(f"venv_{cpu}"), cpu)
-    emulated = result_hashes(_run(tmp_path_factory, mirror, study, python, cpu), study)
+def test_results_are_byte_identical_on_emulated_cpus(study, cpu, study_runs):
+    runs = study_runs(study)
+    native, emulated = runs["native"], runs[cpu]
     assert emulated.keys() == native.keys(), f"{study} on {cpu}: other files"
     differ = sorted(k for k in native if emulated[k] != native[k])
     assert not differ, f"{study}: files differ between this CPU and an emulated {cpu}: {differ}"

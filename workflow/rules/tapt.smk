@@ -206,6 +206,7 @@ rule tapt_meta_slices:
     params:
         n_slices=500 if TAPT_FULL else TAPT["meta"]["n_slices"],
         target_accept=TAPT["meta"]["target_accept"],
+        tune=TAPT["meta"]["tune"],
         seed=config["seed"],
         bayes=TAPT_BAYES,
         count_rule=TAPT["count_rule"],

@@ -12,6 +12,7 @@ with logged(snakemake):  # noqa: F821
         smk.wildcards.config,
         n_slices=smk.params.n_slices,
         target_accept=smk.params.target_accept,
+        tune=smk.params.tune,
         seed=smk.params.seed,
         workers=smk.threads,
         count_rule=smk.params.count_rule,

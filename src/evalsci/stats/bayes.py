@@ -146,7 +146,10 @@ def _backend_kwargs(settings: SamplerSettings) -> dict:
                 f"{flags} --xla_force_host_platform_device_count={settings.chains}".strip()
             )
         return {"progressbar": False, "nuts_sampler_kwargs": {"chain_method": "parallel"}}
-    return {"progressbar": False}
+    # PyMC's own NUTS: its init_nuts sets `trust_input` on the ValueGradFunction wrapper, where
+    # it does nothing (PyMC 5.28), so every leapfrog step re-checks its input's type. Set on
+    # the compiled function itself it skips that check: the same draws, ~10% less time.
+    return {"progressbar": False, "compile_kwargs": {"trust_input": True}}
 
 
 # nutpie compilations by PyMC model: a refit of the same bambi model (more draws after a

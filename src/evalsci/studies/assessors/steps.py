@@ -57,7 +57,7 @@ GRIDS = {
     "default": {
         "classifiers": ["logreg_l2_C1", "xgboost_bins64"],
         "n_ref_sweep": [1, 3, 10, 30, 100, 300],
-        "max_train_rows": 6000,
+        "max_train_rows": 3000,
     },
     "paper": {
         "classifiers": list(PAPER_CLASSIFIERS),

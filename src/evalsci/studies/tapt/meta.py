@@ -148,9 +148,10 @@ class SliceModel:
         with self.model:
             pm.set_data(data)
             if "pymc" not in self._compiled:  # data are shared variables: set_data reaches it
-                logp_dlogp = self.model.logp_dlogp_function(ravel_inputs=True)
-                logp_dlogp.trust_input = True
-                self._compiled["pymc"] = logp_dlogp
+                # trust_input on the compiled function (evalsci.stats.bayes._backend_kwargs)
+                self._compiled["pymc"] = self.model.logp_dlogp_function(
+                    ravel_inputs=True, trust_input=True
+                )
             step = pm.NUTS(logp_dlogp_func=self._compiled["pymc"], target_accept=target_accept)
             return pm.sample(
                 draws=draws,

@@ -172,6 +172,7 @@ class ReparamModel:
         target_accept=0.8,
         progressbar=False,
         nuts_sampler_kwargs=None,
+        **sample_kwargs,
     ):
         import pymc as pm
 
@@ -186,6 +187,7 @@ class ReparamModel:
                 target_accept=target_accept,
                 progressbar=progressbar,
                 nuts_sampler_kwargs=nuts_sampler_kwargs or {},
+                **sample_kwargs,
             )
         idata.posterior = self.natural(idata.posterior)
         return idata

@@ -262,13 +262,14 @@ def make_meta_slices(
     bayes_cfg: dict,
     out: str,
     target_accept: float,
+    tune: int,
 ) -> None:
     slices = meta.run_meta(
         load(acc_path, config),
         n_slices=n_slices,
         seed=seed,
         draws=bayes_cfg["draws"],
-        tune=bayes_cfg["tune"],
+        tune=tune,
         workers=workers,
         counts=count_rule,
         backend=bayes_cfg["backend"],
