@@ -130,3 +130,47 @@ def test_a_slice_sampled_after_another_equals_it_sampled_alone():
     beta = lambda idata: idata.posterior["beta"].values  # noqa: E731
     assert np.array_equal(beta(after), beta(alone))
     assert not np.array_equal(beta(first), beta(after))
+
+
+def test_pymc_trusts_its_input_and_draws_the_same():
+    """PyMC's NUTS runs on a compiled log density that skips its per-call input type check
+    (`trust_input`; PyMC sets it on a wrapper where it does nothing): set where it acts, for
+    the Section 6 fits (evalsci.stats.bayes) and the slices, with the same draws as without."""
+    import pymc as pm
+
+    from evalsci.stats import bayes
+
+    kwargs = bayes._backend_kwargs(bayes.SamplerSettings(backend="pymc"))
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("y", mu, 1.0, observed=np.array([0.3, -0.2, 0.8]))
+        _, step = pm.init_nuts(
+            model=model, random_seed=[1], compile_kwargs=kwargs["compile_kwargs"]
+        )
+    assert step._logp_dlogp_func._pytensor_function.trust_input
+
+    def draws(compile_kwargs):
+        with model:
+            idata = pm.sample(
+                draws=30,
+                tune=30,
+                chains=1,
+                random_seed=3,
+                progressbar=False,
+                compute_convergence_checks=False,
+                compile_kwargs=compile_kwargs,
+            )
+        return idata.posterior["mu"].values
+
+    assert np.array_equal(draws(kwargs["compile_kwargs"]), draws(None))
+
+    acc = _fake_accuracies()
+    slice_model = meta.SliceModel(["bert", "gpt2"], ["task0", "task1", "task2", "task3"], "bias")
+    slice_model.sample(
+        slice_model.data(meta.draw_slice(acc, np.random.default_rng(1))),
+        draws=5,
+        tune=5,
+        seed=1,
+        backend="pymc",
+    )
+    assert slice_model._compiled["pymc"]._pytensor_function.trust_input
