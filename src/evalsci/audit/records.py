@@ -76,6 +76,20 @@ class Inputs:
     frames: list = field(default_factory=list)
 
 
+def from_accuracy(accuracy: float, n: int, options: int, **fields) -> Result:
+    """A Result read without per-item records: n items of `options` options each, and the
+    number correct derived from the accuracy (round(accuracy x n); the reader has checked that
+    n reproduces it). `fields`: the rest of Result's fields (model, task, source, ...)."""
+    return Result(
+        n=n,
+        correct=round(accuracy * n),
+        labels={int(options): n},
+        accuracy=float(accuracy),
+        derived=True,
+        **fields,
+    )
+
+
 def labels_of(choices: Iterable[int]) -> dict[int, int]:
     """Per-item numbers of options -> {number of options: number of items}."""
     return dict(sorted(Counter(int(c) for c in choices).items()))

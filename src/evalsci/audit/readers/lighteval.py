@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, labels_of
 from .fields import field
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
@@ -219,16 +219,14 @@ def _without_details(path: Path, task: str, entry: dict, metric: str, model: str
     notes = ["n recovered from the standard error (se^2 = p(1-p)/(n-1))"]
     if max_samples is not None:
         notes.append(f"--max-samples {max_samples}")
-    return Result(
+    return from_accuracy(
+        acc,
+        n,
+        known.options,
         model=model,
         task=task,
-        n=n,
-        correct=round(acc * n),
-        labels={known.options: n},
         source=str(path),
-        accuracy=float(acc),
         metric=metric,
-        derived=True,
         limited=max_samples is not None,
         notes=tuple(notes),
         run=f"{model}@{_NAME.match(path.name)['date']}" if _NAME.match(path.name) else str(path),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..records import AuditInputError, Result, Skipped
+from ..records import AuditInputError, Result, Skipped, from_accuracy
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
 from .lm_eval_tasks import lookup
@@ -89,16 +89,14 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
             )
             continue
         out.append(
-            Result(
+            from_accuracy(
+                acc,
+                n,
+                known.options,
                 model=model,
                 task=task,
-                n=n,
-                correct=round(acc * n),
-                labels={known.options: n},
                 source=str(path),
-                accuracy=float(acc),
                 metric=m,
-                derived=True,
                 limited=limit is not None,
                 notes=("n recovered from the standard error (lm-eval: se^2 = p(1-p)/(n-1))",),
                 run=str(path),
