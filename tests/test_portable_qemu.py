@@ -31,8 +31,8 @@ pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 # native CPU time). Together they pass the CPU-dispatching libraries: numpy/scipy float64 and
 # glibc's libm (baselines' maxrandom rule, which audit shares; tapt Table 1), OpenBLAS and
 # scikit-learn (tapt PCA), PyTensor's C code and PyMC's NUTS (a tapt fit, both comparisons,
-# draws included), torch float32 and float64 (assessors embeddings and IRT), and scikit-learn
-# and XGBoost (assessors classifiers).
+# draws included), torch float32 and float64 (assessors embeddings and IRT), scikit-learn
+# and XGBoost (assessors classifiers), and a causal LM's float32 inference (mc_icl).
 STUDIES = {
     "baselines": (["baselines_table1"], {}),
     # The fit: the default backend (auto = PyMC's NUTS under portable arithmetic), a few draws
