@@ -27,6 +27,21 @@ from conftest import snakemake
 
 pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 
+# float32 SmolLM2 inference (torch, MKL, oneDNN) and the GGUF conversion (numpy): the scores'
+# log-likelihoods must be the same bits, not only the predictions. The workflow test's tiny
+# configuration cut down, since its inference costs ~68x its native CPU time emulated (about
+# 4,000 CPU-s; byte-identical on an emulated Haswell, docs/reproducibility.md): one dataset,
+# one trial, k = 0 and 1, 2 validation examples.
+MC_ICL = yaml.safe_load((Path(__file__).parent / "fixtures" / "mc_icl" / "tiny.yaml").read_text())
+MC_ICL["mc_icl"]["default"].update(
+    datasets=["sst2"],
+    num_demos=1,
+    num_permutations=1,
+    num_trials=1,
+    num_eval=2,
+    figure3_dataset="sst2",
+)
+
 # Each study's targets on a configuration small enough to run under emulation (9-10x the
 # native CPU time). Together they pass the CPU-dispatching libraries: numpy/scipy float64 and
 # glibc's libm (baselines' maxrandom rule, which audit shares; tapt Table 1), OpenBLAS and
@@ -87,35 +102,7 @@ STUDIES = {
             }
         },
     ),
-    # float32 SmolLM2 inference (torch, MKL, oneDNN) and the GGUF conversion (numpy): the
-    # scores' log-likelihoods must be the same bits, not only the predictions. Smaller than
-    # tests/fixtures/mc_icl/tiny.yaml, whose inference costs ~68x its native CPU time
-    # emulated (about 4,000 CPU-s; byte-identical on an emulated Haswell,
-    # docs/reproducibility.md): one dataset, one trial, k = 0 and 1, 2 validation examples.
-    "mc_icl": (
-        ["mc_icl_figure1"],
-        {
-            "mc_icl": {
-                "scale": "default",
-                "default": {
-                    "models": ["smollm2"],
-                    "datasets": ["sst2"],
-                    "num_demos": 1,
-                    "num_permutations": 1,
-                    "num_trials": 1,
-                    "num_eval": 2,
-                    "selection": {
-                        "models": ["smollm2"],
-                        "datasets": ["sst2"],
-                        "set_size": 1,
-                        "z_threshold": 1.0,
-                    },
-                    "figure2_dataset": "sst2",
-                    "figure3_dataset": "sst2",
-                },
-            }
-        },
-    ),
+    "mc_icl": (["mc_icl_figure1"], MC_ICL),
 }
 
 
