@@ -134,11 +134,22 @@ def _lock_files(workdir: Path) -> dict[Path, frozenset[str]]:
     return files
 
 
+def _kind(lock: Path) -> str:
+    """`input` or `output`: Snakemake names its locks `N.<kind>.lock`."""
+    return lock.name.removesuffix(".lock").rpartition(".")[2]
+
+
+def _held(kind: str, files: frozenset[str], present: dict[Path, frozenset[str]]) -> bool:
+    # by kind too: a run's input and output sets are often equal (a named target, `-F`), and
+    # its input lock alone does not make Snakemake refuse a run that reads its outputs
+    return any(_kind(lock) == kind and held == files for lock, held in present.items())
+
+
 def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bool:
     """Write back the locks of `run` that a neighbour removed. True if any was missing."""
     restored = False
     for kind, files in run.locked.items():
-        if not files or frozenset(files) in present.values():
+        if not files or _held(kind, frozenset(files), present):
             continue
         (workdir / LOCKS).mkdir(parents=True, exist_ok=True)
         n = 0
@@ -156,8 +167,8 @@ def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bo
 
 
 def _remove(run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
-    mine = {frozenset(files) for files in run.locked.values() if files}
-    removed = [lock for lock, files in present.items() if files in mine]
+    mine = {(kind, frozenset(files)) for kind, files in run.locked.items() if files}
+    removed = [lock for lock, files in present.items() if (_kind(lock), files) in mine]
     for lock in removed:
         lock.unlink(missing_ok=True)
         del present[lock]
