@@ -6,7 +6,7 @@
     evalsci auc --n-pos 50 --n-neg 50 --t 10
     evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
-    evalsci verify [resources/released]                       (recheck fetched bundles)
+    evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
     evalsci check-config FILE...                              (config files, read strictly)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
@@ -29,10 +29,17 @@ def _t_value(s: str) -> float:
         t = float(s)
         check_t(t)
     except ValueError:
+        shown = s if len(s) <= 40 else f"{s[:20]}...({len(s)} characters)"
         raise argparse.ArgumentTypeError(
-            f"t must be an integer >= 1 (1e12 allowed), got {s!r}"
+            f"t must be an integer >= 1 and at most {sys.float_info.max:.4g} (the largest "
+            f"float; 1e12 allowed), got {shown!r}"
         ) from None
     return t
+
+
+def _t_count(s: str) -> int:
+    """`audit --t`: the same check, kept an integer (a count of tries)."""
+    return int(_t_value(s))
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
@@ -168,7 +175,7 @@ def cmd_verify(args) -> None:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
         try:
-            verify_bundle(b)
+            verify_bundle(b, rehash=not args.cached)
         except ReleasedDataError as e:
             raise ValueError(str(e)) from None
         print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
@@ -235,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--t",
-        type=int,
+        type=_t_count,
         default=None,
         help="number of tries each score was selected from, for every score (default: the "
         "t the input states, else the number of scores of its task in the inputs; the "
@@ -298,6 +305,12 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         default="resources/released",
         help="a bundle directory, or a directory of bundles (default %(default)s)",
+    )
+    v.add_argument(
+        "--cached",
+        action="store_true",
+        help="rehash only files whose size or mtime changed since they were last hashed (the "
+        "workflow's shortcut; misses a change that keeps both). Default: rehash every file",
     )
     v.set_defaults(func=cmd_verify)
 
