@@ -31,6 +31,7 @@ REAL = [
     FIX / "inspect_ai" / "eval",
     FIX / "inspect_ai" / "json",
     FIX / "inspect_ai" / "limited",
+    FIX / "inspect_ai" / "old",
     FIX / "lighteval" / "out",
     FIX / "lighteval" / "out_limited",
 ]
