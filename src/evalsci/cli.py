@@ -102,13 +102,13 @@ def cmd_auc(args) -> None:
 
 def cmd_audit(args) -> None:
     from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import t_summary
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
     from evalsci.audit.output import write
 
     if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
     found = read_inputs(args.paths, metric=args.metric)
-    frame, df = judge_inputs(found, t=args.t)
+    frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
     if args.compare:
@@ -123,7 +123,8 @@ def cmd_audit(args) -> None:
     for s in found.skipped:  # nothing is passed over silently
         where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
         print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    for line in [*t_summary(df), *notes]:
+    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
+    for line in [*summary, *t_summary(df), *notes]:
         print(line, file=sys.stderr)
     if tests is None:
         write(df, args.format, sys.stdout)
@@ -265,13 +266,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--adjust",
-        choices=("holm", "bh"),
+        choices=("none", "holm", "bh"),
         default="holm",
-        help="multiplicity control across every test of --compare: Holm (family-wise) or "
-        "Benjamini-Hochberg (false discovery rate); default holm",
+        help="multiplicity control of the verdicts, across the scores of the output (each "
+        "kind of test: p_max, p_standard, p_below), and across every test of --compare: "
+        "Holm (family-wise error), Benjamini-Hochberg (false discovery rate) or none; "
+        "default holm",
     )
     au.add_argument(
-        "--alpha", type=float, default=0.05, help="level for 'separated' in --compare (0.05)"
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the verdicts' tests and of 'separated' in --compare (default 0.05)",
     )
     au.add_argument(
         "--plot",
