@@ -7,11 +7,9 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: f"{workflow.basedir}/config.yaml"
-
-
-# First, and the only file that changes anything while the workflow is read: the config
-# resolved over the study presets, sys.path, the environment (workflow/rules/setup.smk).
+# First, and the only file that changes anything while the workflow is read: sys.path, the
+# configuration (config.yaml, read strictly, resolved over the study presets), the
+# environment of every job.
 include: "workflow/rules/setup.smk"
 
 

@@ -14,7 +14,10 @@ update_config, then validated with defaults by snakemake.utils.validate, as its 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,7 @@ import yaml
 
 from evalsci.settings import ConfigError, merge, preset, resolve
 
-from conftest import REPO
+from conftest import REPO, snakemake
 
 BEFORE = Path(__file__).parent / "fixtures" / "config"
 # The assessors grids main resolved in code (studies/assessors/steps.py GRIDS), for the keys
@@ -157,3 +160,59 @@ def test_a_broken_sheet_is_named(tmp_path):
     sheet.write_text("name\thub\tmem_mb\nbig\torg/big\tlots\n")
     with pytest.raises(ConfigError, match=r"models.tsv, line 2, mem_mb: 'lots' is not an integer"):
         resolve(user_config({"models": str(sheet)}))
+
+
+def _jobs(out: str) -> list[str]:
+    """Sorted `rule output...` lines of a dry run's job list (jobs without outputs left out)."""
+    jobs, rule = [], None
+    for line in out.splitlines():
+        m = re.match(r"^(?:local)?rule (\S+):", line)
+        if m:
+            rule = m.group(1)
+            continue
+        m = re.match(r"^\s+output: (.*)", line)
+        if m and rule:
+            jobs.append(f"{rule} {m.group(1)}")
+            rule = None
+    return sorted(jobs)
+
+
+@pytest.mark.workflow  # dry runs
+def test_the_default_dag_is_the_one_main_planned(tmp_path, mirror):
+    """`snakemake -n`: the same jobs with the same outputs as main at fc9318c (its job list,
+    made by this function from its dry run, is tests/fixtures/config/jobs_before_default.txt)."""
+    proc = snakemake(tmp_path, "-n", mirror=mirror)
+    expected = (BEFORE / "jobs_before_default.txt").read_text().splitlines()
+    assert _jobs(proc.stdout + proc.stderr) == expected
+
+
+@pytest.mark.workflow
+@pytest.mark.slow  # the paper DAG has 33,016 jobs: ~1 CPU-minute to plan
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("paper", ["--config", "scale=paper", "recompute=true"]),
+        (
+            "paper_zero_shot",
+            [
+                "--config",
+                "recompute=true",
+                "tapt={scale: paper_zero_shot}",
+                "--",
+                "results/tapt/recompute/manifest.csv",
+            ],
+        ),
+    ],
+)
+def test_the_paper_dags_are_the_ones_main_planned(tmp_path, mirror, name, args):
+    """The paper preset plans main's full-scale run (`--configfile workflow/paper_scale/main.yaml
+    --config recompute=true 'tapt={scale: full}' 'assessors={grid: paper}'`), and tapt's
+    paper_zero_shot preset main's `--configfile workflow/paper_scale/tapt_zero_shot.yaml`: the
+    same jobs per rule, and the same sorted job list (its sha256; main's counts name a rule
+    that differs)."""
+    proc = snakemake(tmp_path, "-n", *args, mirror=mirror)
+    jobs = _jobs(proc.stdout + proc.stderr)
+    before = json.loads((BEFORE / f"jobs_before_{name}.json").read_text())
+    assert dict(sorted(Counter(j.split()[0] for j in jobs).items())) == before["jobs"]
+    text = "".join(f"{j}\n" for j in jobs)
+    assert hashlib.sha256(text.encode()).hexdigest() == before["sha256"]

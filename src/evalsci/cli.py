@@ -7,7 +7,7 @@
     evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released]                       (recheck fetched bundles)
-    evalsci check-config FILE...                              (config files, read strictly)
+    evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -174,11 +174,25 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
-    from evalsci.configfiles import load_config_file
+    import yaml
 
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import merge, resolve
+
+    root = Path(args.root)
+    user = load_config_file(root / "config.yaml")
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
         print(f"ok {path} ({len(keys)} top-level keys)")
+        user = merge(user, keys)
+    # what the workflow runs with these files as --configfile: the same function resolves it
+    cfg = resolve(user, root)  # ConfigError (a ValueError) names the key
+    scales = ", ".join(
+        f"{k} {v['scale']}" for k, v in cfg.items() if isinstance(v, dict) and "scale" in v
+    )
+    print(f"ok resolved configuration (presets: {scales})")
+    if args.resolved:
+        print(yaml.safe_dump(cfg, sort_keys=False, width=100), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -297,10 +311,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
-        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+        help="read workflow config files strictly (a duplicate key, a YAML syntax error or "
+        "an empty file is named with its line; Snakemake does not name a bad --configfile), "
+        "then resolve and validate the configuration they give over ROOT/config.yaml and the "
+        "study presets, as the workflow does",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--root",
+        default=str(Path(__file__).resolve().parents[2]),
+        help="the workflow's directory (config.yaml, workflow/presets; default: this checkout)",
+    )
+    c.add_argument(
+        "--resolved", action="store_true", help="print the resolved configuration (YAML)"
+    )
     c.set_defaults(func=cmd_check_config)
     return parser
 

@@ -26,7 +26,13 @@ prepend_pythonpath(SRC)
 #    (`recompute=true` arrives as "true", nested `prompts: 2` as "2"), and the config is
 #    resolved over the study presets and sheets and validated, once (evalsci.settings): the
 #    rules read the result.
-check_config_files([f"{workflow.basedir}/config.yaml", *workflow.overwrite_configfiles])
+CONFIGFILE = f"{workflow.basedir}/config.yaml"
+check_config_files([CONFIGFILE, *workflow.overwrite_configfiles])
+
+
+configfile: CONFIGFILE
+
+
 coerce_cli_booleans(config)
 coerce_cli_numbers(config, dict(workflow.config_settings.config))  # the --config entries only
 _resolved = resolve(config, Path(workflow.basedir))

@@ -47,9 +47,7 @@ def effective(
     p = {k: v for k, v in section.items() if k != "add_bos"}
     for d in p["datasets"]:
         if d not in TASKS:
-            raise ValueError(
-                f"config mc_icl.datasets: unknown dataset {d!r}; known {list(TASKS)}"
-            )
+            raise ValueError(f"config mc_icl.datasets: unknown dataset {d!r}; known {list(TASKS)}")
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
         for m in p["models"]:
@@ -62,14 +60,10 @@ def effective(
     for key, allowed in (("models", p["models"]), ("datasets", p["datasets"])):
         bad = [x for x in sel[key] if x not in allowed]
         if bad:
-            raise ValueError(
-                f"config mc_icl.selection.{key}: {bad} not in mc_icl.{key}"
-            )
+            raise ValueError(f"config mc_icl.selection.{key}: {bad} not in mc_icl.{key}")
     for key in ("figure2_dataset", "figure3_dataset"):
         if p[key] not in p["datasets"]:
-            raise ValueError(
-                f"config mc_icl.{key} = {p[key]!r} is not in mc_icl.datasets"
-            )
+            raise ValueError(f"config mc_icl.{key} = {p[key]!r} is not in mc_icl.datasets")
     return p
 
 
