@@ -182,10 +182,12 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
+    from evalsci.configcheck import check_config_cli
     from evalsci.configfiles import load_config_file
 
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
+        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
 
 
@@ -316,8 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
-        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+        help="check workflow config files as the workflow does (each over config.yaml, as a "
+        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
+        "schema rejects is named with its file and line (Snakemake does not name a bad "
+        "--configfile)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
     c.set_defaults(func=cmd_check_config)
