@@ -253,7 +253,8 @@ rule assessors_figure9:
 # mc_icl: Schoch & Ji, Monte Carlo sampling for analyzing in-context examples (004)
 # ---------------------------------------------------------------------------------------
 # Inference runs only for these targets or with recompute=true (the authors released no
-# results). Parameter set: config mc_icl.scale (default: SmolLM2 on 4 offline tasks, CPU).
+# results). Parameters: the mc_icl preset (workflow/presets/mc_icl/; default: SmolLM2 on 4
+# offline tasks, CPU).
 # Figure 1: accuracy against k per model and dataset (mean of P permutations, spread over
 # trials); its data results/mc_icl/tables/accuracy_by_k.csv; plus the summary table.
 rule mc_icl_figure1:

@@ -128,10 +128,10 @@ def test_every_study_preset_resolves_and_validates():
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
-        ({"scale": "huge"}, "scale = 'huge'"),
-        ({"tapt": {"scale": "huge"}}, "presets of tapt"),
-        ({"mc_icl": {"num_trials": 0}}, "mc_icl.num_trials"),
-        ({"baselines": {"recompute": {"prompt": 3}}}, "'prompt' was unexpected"),
+        ({"scale": "huge"}, "config scale (not set in any config file"),
+        ({"tapt": {"scale": "huge"}}, "the presets of tapt: ['default', 'demo', 'paper'"),
+        ({"mc_icl": {"num_trials": 0}}, "config mc_icl.num_trials"),
+        ({"baselines": {"recompute": {"prompt": 3}}}, "unknown key 'prompt'"),
     ],
 )
 def test_bad_settings_fail_naming_the_key(override, needle):
@@ -216,3 +216,18 @@ def test_the_paper_dags_are_the_ones_main_planned(tmp_path, mirror, name, args):
     assert dict(sorted(Counter(j.split()[0] for j in jobs).items())) == before["jobs"]
     text = "".join(f"{j}\n" for j in jobs)
     assert hashlib.sha256(text.encode()).hexdigest() == before["sha256"]
+
+
+def test_an_error_in_a_preset_value_names_the_preset_file(tmp_path):
+    """A value the user did not set comes from the study's preset: the message names that
+    file and line, as it does for the user's own files."""
+    import shutil
+
+    shutil.copytree(REPO / "workflow", tmp_path / "workflow", symlinks=True)
+    bad = tmp_path / "workflow/presets/mc_icl/default.yaml"
+    text = bad.read_text()
+    line = text[: text.index("num_trials:")].count("\n") + 1
+    bad.write_text(text.replace("num_trials: 2", "num_trials: 0"))
+    with pytest.raises(ConfigError) as err:
+        resolve(user_config(), root=tmp_path, files=[REPO / "config.yaml"])
+    assert f"config mc_icl.num_trials (set in {bad}, line {line}): 0 is less" in str(err.value)

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import copy
 import csv
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
 
+from evalsci.configcheck import ConfigError, check_config, origin
 from evalsci.configfiles import load_config_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +37,7 @@ PRESETS = Path("workflow/presets")
 SCHEMAS = Path("workflow/schemas")
 
 
-class ConfigError(ValueError):
-    """The resolved configuration is invalid; the message names the key (and file)."""
+__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "SCALES"]
 
 
 def merge(base: Mapping, over: Mapping) -> dict:
@@ -61,8 +62,8 @@ def preset(study: str, name: str, root: Path = ROOT) -> dict:
     folder = root / PRESETS / study
     if not (folder / f"{name}.yaml").is_file():
         raise ConfigError(
-            f"config {study}.scale = {name!r}: no preset {folder / name}.yaml; "
-            f"presets of {study}: {preset_names(study, root)}"
+            f"config {study}.scale: {name!r} has no preset {folder / name}.yaml; "
+            f"the presets of {study}: {preset_names(study, root)}"
         )
     out = load_config_file(folder / "default.yaml")
     if name != "default":
@@ -72,21 +73,33 @@ def preset(study: str, name: str, root: Path = ROOT) -> dict:
     return {**out, "scale": name}
 
 
-def resolve(user: Mapping, root: Path = ROOT) -> dict:
+def resolve(
+    user: Mapping,
+    root: Path = ROOT,
+    files: Sequence[str | os.PathLike] = (),
+    cli: Mapping | None = None,
+) -> dict:
     """The configuration every rule and function reads: schema defaults, then each study's
-    preset, then `user` (the merged config files and --config), sheets read into tables;
-    ConfigError naming the key when it is invalid."""
+    preset, then `user` (the merged config files and --config), sheets read into tables.
+    ConfigError when it is invalid, naming the key and where it was set: `files` (config.yaml,
+    then each --configfile) and `cli` (the --config entries) are what `user` was merged from."""
     user = dict(user)
     scale = user.get("scale", "default")
     if scale not in SCALES:
-        raise ConfigError(f"Error validating config file: scale = {scale!r}; one of {SCALES}")
+        where = origin(("scale",), files, cli)
+        raise ConfigError(f"config scale ({where}): {scale!r} is not one of {list(SCALES)}")
     layered: dict = {}
+    sources: list = []
     for study in sorted(p.name for p in (root / PRESETS).iterdir() if p.is_dir()):
         own = user.get(study) if isinstance(user.get(study), Mapping) else {}
-        layered[study] = preset(study, own.get("scale", scale), root)
+        name = own.get("scale", scale)
+        layered[study] = preset(study, name, root)
+        for stem in dict.fromkeys(("default", name)):
+            sources.append((root / PRESETS / study / f"{stem}.yaml", (study,)))
     cfg = merge(layered, user)
     _read_sheets(cfg, root)
-    validate(cfg, root)
+    check_config(cfg, [*sources, *files], cli, root)
+    fill_defaults(cfg, root)
     return cfg
 
 
@@ -175,10 +188,10 @@ def llm_splits_sheet(path: Path, collection: str) -> dict:
     return out
 
 
-def validate(cfg: dict, root: Path = ROOT) -> None:
-    """Check `cfg` against workflow/schemas/config.schema.yaml and fill the schema's
-    defaults in place, in the study schemas too (Snakemake's `validate` does not fill
-    defaults inside a `$ref`'d file that declares its own `$schema`)."""
+def fill_defaults(cfg: dict, root: Path = ROOT) -> None:
+    """Fill the schema's defaults into a valid `cfg`, in place, in the study schemas too
+    (Snakemake's `validate` does not fill defaults inside a `$ref`'d file that declares its own
+    `$schema`)."""
     from jsonschema import Draft202012Validator, validators
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
@@ -202,12 +215,8 @@ def validate(cfg: dict, root: Path = ROOT) -> None:
     Validator = validators.extend(Draft202012Validator, {"properties": fill_defaults})
     schema = _entries_undefaulted(yaml.safe_load((folder / "config.schema.yaml").read_text()))
     schema["$id"] = (folder / "config.schema.yaml").as_uri()
-    validator = Validator(schema, registry=Registry(retrieve=retrieve))
-    errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        key = ".".join(str(p) for p in e.absolute_path) or "(top level)"
-        raise ConfigError(f"Error validating config file: at {key}: {e.message}")
+    for _ in Validator(schema, registry=Registry(retrieve=retrieve)).iter_errors(cfg):
+        pass  # check_config found none; iterating fills the defaults
 
 
 def _entries_undefaulted(schema: dict) -> dict:

@@ -1,5 +1,5 @@
-# Python helpers shared by every rule file. No rules here, and no side effects: those are
-# setup.smk's.
+# Python helpers shared by every rule file. No rules here, and no side effects (setup.smk
+# has them all).
 # Naming across the .smk files. A study keeps its helpers in its <study>_common.smk; its constants
 # are <STUDY>_NAME (upper case, the full study name), its functions <study>_name (lower case),
 # and evalsci imports are aliased _<study>_name (private to the .smk files).

@@ -24,8 +24,8 @@ prepend_pythonpath(SRC)
 #    file for a broken one: every config file (config.yaml and each --configfile) is read
 #    strictly first. Then the command line's strings become what the user meant
 #    (`recompute=true` arrives as "true", nested `prompts: 2` as "2"), and the config is
-#    resolved over the study presets and sheets and validated, once (evalsci.settings): the
-#    rules read the result.
+#    resolved over the study presets and sheets and validated, once (evalsci.settings; its
+#    errors name the key and the file and line that set it): the rules read the result.
 CONFIGFILE = f"{workflow.basedir}/config.yaml"
 check_config_files([CONFIGFILE, *workflow.overwrite_configfiles])
 
@@ -35,7 +35,12 @@ configfile: CONFIGFILE
 
 coerce_cli_booleans(config)
 coerce_cli_numbers(config, dict(workflow.config_settings.config))  # the --config entries only
-_resolved = resolve(config, Path(workflow.basedir))
+_resolved = resolve(
+    config,
+    Path(workflow.basedir),
+    files=[CONFIGFILE, *workflow.overwrite_configfiles],  # errors name the file and line
+    cli=dict(workflow.config_settings.config),
+)
 config.clear()
 config.update(_resolved)
 
