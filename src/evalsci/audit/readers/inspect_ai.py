@@ -290,6 +290,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         outcomes=tuple(outcomes),
         run=str(spec.get("eval_id") or spec.get("run_id") or path),
         choices_source="log",
+        item_options=tuple(choices),
     )
 
 
