@@ -5,6 +5,7 @@ rules in make_logs.py and from the JSON logs counted here by hand, not from the 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -201,6 +202,10 @@ def test_corrupt_member_names_the_member(tmp_path):
         (
             lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=0.9),
             r"accuracy 0.9 but the samples have 6 of 12 correct",
+        ),
+        (  # issue 35 item 7: NaN (valid JSON to Python) agrees with no count
+            lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=math.nan),
+            r"accuracy nan but the samples have 6 of 12 correct",
         ),
     ],
 )

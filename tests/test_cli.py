@@ -190,3 +190,21 @@ def test_verify_rehashes_a_file_changed_at_the_same_size_and_mtime(tmp_path, cap
     released._VERIFIED.clear()
     rc, stdout, _ = run(capsys, "verify", "--cached", str(out))
     assert rc == 0, "the shortcut trusts size and mtime: that is why it is not the default"
+
+
+@pytest.mark.parametrize("command", ["baseline", "audit"])
+def test_t_beyond_the_largest_float_is_a_clear_error(capsys, tmp_path, command):
+    """Issue 35 item 7: `--t` of 310 digits overflowed float() deep in the audit (a
+    traceback); it is refused by the argument parser, saying the bound."""
+    huge = "1" + "0" * 309
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    args = (
+        ["audit", str(tmp_path / "res.csv")]
+        if command == "audit"
+        else ["baseline", "--n", "100", "--p", "0.5"]
+    )
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--t", huge])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "at most 1.798e+308" in err and "(310 characters)" in err

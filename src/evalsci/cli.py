@@ -29,10 +29,17 @@ def _t_value(s: str) -> float:
         t = float(s)
         check_t(t)
     except ValueError:
+        shown = s if len(s) <= 40 else f"{s[:20]}...({len(s)} characters)"
         raise argparse.ArgumentTypeError(
-            f"t must be an integer >= 1 (1e12 allowed), got {s!r}"
+            f"t must be an integer >= 1 and at most {sys.float_info.max:.4g} (the largest "
+            f"float; 1e12 allowed), got {shown!r}"
         ) from None
     return t
+
+
+def _t_count(s: str) -> int:
+    """`audit --t`: the same check, kept an integer (a count of tries)."""
+    return int(_t_value(s))
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
@@ -246,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--t",
-        type=int,
+        type=_t_count,
         default=None,
         help="number of tries each score was selected from, for every score (default: the "
         "t the input states, else the number of scores of its task in the inputs; the "

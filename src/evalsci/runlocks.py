@@ -166,12 +166,17 @@ def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bo
     return restored
 
 
-def _remove(run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
+def _remove(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
+    """Remove a dead run's locks, record and the temporary files its killed jobs left."""
+    from evalsci.workflow import remove_stale_temps
+
     mine = {(kind, frozenset(files)) for kind, files in run.locked.items() if files}
     removed = [lock for lock, files in present.items() if (_kind(lock), files) in mine]
     for lock in removed:
         lock.unlink(missing_ok=True)
         del present[lock]
+    for out in run.locked.get("output", []):  # no job of it runs: its temporaries are debris
+        removed += remove_stale_temps(workdir / out)
     run.path.unlink(missing_ok=True)
     return removed
 
@@ -201,8 +206,9 @@ def check_runs(workdir: str | os.PathLike = ".", quiet: bool = False) -> list[st
     for r in runs:
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started))
         if r in dead and not r.orphans:
-            for lock in _remove(r, present):
-                messages.append(f"evalsci: removed the lock {lock} of a killed run (pid {r.pid})")
+            for left in _remove(workdir, r, present):
+                what = "lock" if left.parent == workdir / LOCKS else "temporary file"
+                messages.append(f"evalsci: removed the {what} {left} of a killed run (pid {r.pid})")
             continue
         _restore(workdir, r, present)
         n = len(r.locked.get("output", []))

@@ -125,6 +125,17 @@ def mirror_origin(mirror: str | os.PathLike) -> str:
     return f"{MIRROR_ENV}={mirror}" if env and env == str(mirror) else f"config mirror={mirror}"
 
 
+def check_mirror(mirror: str | os.PathLike, origin: str | None = None) -> None:
+    """Raise ReleasedDataError unless `mirror` is a directory. The workflow calls this while it
+    is parsed (dry runs too), so a mistyped or unmounted mirror is named before any job."""
+    if not Path(mirror).is_dir():
+        what = "does not exist" if not Path(mirror).exists() else "is not a directory"
+        raise ReleasedDataError(
+            f"the mirror {mirror} {what} (set by {origin or mirror_origin(mirror)}): fix the "
+            "path, or unset it to download the released data from upstream"
+        )
+
+
 def _mirror_copy(mirror: Path, source: str, path: str, dest: Path, origin: str) -> Path:
     """Copy `path` of `source` from the mirror (plain or .gz) to dest; returns the mirror file."""
     plain, gz = mirror / source / path, mirror / source / (path + ".gz")
@@ -223,8 +234,8 @@ def materialise(
         mirror = os.environ.get(MIRROR_ENV) or None
         origin = origin or f"{MIRROR_ENV}={mirror}"
     origin = origin or f"mirror={mirror}"
-    if mirror is not None and not Path(mirror).is_dir():
-        raise ReleasedDataError(f"the mirror {mirror} is not a directory (set by {origin})")
+    if mirror is not None:
+        check_mirror(mirror, origin)
     outdir.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_staging(outdir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))

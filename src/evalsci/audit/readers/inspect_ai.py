@@ -268,7 +268,8 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         raise AuditInputError(f"{path}: {where}: a sample id and epoch occur twice")
     n, correct = len(outcomes), sum(outcomes)
     acc = _dig(entry, "metrics", "accuracy", "value")
-    if isinstance(acc, (int, float)) and abs(correct / n - acc) > EXACT:
+    # `not <=`: a NaN accuracy (JSON allows it) agrees with no count and is rejected too
+    if isinstance(acc, (int, float)) and not abs(correct / n - acc) <= EXACT:
         raise AuditInputError(
             f"{path}: results.scores {name!r}: accuracy {acc!r} but the samples have "
             f"{correct} of {n} correct"
