@@ -33,11 +33,19 @@ def test_tidy_csv_values(tmp_path, capsys):
         assert r["max_baseline"] == pytest.approx(emax3, rel=1e-9)
         assert r["p_standard"] == pytest.approx(binom.sf(c - 1, 100, 0.5), rel=1e-9)
         assert r["p_max"] == pytest.approx(1 - binom.cdf(c - 1, 100, 0.5) ** 3, rel=1e-9)
-    assert [r["verdict"] for r in rows] == [
+    assert [r["point_verdict"] for r in rows] == [
         "above_max",
         "above_standard_only",
         "not_above_standard",
     ]
+    # as tests (Holm across the 3 rows): 62 of 100 beats one guesser (p 0.0105, 3 x p < 0.05)
+    # but not the best of 3 (p_max 0.031, 3 x p_max > 0.05); 53 and 45 are chance
+    assert [r["verdict"] for r in rows] == [
+        "above_standard_only",
+        "not_above_chance",
+        "not_above_chance",
+    ]
+    assert rows[0]["p_max_adjusted"] == pytest.approx(3 * rows[0]["p_max"], rel=1e-12)
 
 
 def test_tidy_csv_labels_and_t_column(tmp_path, capsys):

@@ -110,12 +110,12 @@ def _check_audit_options(args) -> None:
 
 def cmd_audit(args) -> None:
     from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import t_summary
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
     from evalsci.audit.output import write
 
     _check_audit_options(args)
     found = read_inputs(args.paths, metric=args.metric)
-    frame, df = judge_inputs(found, t=args.t)
+    frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
     if args.compare:
@@ -130,7 +130,8 @@ def cmd_audit(args) -> None:
     for s in found.skipped:  # nothing is passed over silently
         where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
         print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    for line in [*t_summary(df), *notes]:
+    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
+    for line in [*summary, *t_summary(df), *notes]:
         print(line, file=sys.stderr)
     if args.format == "eee":
         from evalsci.audit.eee_write import write_eee
@@ -193,10 +194,12 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
+    from evalsci.configcheck import check_config_cli
     from evalsci.configfiles import load_config_file
 
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
+        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
 
 
@@ -285,13 +288,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--adjust",
-        choices=("holm", "bh"),
+        choices=("none", "holm", "bh"),
         default="holm",
-        help="multiplicity control across every test of --compare: Holm (family-wise) or "
-        "Benjamini-Hochberg (false discovery rate); default holm",
+        help="multiplicity control of the verdicts, across the scores of the output (each "
+        "kind of test: p_max, p_standard, p_below), and across every test of --compare: "
+        "Holm (family-wise error), Benjamini-Hochberg (false discovery rate) or none; "
+        "default holm",
     )
     au.add_argument(
-        "--alpha", type=float, default=0.05, help="level for 'separated' in --compare (0.05)"
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the verdicts' tests and of 'separated' in --compare (default 0.05)",
     )
     au.add_argument(
         "--plot",
@@ -332,8 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
-        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+        help="check workflow config files as the workflow does (each over config.yaml, as a "
+        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
+        "schema rejects is named with its file and line (Snakemake does not name a bad "
+        "--configfile)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
     c.set_defaults(func=cmd_check_config)

@@ -13,8 +13,9 @@ For every task with per-item 0/1 outcomes from two or more scores (models, or ru
 
 Multiplicity: one family, every test of the output (all pairs and all max_random tests of every
 task), adjusted by Holm (`--adjust holm`, the default: family-wise error) or Benjamini-Hochberg
-(`--adjust bh`: false discovery rate, scipy.stats.false_discovery_control). A pair is
-*separated* when its adjusted p-value is <= alpha (`--alpha`, 0.05).
+(`--adjust bh`: false discovery rate, scipy.stats.false_discovery_control), or none
+(`--adjust none`); multiplicity.py. A pair is *separated* when its adjusted p-value is below
+alpha (`--alpha`, 0.05).
 
 Groups: per task, the connected components of the graph whose edges join the pairs NOT
 separated (and pairs with no item in common, which the data cannot compare). Two models in
@@ -30,7 +31,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .multiplicity import ADJUST, adjust, check_alpha, holm, significant
 from .records import AuditInputError
+
+__all__ = ["compare", "sign_test", "holm", "adjust", "ADJUST", "TEST_COLUMNS", "GROUP_COLUMNS"]
 
 TEST_COLUMNS = [
     "task",
@@ -50,7 +54,6 @@ TEST_COLUMNS = [
     "group_b",
 ]
 GROUP_COLUMNS = ["task", "group", "models", "best_accuracy", "worst_accuracy"]
-ADJUST = ("holm", "bh")
 
 
 def sign_test(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
@@ -65,30 +68,6 @@ def sign_test(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         p = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(a, b), d, 0.5))
     return np.where(d == 0, 1.0, p)
-
-
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values: max over j <= i of min(1, (m - j + 1) p_(j))."""
-    p = np.asarray(p, dtype=float)
-    m = p.size
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.maximum.accumulate(stepped)
-    return out
-
-
-def adjust(p: np.ndarray, method: str) -> np.ndarray:
-    if method == "holm":
-        return holm(p)
-    if method == "bh":
-        from scipy.stats import false_discovery_control
-
-        p = np.asarray(p, dtype=float)
-        return false_discovery_control(p, method="bh") if p.size else p
-    raise ValueError(f"--adjust must be one of {ADJUST}, got {method!r}")
 
 
 def _labels(rows: pd.DataFrame) -> list[str]:
@@ -215,8 +194,7 @@ def compare(
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """(tests, groups, notes) for the scores of `frame` (a results frame) judged as `judged`
     (audit_frame's rows, same order). Notes say which tasks had nothing to compare."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"--alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     adjust(np.zeros(0), method)  # an unknown method fails before any work
     if "outcomes" not in frame:
         has = np.zeros(len(frame), dtype=bool)
@@ -244,7 +222,7 @@ def compare(
         )
     tests = pd.concat(parts, ignore_index=True)
     tests["p_adjusted"] = adjust(tests["p"].to_numpy(), method)
-    tests["separated"] = tests["p_adjusted"] <= alpha
+    tests["separated"] = significant(tests["p_adjusted"].to_numpy(), alpha)
     group_rows, gmap = [], {}
     for task in tests["task"].unique():
         g, rows = _groups(task, tests[tests["task"] == task], alpha)
