@@ -150,7 +150,10 @@ def test_same_input_same_bytes(tmp_path, capsys):
 
 def test_output_matches_the_eee_schemas_and_layout(tmp_path, capsys):
     out = tmp_path / "out"
-    _write(_inputs(tmp_path), out, capsys)
+    inputs = _inputs(tmp_path)
+    _write(inputs, out, capsys)
+    judged, _ = audit_inputs(inputs)
+    rows = {(str(r.model), str(r.task)): r for r in judged.itertuples()}
     schemas = {
         ".json": json.loads((SCHEMAS / "eval.schema.json").read_text()),
         ".jsonl": json.loads((SCHEMAS / "instance_level_eval.schema.json").read_text()),
@@ -173,7 +176,11 @@ def test_output_matches_the_eee_schemas_and_layout(tmp_path, capsys):
         if p.suffix == ".json":
             rec = records[0]
             details = rec["evaluation_results"][0]["score_details"]["details"]
-            assert {"evalsci_max_baseline", "evalsci_p_max", "evalsci_verdict"} <= set(details)
+            row = rows[(details["evalsci_model"], rec["evaluation_results"][0]["evaluation_name"])]
+            for col in ("standard", "max_baseline", "p_standard", "p_max", "p_max_adjusted"):
+                assert float(details[f"evalsci_{col}"]) == getattr(row, col), col  # exact
+            assert details["evalsci_verdict"] == row.verdict
+            assert int(details["evalsci_t"]) == row.t
             link = rec.get("detailed_evaluation_results")
             if link:  # the aggregate names its samples file, in the same folder, same UUID
                 assert link["file_path"] == rel.replace(".json", "_samples.jsonl")

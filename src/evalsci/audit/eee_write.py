@@ -34,6 +34,7 @@ import re
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import __version__
@@ -78,6 +79,18 @@ def _num(x) -> str:
     return repr(float(x)) if isinstance(x, float) and math.isfinite(x) else str(x)
 
 
+def _text(value) -> str:
+    """A table cell as the string EEE's details hold: floats as their exact repr, booleans as
+    true/false, missing values as ''."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "" if math.isnan(value) else repr(float(value))
+    return "" if value is None or value is pd.NA else str(value)
+
+
 def _details(row: pd.Series, result: Result | None) -> dict[str, str]:
     """The judged row in `score_details.details`: every output column, as strings."""
     c = row["choices"]  # the number of options, or the label counts as JSON when mixed
@@ -91,26 +104,15 @@ def _details(row: pd.Series, result: Result | None) -> dict[str, str]:
     # the reader's own notes, without the judge's (it adds them again when this is read back)
     notes = "; ".join(result.notes) if result is not None else str(row["note"] or "")
     notes = notes.replace(f"; {T1_NOTE}", "").replace(T1_NOTE, "")
-    out = {
-        "standard_baseline": _num(float(row["standard"])),
-        "max_baseline": _num(float(row["max_baseline"])),
-        "p_standard": _num(float(row["p_standard"])),
-        "p_max": _num(float(row["p_max"])),
-        "verdict": str(row["verdict"]),
-        "t": str(int(row["t"])),
-        "t_rule": str(row["t_rule"]),
-        "n": str(int(row["n"])),
+    # every column of the judged row (baselines, p-values, verdicts and their tests), then what
+    # reading it back needs: the label counts, the count correct, the reader's notes, the run
+    out = {str(col): _text(value) for col, value in row.items() if col not in ("model", "task")}
+    out |= {
+        "choices": json.dumps({str(k): int(v) for k, v in sorted(labels.items())}),
         "correct": str(round(float(row["accuracy"]) * int(row["n"])))
         if result is None
         else str(result.correct),
-        "choices": json.dumps({str(k): int(v) for k, v in sorted(labels.items())}),
-        "choices_source": str(row["choices_source"] or ""),
-        "metric": str(row["metric"] or ""),
-        "derived": "true" if bool(row["derived"]) else "false",
-        "limited": "true" if bool(row["limited"]) else "false",
         "notes": notes,
-        "note": str(row["note"] or ""),
-        "source": str(row["source"]),
         "run": "" if result is None else str(result.run or ""),
         "version": __version__,
     }
