@@ -4,6 +4,7 @@
 # workflow/rules/, the work itself in the `evalsci` package (src/evalsci).
 from snakemake.utils import min_version, validate
 
+from evalsci.configcheck import check_config
 from evalsci.configfiles import check_config_files
 from evalsci.workflow import coerce_cli_booleans, coerce_cli_numbers
 
@@ -21,6 +22,13 @@ configfile: CONFIGFILE
 coerce_cli_booleans(config)  # `--config recompute=true` arrives as the string "true"
 # nested `--config` values arrive as strings ("prompts: 2" -> "2"): numbers again
 coerce_cli_numbers(config, dict(workflow.config_settings.config))  # the --config entries only
+# The one validator (also `evalsci check-config`): the first error in a line naming the key and
+# the file and line that set it. Snakemake's `validate` then only fills the schema's defaults.
+check_config(
+    config,
+    [CONFIGFILE, *workflow.overwrite_configfiles],
+    dict(workflow.config_settings.config),
+)
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

@@ -6,7 +6,7 @@
     evalsci auc --n-pos 50 --n-neg 50 --t 10
     evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
-    evalsci verify [resources/released]                       (recheck fetched bundles)
+    evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
     evalsci check-config FILE...                              (config files, read strictly)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
@@ -29,10 +29,17 @@ def _t_value(s: str) -> float:
         t = float(s)
         check_t(t)
     except ValueError:
+        shown = s if len(s) <= 40 else f"{s[:20]}...({len(s)} characters)"
         raise argparse.ArgumentTypeError(
-            f"t must be an integer >= 1 (1e12 allowed), got {s!r}"
+            f"t must be an integer >= 1 and at most {sys.float_info.max:.4g} (the largest "
+            f"float; 1e12 allowed), got {shown!r}"
         ) from None
     return t
+
+
+def _t_count(s: str) -> int:
+    """`audit --t`: the same check, kept an integer (a count of tries)."""
+    return int(_t_value(s))
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
@@ -95,13 +102,13 @@ def cmd_auc(args) -> None:
 
 def cmd_audit(args) -> None:
     from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import t_summary
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
     from evalsci.audit.output import write
 
     if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
     found = read_inputs(args.paths, metric=args.metric)
-    frame, df = judge_inputs(found, t=args.t)
+    frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
     if args.compare:
@@ -116,7 +123,8 @@ def cmd_audit(args) -> None:
     for s in found.skipped:  # nothing is passed over silently
         where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
         print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    for line in [*t_summary(df), *notes]:
+    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
+    for line in [*summary, *t_summary(df), *notes]:
         print(line, file=sys.stderr)
     if tests is None:
         write(df, args.format, sys.stdout)
@@ -167,17 +175,19 @@ def cmd_verify(args) -> None:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
         try:
-            verify_bundle(b)
+            verify_bundle(b, rehash=not args.cached)
         except ReleasedDataError as e:
             raise ValueError(str(e)) from None
         print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
 
 
 def cmd_check_config(args) -> None:
+    from evalsci.configcheck import check_config_cli
     from evalsci.configfiles import load_config_file
 
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
+        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
 
 
@@ -234,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--t",
-        type=int,
+        type=_t_count,
         default=None,
         help="number of tries each score was selected from, for every score (default: the "
         "t the input states, else the number of scores of its task in the inputs; the "
@@ -256,13 +266,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--adjust",
-        choices=("holm", "bh"),
+        choices=("none", "holm", "bh"),
         default="holm",
-        help="multiplicity control across every test of --compare: Holm (family-wise) or "
-        "Benjamini-Hochberg (false discovery rate); default holm",
+        help="multiplicity control of the verdicts, across the scores of the output (each "
+        "kind of test: p_max, p_standard, p_below), and across every test of --compare: "
+        "Holm (family-wise error), Benjamini-Hochberg (false discovery rate) or none; "
+        "default holm",
     )
     au.add_argument(
-        "--alpha", type=float, default=0.05, help="level for 'separated' in --compare (0.05)"
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the verdicts' tests and of 'separated' in --compare (default 0.05)",
     )
     au.add_argument(
         "--plot",
@@ -293,12 +308,20 @@ def build_parser() -> argparse.ArgumentParser:
         default="resources/released",
         help="a bundle directory, or a directory of bundles (default %(default)s)",
     )
+    v.add_argument(
+        "--cached",
+        action="store_true",
+        help="rehash only files whose size or mtime changed since they were last hashed (the "
+        "workflow's shortcut; misses a change that keeps both). Default: rehash every file",
+    )
     v.set_defaults(func=cmd_verify)
 
     c = sub.add_parser(
         "check-config",
-        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
-        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+        help="check workflow config files as the workflow does (each over config.yaml, as a "
+        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
+        "schema rejects is named with its file and line (Snakemake does not name a bad "
+        "--configfile)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
     c.set_defaults(func=cmd_check_config)

@@ -13,6 +13,9 @@ parquet).
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,14 +43,47 @@ SUFFIXES = (".json", ".jsonl", ".csv", ".eval")
 HARNESS_READERS = {INSPECT_LOG: inspect_ai, HELM_RUN: helm, LIGHTEVAL_RESULTS: lighteval}
 
 
-def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
+_SPECIAL = {
+    stat.S_ISFIFO: "a named pipe (FIFO)",
+    stat.S_ISSOCK: "a socket",
+    stat.S_ISCHR: "a character device",
+    stat.S_ISBLK: "a block device",
+}
+
+
+def _not_a_file(p: Path) -> str:
+    """What `p`, neither a directory nor a regular file, is: the reason it is not read.
+    (`Path.is_file` says False alike for a missing path, a symlink loop and a FIFO.)"""
+    try:
+        mode = p.stat().st_mode
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return f"a symbolic link loop ({p} -> {os.readlink(p)})"
+        if p.is_symlink():
+            return f"a broken symbolic link (to {os.readlink(p)}, which does not exist)"
+        if e.errno == errno.ENOENT:
+            return "no such file or directory"
+        return f"cannot be read: {e.strerror}"
+    kind = next((what for test, what in _SPECIAL.items() if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file: not read (a pipe would block the audit)"
+
+
+def _expand(paths: Iterable[str | Path], out: Inputs) -> dict[Path, bool]:
     """{file: named explicitly}; directories contribute their .json, .jsonl, .csv and .eval
-    (inspect-ai) files."""
+    (inspect-ai) files. A named path that is no file is an error saying what it is; in a
+    directory, an entry with a results suffix that is no regular file is listed as skipped."""
     files: dict[Path, bool] = {}
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            found = []
+            for f in sorted(p.rglob("*")):
+                if f.suffix not in SUFFIXES or f.is_dir():
+                    continue
+                if f.is_file():
+                    found.append(f)
+                else:
+                    out.skipped.append(Skipped(str(f), None, _not_a_file(f)))
             if not found:
                 raise AuditInputError(
                     f"{p}: no .json, .jsonl, .csv or .eval files in this directory"
@@ -57,7 +93,7 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
         elif p.is_file():
             files[p] = True
         else:
-            raise AuditInputError(f"{p}: no such file or directory")
+            raise AuditInputError(f"{p}: {_not_a_file(p)}")
     return files
 
 
@@ -113,7 +149,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
     out = Inputs()
     seen_samples: set[Path] = set()
     pending: list[tuple[Path, bool, str]] = []  # samples files and LFS pointers, checked last
-    files = _expand(paths)
+    files = _expand(paths, out)
     helm_files = _helm_run_files(files)
     for f, explicit in files.items():
         if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
