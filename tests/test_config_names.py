@@ -11,7 +11,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from evalsci.configcheck import ROOT, SCHEMAS, ConfigError, check_config_cli
+from evalsci.configcheck import ROOT, SCHEMAS, ConfigError
+from evalsci.configfiles import load_config_file
+from evalsci.settings import merge, resolve
 
 from conftest import snakemake
 
@@ -19,21 +21,15 @@ from conftest import snakemake
 #: where the hostile name goes
 NAME_KEYS = {
     "lm.models.<name>": {"lm": {"models": {"{}": {"hub": "org/model"}}}},
-    "baselines.recompute.default.models": {
-        "baselines": {"recompute": {"default": {"models": ["{}"]}}}
-    },
-    "baselines.recompute.full.models": {"baselines": {"recompute": {"full": {"models": ["{}"]}}}},
+    "baselines.recompute.models": {"baselines": {"recompute": {"models": ["{}"]}}},
     **{
-        f"baselines.recompute.{grid}.precision_pairs[0].{role}": {
-            "baselines": {
-                "recompute": {grid: {"precision_pairs": [{"nf4": "a", "full": "a", role: "{}"}]}}
-            }
+        f"baselines.recompute.precision_pairs[0].{role}": {
+            "baselines": {"recompute": {"precision_pairs": [{"nf4": "a", "full": "a", role: "{}"}]}}
         }
-        for grid in ("default", "full")
         for role in ("nf4", "full")
     },
-    "mc_icl.default.models": {"mc_icl": {"default": {"models": ["{}"]}}},
-    "mc_icl.default.selection.models": {"mc_icl": {"default": {"selection": {"models": ["{}"]}}}},
+    "mc_icl.models": {"mc_icl": {"models": ["{}"]}},
+    "mc_icl.selection.models": {"mc_icl": {"selection": {"models": ["{}"]}}},
     "assessors.collections.<name>": {"assessors": {"collections": {"{}": {}}}},
     "assessors.collections.c.bundle": {"assessors": {"collections": {"c": {"bundle": "{}"}}}},
     "assessors.collections.c.datasets": {"assessors": {"collections": {"c": {"datasets": ["{}"]}}}},
@@ -77,6 +73,16 @@ HOSTILE = {
     "wildcard": "{x}",
     "long": "a" * 101,
 }
+
+
+def check_config_cli(files):
+    """What `evalsci check-config FILE...` and the workflow do: config.yaml with `files` over
+    it, resolved over the presets and validated by the one validator."""
+    user, sources = load_config_file(ROOT / "config.yaml"), [ROOT / "config.yaml"]
+    for f in files:
+        user = merge(user, load_config_file(f))
+        sources.append(f)
+    return resolve(user, ROOT, files=sources)
 
 
 def _fill(node, name: str):
@@ -170,7 +176,7 @@ def test_a_model_name_that_escapes_stops_the_dry_run(tmp_path):
         yaml.safe_dump(
             {
                 "lm": {"models": {name: {"hub": "org/model"}}},
-                "mc_icl": {"default": {"models": [name]}},
+                "mc_icl": {"models": [name]},
             }
         )
     )

@@ -4,10 +4,10 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
+    evalsci audit PATH... [--t N] [--format md|csv|json | --format eee --out DIR] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
-    evalsci check-config FILE...                              (config files, read strictly)
+    evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -100,13 +100,20 @@ def cmd_auc(args) -> None:
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 
+def _check_audit_options(args) -> None:
+    """Option errors, before any input is read."""
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if (args.format == "eee") != (args.out is not None):
+        raise ValueError("--format eee and --out DIR go together: give both or neither")
+
+
 def cmd_audit(args) -> None:
     from evalsci.audit import judge_inputs, read_inputs
     from evalsci.audit.judge import family_line, t_summary, verdict_counts
     from evalsci.audit.output import write
 
-    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
-        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    _check_audit_options(args)
     found = read_inputs(args.paths, metric=args.metric)
     frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
@@ -126,7 +133,12 @@ def cmd_audit(args) -> None:
     summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
     for line in [*summary, *t_summary(df), *notes]:
         print(line, file=sys.stderr)
-    if tests is None:
+    if args.format == "eee":
+        from evalsci.audit.eee_write import write_eee
+
+        files = write_eee(args.out, df, found.results, found.skipped, tests, groups)
+        print(f"wrote {len(files)} files under {args.out}", file=sys.stderr)
+    elif tests is None:
         write(df, args.format, sys.stdout)
     elif args.format == "json":
         from evalsci.audit.output import to_json_text
@@ -182,13 +194,29 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
-    from evalsci.configcheck import check_config_cli
-    from evalsci.configfiles import load_config_file
+    import yaml
 
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import merge, resolve
+
+    root = Path(args.root)
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
-        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
+        if Path(path).resolve() != files[0].resolve():
+            files.append(Path(path))
+            user = merge(user, keys)
+    # what the workflow runs with these files as --configfile: the same function resolves and
+    # validates it (ConfigError, a ValueError, names the key and the file and line that set it)
+    cfg = resolve(user, root, files=files)
+    scales = ", ".join(
+        f"{k} {v['scale']}" for k, v in cfg.items() if isinstance(v, dict) and "scale" in v
+    )
+    print(f"ok resolved configuration (presets: {scales})")
+    if args.resolved:
+        print(yaml.safe_dump(cfg, sort_keys=False, width=100), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -256,7 +284,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
         "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
-    au.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    au.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "eee"),
+        default="md",
+        help="eee: Every Eval Ever files under --out DIR (data/<benchmark>/<developer>/<model>/"
+        "<uuid>.json and _samples.jsonl; baselines in score_details.details; the table, "
+        "skipped inputs and --compare tests in DIR/evalsci_audit.json)",
+    )
+    au.add_argument(
+        "--out", type=Path, metavar="DIR", help="folder for --format eee (created if needed)"
+    )
     au.add_argument(
         "--compare",
         action="store_true",
@@ -318,12 +356,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="check workflow config files as the workflow does (each over config.yaml, as a "
-        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
-        "schema rejects is named with its file and line (Snakemake does not name a bad "
-        "--configfile)",
+        help="check workflow config files as the workflow does: each read strictly (a "
+        "duplicate key, a YAML syntax error, an empty file is named with its line; Snakemake "
+        "does not name a bad --configfile), then all of them over ROOT/config.yaml, as "
+        "--configfile, resolved over the study presets and validated (a value the schema "
+        "rejects is named with its key and the file and line that set it)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--root",
+        default=str(Path(__file__).resolve().parents[2]),
+        help="the workflow's directory (config.yaml, workflow/presets; default: this checkout)",
+    )
+    c.add_argument(
+        "--resolved", action="store_true", help="print the resolved configuration (YAML)"
+    )
     c.set_defaults(func=cmd_check_config)
     return parser
 

@@ -21,9 +21,10 @@ a random guesser answers each trial independently) and leaves t to the judge; th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_settings
 from .fields import field
 from .jsonfile import load_json
 
@@ -157,7 +158,8 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
         )
     if not results:
         raise AuditInputError(f"{pis_path}: no unperturbed instance has {METRIC!r}")
-    return results, []
+    settings = run_settings(shots=adapter.get("max_train_instances"), limit=cap, harness="HELM")
+    return [replace(r, settings=settings) for r in results], []
 
 
 def _outcomes(pis_path: Path, per_instance: list, opts: dict, choices_source: str):
@@ -249,4 +251,5 @@ def _result(
         outcomes=tuple(r[2] for r in rows),
         run=str(run_dir),
         choices_source=choices_source,
+        item_options=tuple(r[3] for r in rows),
     )

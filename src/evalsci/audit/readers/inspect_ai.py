@@ -28,7 +28,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_settings
 from .fields import field
 from .jsonfile import load_json
 
@@ -291,6 +291,13 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         outcomes=tuple(outcomes),
         run=str(spec.get("eval_id") or spec.get("run_id") or path),
         choices_source="log",
+        item_options=tuple(choices),
+        settings=run_settings(
+            limit=_config(spec).get("limit"),
+            model_args={**(spec.get("model_args") or {}), **(spec.get("task_args") or {})},
+            harness=_dig(spec, "packages", "inspect_ai")
+            and f"inspect_ai {spec['packages']['inspect_ai']}",
+        ),
     )
 
 

@@ -50,12 +50,10 @@ def select(present: list[str], wanted, key: str = "tapt.fits.configs") -> list[s
 
 def fit_stems(tapt_cfg: dict, present: list[str]) -> list[str]:
     """Every (config, comparison, variant) fit of this run, as path stems."""
-    full = tapt_cfg["scale"] == "full"
     fits = tapt_cfg["fits"]
     stems = []
     for variant, key in (("authors", "configs"), ("eq2", "eq2_configs")):
-        wanted = "all" if full else fits[key]
-        for config in select(present, wanted, f"tapt.fits.{key}"):
+        for config in select(present, fits[key], f"tapt.fits.{key}"):
             for comparison in COMPARISONS:
                 stems.append(FIT.format(config=config, comparison=comparison, variant=variant))
     return stems
