@@ -213,3 +213,26 @@ def test_eee_validator_accepts_the_folder(tmp_path, capsys):
 def test_format_eee_needs_out(capsys):
     assert main(["audit", str(LM_ORIG), "--format", "eee"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_converted_inspect_logs_pair_on_sample_hash():
+    """EEE's inspect converter (tests/fixtures/audit/eee/README.md) from the mc_single and
+    gen_match .eval logs of both mock models: the same counts as the logs read directly, and
+    the two models' items are the same hashes, so --compare pairs them."""
+    got = read_inputs([FIX / "inspect"])
+    by_model = {r.model: r for r in got.results}
+    assert set(by_model) == {"mockllm/alpha", "mockllm/beta"}
+    logs = sorted((AUDIT / "inspect_ai" / "eval").glob("*_mc-single_*.eval"))
+    direct = {r.model: r for p in logs for r in read_inputs([p]).results}
+    for model, r in by_model.items():
+        (samples,) = (FIX / "inspect" / "data" / "arith12" / model).glob("*_samples.jsonl")
+        rows = by_hand(samples, "choice:accuracy")
+        assert r.items == tuple(x["sample_hash"] for x in rows)
+        ids = {x["sample_hash"]: x["sample_id"] for x in rows}
+        d = direct[model]
+        assert (r.n, r.correct, r.labels) == (d.n, d.correct, d.labels)
+        assert {ids[i]: v for i, v in zip(r.items, r.outcomes, strict=True)} == dict(
+            zip(d.items, d.outcomes, strict=True)
+        )
+    assert by_model["mockllm/alpha"].items == by_model["mockllm/beta"].items
+    assert sorted(s.task for s in got.skipped if s.task) == ["gen_match", "gen_match"]
