@@ -100,14 +100,64 @@ def cmd_auc(args) -> None:
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 
-def cmd_audit(args) -> None:
-    from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import family_line, t_summary, verdict_counts
-    from evalsci.audit.output import write
+STDIN = "<stdin>"
+
+
+def _stdin_paths(paths: list[str], tmp: Path) -> list[str]:
+    """`-` (once) becomes a file holding what stdin gives, read like any named file."""
+    if paths.count("-") > 1:
+        raise ValueError("'-' (stdin) may be given once")
+    if "-" not in paths:
+        return paths
+    f = tmp / "stdin"
+    f.write_bytes(sys.stdin.buffer.read())
+    return [str(f) if p == "-" else p for p in paths]
+
+
+def _unstdin(found, tmp: Path) -> None:
+    """Name stdin `<stdin>` wherever the temporary file's path would show."""
+    from dataclasses import replace
+
+    name = str(tmp / "stdin")
+    found.results[:] = [
+        replace(r, source=STDIN, run=STDIN) if r.source == name else r for r in found.results
+    ]
+    found.skipped[:] = [replace(s, path=STDIN) if s.path == name else s for s in found.skipped]
+    for f in found.frames:
+        if name in f["source"].cat.categories:
+            f["source"] = f["source"].cat.rename_categories({name: STDIN})
+
+
+def cmd_audit(args) -> int:
+    import tempfile
 
     if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
-    found = read_inputs(args.paths, metric=args.metric)
+    with tempfile.TemporaryDirectory(prefix="evalsci-stdin-") as tmp:
+        tmp = Path(tmp)
+        found = read_inputs_or_nothing(_stdin_paths(list(args.paths), tmp), args.metric)
+        if found is None:
+            return EXIT_NOTHING_TO_AUDIT
+        _unstdin(found, tmp)  # before the file goes: the frames' sources are read lazily
+        return _audit_found(args, found)
+
+
+def read_inputs_or_nothing(paths, metric):
+    """`read_inputs`' answer, or None (after saying why on stderr) when every input was read
+    and nothing in it has a random baseline."""
+    from evalsci.audit import read_inputs
+    from evalsci.audit.records import NothingToAudit
+
+    try:
+        return read_inputs(paths, metric=metric)
+    except NothingToAudit as e:
+        print(f"evalsci audit: {e}", file=sys.stderr)
+        return None
+
+
+def _audit_found(args, found) -> int:
+    from evalsci.audit import judge_inputs
+
     frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
@@ -120,29 +170,62 @@ def cmd_audit(args) -> None:
 
         plot_scores(df, args.plot)
     # everything is computed before anything is printed: an error never follows half a table
-    for s in found.skipped:  # nothing is passed over silently
-        where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
-        print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
-    for line in [*summary, *t_summary(df), *notes]:
-        print(line, file=sys.stderr)
-    if tests is None:
-        write(df, args.format, sys.stdout)
-    elif args.format == "json":
-        from evalsci.audit.output import to_json_text
-
-        sys.stdout.write(to_json_text({"scores": df, "tests": tests, "groups": groups}) + "\n")
-    elif args.format == "csv":  # one table per stream: the tests, with each model's group
-        write(tests, "csv", sys.stdout)
-    else:
-        for title, table in (("scores", df), ("tests", tests), ("groups", groups)):
-            sys.stdout.write(f"\n## {title}\n\n")
-            write(table, "md", sys.stdout)
+    _say_audit(args.format, df, found.skipped, notes)
+    _write_audit(args.format, df, found.skipped, tests, groups)
     if args.plot:
         print(
             f"wrote {args.plot} and its {'PDF' if args.plot.suffix == '.png' else 'PNG'}",
             file=sys.stderr,
         )
+    return 0
+
+
+def _say_audit(fmt: str, df, skipped, notes: list[str]) -> None:
+    """The words around the scores: on stdout with the table (for people, each once), else on
+    stderr beside the data (skipped files and tasks, the verdicts' counts and family, t)."""
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
+
+    if fmt == "table":
+        from evalsci.audit.terminal import write_table
+
+        write_table(df, skipped, t_summary(df), sys.stdout)
+        lines = notes
+    else:
+        lines = [
+            *(f"skipped {s.path}" + (f": task {s.task!r}" if s.task else "") + f": {s.reason}"
+              for s in skipped),  # nothing is passed over silently
+            f"{len(df)} scores: {verdict_counts(df)}",
+            family_line(df),
+            *t_summary(df),
+            *notes,
+        ]  # fmt: skip
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def _write_audit(fmt: str, df, skipped, tests, groups) -> None:
+    """The scores (and --compare's tests and groups) in `fmt` on stdout."""
+    from evalsci.audit.judge import family_line, verdict_counts
+    from evalsci.audit.output import skipped_frame, to_json_text, write, write_skipped_csv
+
+    if fmt == "json":
+        parts = {"scores": df, "skipped": skipped_frame(skipped)}
+        if tests is not None:
+            parts |= {"tests": tests, "groups": groups}
+        summary = {"verdicts": f"{len(df)} scores: {verdict_counts(df)}", "family": family_line(df)}
+        sys.stdout.write(to_json_text(parts, summary=summary) + "\n")
+    elif fmt == "csv" and tests is None:
+        write(df, "csv", sys.stdout)
+        write_skipped_csv(skipped, list(df.columns), sys.stdout)
+    elif fmt == "csv":  # one table per stream: the tests, with each model's group
+        write(tests, "csv", sys.stdout)
+    elif fmt == "md" and tests is None:
+        write(df, "md", sys.stdout)
+    elif tests is not None:  # md or table (whose scores are above)
+        tables = (("scores", df), ("tests", tests), ("groups", groups))
+        for title, table in tables[fmt == "table" :]:
+            sys.stdout.write(f"\n## {title}\n\n")
+            write(table, "md", sys.stdout)
 
 
 def cmd_manifest(args) -> None:
@@ -240,7 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="result files or directories, recognised by content: lm-eval 0.3/0.4 output "
         "(with or without --log_samples), Open LLM Leaderboard v2 results, inspect-ai logs, "
         "HELM run directories, lighteval results, or a CSV with columns model, task, n, "
-        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md)",
+        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md); '-' reads one "
+        "input from stdin. Exit codes: 0 some score audited, 2 bad input, 3 every input read "
+        "but nothing in it has a random baseline",
     )
     au.add_argument(
         "--t",
@@ -256,7 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
         "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
-    au.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    au.add_argument(
+        "--format",
+        choices=("table", "md", "csv", "json"),
+        default="table",
+        help="table (default): a table for people that fits 160 columns, then a summary, the "
+        "family, a legend, each note once and what was skipped; md: every column as "
+        "Markdown; csv: every column, then one row per skipped file or task (verdict "
+        "'skipped', the reason in note); json: {scores, skipped, summary[, tests, groups]}",
+    )
     au.add_argument(
         "--compare",
         action="store_true",
@@ -328,15 +421,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit codes (docs/audit.md): 0 done (audit: some score judged); 2 bad input; 3 audit: every
+#: input read, but nothing in it has a random baseline
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT = 0, 2, 3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        args.func(args)
+        rc = args.func(args)
     except ValueError as e:
         print(f"evalsci {args.command}: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+        return EXIT_BAD_INPUT
+    return EXIT_OK if rc is None else rc
 
 
 if __name__ == "__main__":
