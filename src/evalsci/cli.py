@@ -4,7 +4,7 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
+    evalsci audit PATH... [--t N] [--format table|md|csv|json] [--compare] [--plot F]  (results)
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
     evalsci check-config FILE...                              (config files, read strictly)
