@@ -4,7 +4,7 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format table|md|csv|json] [--compare] [--plot F]  (results)
+    evalsci audit PATH... [--t N] [--format table|md|csv|json | --format eee --out DIR] [--compare]
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
     evalsci check-config FILE...                              (config files, read strictly)
@@ -100,6 +100,14 @@ def cmd_auc(args) -> None:
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 
+def _check_audit_options(args) -> None:
+    """Option errors, before any input is read."""
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if (args.format == "eee") != (args.out is not None):
+        raise ValueError("--format eee and --out DIR go together: give both or neither")
+
+
 STDIN = "<stdin>"
 
 
@@ -131,8 +139,7 @@ def _unstdin(found, tmp: Path) -> None:
 def cmd_audit(args) -> int:
     import tempfile
 
-    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
-        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    _check_audit_options(args)  # before any reading
     with tempfile.TemporaryDirectory(prefix="evalsci-stdin-") as tmp:
         tmp = Path(tmp)
         found = read_inputs_or_nothing(_stdin_paths(list(args.paths), tmp), args.metric)
@@ -171,7 +178,13 @@ def _audit_found(args, found) -> int:
         plot_scores(df, args.plot)
     # everything is computed before anything is printed: an error never follows half a table
     _say_audit(args.format, df, found.skipped, notes)
-    _write_audit(args.format, df, found.skipped, tests, groups)
+    if args.format == "eee":
+        from evalsci.audit.eee_write import write_eee
+
+        files = write_eee(args.out, df, found.results, found.skipped, tests, groups)
+        print(f"wrote {len(files)} files under {args.out}", file=sys.stderr)
+    else:
+        _write_audit(args.format, df, found.skipped, tests, groups)
     if args.plot:
         print(
             f"wrote {args.plot} and its {'PDF' if args.plot.suffix == '.png' else 'PNG'}",
@@ -343,12 +356,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--format",
-        choices=("table", "md", "csv", "json"),
+        choices=("table", "md", "csv", "json", "eee"),
         default="table",
         help="table (default): a table for people that fits 160 columns, then a summary, the "
         "family, a legend, each note once and what was skipped; md: every column as "
         "Markdown; csv: every column, then one row per skipped file or task (verdict "
-        "'skipped', the reason in note); json: {scores, skipped, summary[, tests, groups]}",
+        "'skipped', the reason in note); json: {scores, skipped, summary[, tests, groups]}; "
+        "eee: Every Eval Ever files under --out DIR (data/<benchmark>/<developer>/<model>/"
+        "<uuid>.json and _samples.jsonl; baselines in score_details.details; the table, "
+        "skipped inputs and --compare tests in DIR/evalsci_audit.json)",
+    )
+    au.add_argument(
+        "--out", type=Path, metavar="DIR", help="folder for --format eee (created if needed)"
     )
     au.add_argument(
         "--compare",

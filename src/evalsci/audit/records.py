@@ -41,6 +41,7 @@ class Result:
       items, outcomes   item ids and their 0/1 outcomes (aligned), for paired comparisons
       run         the run's identity (file and timestamp, log id), for inferring t
       choices_source    where the numbers of options came from (samples, doc_to_choice, ...)
+      item_options      each item's number of options (aligned with items), where known
       settings    the run's settings that make two runs comparable (`run_settings`): shots,
                   limit, model arguments beyond the model's name, harness and version;
                   --compare flags pairs whose settings differ
@@ -62,6 +63,7 @@ class Result:
     outcomes: tuple[int, ...] | None = None
     run: str | None = None
     choices_source: str | None = None
+    item_options: tuple[int, ...] | None = None
     settings: dict | None = None
 
 

@@ -8,7 +8,7 @@ reader takes is an error; one found in a directory is listed as skipped.
 Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples, Open LLM Leaderboard
 v2 files through `leaderboard`), `lm_eval_v03` (0.3 results), `tidy_csv`, `inspect_ai`
 (.eval and .json logs), `helm` (run directories), `lighteval` (results JSON and details
-parquet).
+parquet), `eee` (Every Eval Ever aggregates and their `_samples.jsonl`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import AuditInputError, Inputs, NothingToAudit, Skipped
-from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
+from . import eee, helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
 from .jsonfile import lfs_message
 from .sniff import (
+    EEE_AGGREGATE,
+    EEE_SAMPLES,
+    EEE_SIDECAR,
     HELM_RUN,
     INSPECT_LOG,
     LFS_POINTER,
@@ -113,6 +116,12 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         out.results.extend(got)
         out.skipped.extend(skipped)
         return used
+    if kind == EEE_AGGREGATE:
+        got, skipped = eee.read(f, metric=metric)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+        used = eee.samples_path(f, eee.load_json(f))
+        return {used.resolve()} if used is not None else set()
     if kind == LM_EVAL_V03:
         got, skipped = lm_eval_v03.read(f, metric=metric)
         out.results.extend(got)
@@ -124,6 +133,9 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         got, skipped = reader.read(f, metric=metric) if reader is lighteval else reader.read(f)
         out.results.extend(got)
         out.skipped.extend(skipped)
+    elif kind == EEE_SIDECAR:
+        why = "evalsci's --format eee sidecar (the scores are read from the data/ files)"
+        out.skipped.append(Skipped(str(f), None, why))
     elif kind == PARQUET and not explicit:
         out.skipped.append(
             Skipped(str(f), None, "parquet (lighteval details are read through results_*.json)")
@@ -156,7 +168,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             continue  # read with its run directory, through run_spec.json
         try:
             kind = sniff(f)
-            if kind in (LM_EVAL_SAMPLES, LFS_POINTER):
+            if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER):
                 pending.append((f, explicit, kind))
             else:
                 seen_samples |= _read_file(f, kind, explicit, metric, out)
@@ -169,6 +181,11 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             continue
         if kind == LFS_POINTER:
             why = lfs_message(f)
+        elif kind == EEE_SAMPLES:
+            why = (
+                f"{f}: Every Eval Ever samples file without its aggregate (<uuid>.json in the "
+                "same directory): give that file or the directory"
+            )
         else:
             why = (
                 f"{f}: lm-eval samples file without its results JSON "

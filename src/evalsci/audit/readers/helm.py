@@ -251,4 +251,5 @@ def _result(
         outcomes=tuple(r[2] for r in rows),
         run=str(run_dir),
         choices_source=choices_source,
+        item_options=tuple(r[3] for r in rows),
     )

@@ -292,6 +292,7 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         outcomes=tuple(outcomes),
         run=str(spec.get("eval_id") or spec.get("run_id") or path),
         choices_source="log",
+        item_options=tuple(choices),
         settings=run_settings(
             limit=_config(spec).get("limit"),
             model_args={**(spec.get("model_args") or {}), **(spec.get("task_args") or {})},

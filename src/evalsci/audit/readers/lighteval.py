@@ -140,6 +140,7 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 outcomes=outcomes,
                 run=f"{model}@{_NAME.match(path.name)['date']}",
                 choices_source="details",
+                item_options=tuple(choices),
                 settings=_settings(general, task, max_samples),
             )
         )

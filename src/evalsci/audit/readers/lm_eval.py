@@ -288,6 +288,7 @@ def _from_samples(path, key, effective, counts, what, notes, common) -> Result:
         items=items,
         outcomes=outcomes,
         choices_source="samples",
+        item_options=tuple(choices),
         notes=tuple(notes),
         **common,
     )
