@@ -7,7 +7,7 @@
     evalsci audit PATH... [--t N] [--format table|md|csv|json | --format eee --out DIR] [--compare]
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
-    evalsci check-config FILE...                              (config files, read strictly)
+    evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -278,13 +278,29 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
-    from evalsci.configcheck import check_config_cli
-    from evalsci.configfiles import load_config_file
+    import yaml
 
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import merge, resolve
+
+    root = Path(args.root)
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
-        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
+        if Path(path).resolve() != files[0].resolve():
+            files.append(Path(path))
+            user = merge(user, keys)
+    # what the workflow runs with these files as --configfile: the same function resolves and
+    # validates it (ConfigError, a ValueError, names the key and the file and line that set it)
+    cfg = resolve(user, root, files=files)
+    scales = ", ".join(
+        f"{k} {v['scale']}" for k, v in cfg.items() if isinstance(v, dict) and "scale" in v
+    )
+    print(f"ok resolved configuration (presets: {scales})")
+    if args.resolved:
+        print(yaml.safe_dump(cfg, sort_keys=False, width=100), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -430,12 +446,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="check workflow config files as the workflow does (each over config.yaml, as a "
-        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
-        "schema rejects is named with its file and line (Snakemake does not name a bad "
-        "--configfile)",
+        help="check workflow config files as the workflow does: each read strictly (a "
+        "duplicate key, a YAML syntax error, an empty file is named with its line; Snakemake "
+        "does not name a bad --configfile), then all of them over ROOT/config.yaml, as "
+        "--configfile, resolved over the study presets and validated (a value the schema "
+        "rejects is named with its key and the file and line that set it)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--root",
+        default=str(Path(__file__).resolve().parents[2]),
+        help="the workflow's directory (config.yaml, workflow/presets; default: this checkout)",
+    )
+    c.add_argument(
+        "--resolved", action="store_true", help="print the resolved configuration (YAML)"
+    )
     c.set_defaults(func=cmd_check_config)
     return parser
 

@@ -1,4 +1,5 @@
-"""The one config validator: the workflow (Snakefile) and `evalsci check-config` both call it.
+"""The one config validator: evalsci.settings.resolve calls it, for the workflow and for
+`evalsci check-config` alike.
 
 It checks the merged configuration against workflow/schemas/config.schema.yaml (and the study
 schemas it refers to) before any job, and reports the first error in one short paragraph:
@@ -71,35 +72,40 @@ def _has(data, path: tuple) -> int:
     return depth
 
 
-def origin(path: Iterable, files: Iterable[str | os.PathLike], cli: Mapping | None = None) -> str:
+def origin(path: Iterable, files: Iterable, cli: Mapping | None = None) -> str:
     """Where the value at key `path` was set: `--config`, `<file>, line N`, or not set.
 
-    `files` in Snakemake's order (config.yaml first, then each --configfile); the last source
-    that holds the whole path wins, else the one holding its longest part (a list or mapping
-    the key sits in)."""
+    `files` in the order they were merged (the study presets, then config.yaml, then each
+    --configfile); a preset, which holds one study's section, comes as (file, (study,)). The
+    last source that holds the whole path wins, else the one holding its longest part (a list
+    or mapping the key sits in)."""
     path = tuple(path)
-    sources: list[tuple[str, object, Path | None]] = []
+    sources: list[tuple[str, object, Path | None, tuple]] = []
     for f in files:
+        f, prefix = f if isinstance(f, tuple) else (f, ())
         f = Path(f)
         try:
-            sources.append((str(f), load_config_file(f), f))
+            data = load_config_file(f)
         except ConfigFileError:
             continue
+        for key in reversed(prefix):
+            data = {key: data}
+        sources.append((str(f), data, f, tuple(prefix)))
     if cli:
-        sources.append(("--config", dict(cli), None))
+        sources.append(("--config", dict(cli), None, ()))
     best, best_depth = None, 0
-    for name, data, f in reversed(sources):
+    for name, data, f, prefix in reversed(sources):
         depth = _has(data, path)
-        if depth > best_depth:
-            best, best_depth = (name, f, depth), depth
+        if depth > len(prefix) and depth > best_depth:
+            best, best_depth = (name, f, depth, prefix), depth
         if depth == len(path):
             break
     if best is None:
         return "not set in any config file: a schema default"
-    name, f, depth = best
+    name, f, depth, prefix = best
     if f is None:
         return "set by --config"
-    line = _key_lines(f).get(path[:depth])
+    line = _key_lines(f).get(path[len(prefix) : depth])
     where = f"{name}, line {line}" if line else name
     return f"set in {where}" if depth == len(path) else f"in {where}"
 
@@ -170,24 +176,3 @@ def check_config(
         f"config {key} ({origin(path, files, cli)}): {_message(e)}{more}. "
         f"The schema: {SCHEMAS}/*.schema.yaml"
     )
-
-
-def check_config_cli(paths: Iterable[str | os.PathLike], root: Path = ROOT) -> dict:
-    """`evalsci check-config`: config.yaml with `paths` over it, as the workflow merges them
-    (Snakemake's `--configfile`), checked by `check_config`. Returns the merged config."""
-    paths = [Path(p) for p in paths]
-    files = [root / "config.yaml", *(p for p in paths if p.resolve() != root / "config.yaml")]
-    merged: dict = {}
-    for f in files:
-        _merge(merged, load_config_file(f))
-    check_config(merged, files, root=root)
-    return merged
-
-
-def _merge(base: dict, over: Mapping) -> None:
-    """Snakemake's `update_config`: mappings merged key by key, anything else replaced."""
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value

@@ -42,6 +42,8 @@ class Result:
       run         the run's identity (file and timestamp, log id), for inferring t
       choices_source    where the numbers of options came from (samples, doc_to_choice, ...)
       item_options      each item's number of options (aligned with items), where known
+      options_range     (least, most) options per item when only those are known: `labels`
+                  then puts every item at the least (the upper bounds of the baselines)
       settings    the run's settings that make two runs comparable (`run_settings`): shots,
                   limit, model arguments beyond the model's name, harness and version;
                   --compare flags pairs whose settings differ
@@ -64,6 +66,7 @@ class Result:
     run: str | None = None
     choices_source: str | None = None
     item_options: tuple[int, ...] | None = None
+    options_range: tuple[int, int] | None = None
     settings: dict | None = None
 
 
