@@ -21,6 +21,11 @@ class AuditInputError(ValueError):
     the file (and line or key) and the reason."""
 
 
+class NothingToAudit(AuditInputError):
+    """Every input was read, but no task in it has a random baseline (generated text,
+    likelihoods, options unknown): valid input with nothing to judge (exit code 3)."""
+
+
 @dataclass(frozen=True)
 class Result:
     """One model's score on one task: `correct` of `n` items, the items' numbers of options as
@@ -67,11 +72,14 @@ class Result:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file (task None) or one task of a file that was not read, and why."""
+    """A file (task None) or one task of a file that was not read, and why. `no_baseline`:
+    the task was read and has no random baseline the audit can compute (generated text,
+    likelihoods, options unknown), as opposed to a file or request that could not be read."""
 
     path: str
     task: str | None
     reason: str
+    no_baseline: bool = False
 
 
 @dataclass
