@@ -212,12 +212,13 @@ def _without_details(path: Path, task: str, entry: dict, metric: str, model: str
     missing = "no details parquet beside it (run lighteval with --save-details)"
     if known is None:
         why = f"{missing}, and {name!r} is not in the known-task table: options unknown"
-        return Skipped(str(path), task, why)
+        return Skipped(str(path), task, why, no_baseline=True)
     if known.output_type != "multiple_choice":
-        return Skipped(str(path), task, f"{name!r} is {known.output_type} ({known.provenance})")
+        why = f"{name!r} is {known.output_type} ({known.provenance})"
+        return Skipped(str(path), task, why, no_baseline=True)
     if known.options is None:
         why = f"{missing}, and {name!r} has per-item options ({known.provenance})"
-        return Skipped(str(path), task, why)
+        return Skipped(str(path), task, why, no_baseline=True)
     n = n_from_stderr(acc, entry.get(f"{metric}_stderr"))
     if n is None:
         return Skipped(
