@@ -37,7 +37,7 @@ PRESETS = Path("workflow/presets")
 SCHEMAS = Path("workflow/schemas")
 
 
-__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "SCALES"]
+__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "resolved", "SCALES"]
 
 
 def merge(base: Mapping, over: Mapping) -> dict:
@@ -101,6 +101,16 @@ def resolve(
     check_config(cfg, [*sources, *files], cli, root)
     fill_defaults(cfg, root)
     return cfg
+
+
+def resolved(*overrides: Mapping, root: Path = ROOT) -> dict:
+    """The resolved configuration of a run with config.yaml and `overrides` over it (as
+    --configfile's): what the workflow's `config` holds. For tests, notebooks and scripts."""
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
+    for o in overrides:
+        user = merge(user, o)
+    return resolve(user, root, files=files)
 
 
 def _read_sheets(cfg: dict, root: Path) -> None:

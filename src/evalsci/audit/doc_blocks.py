@@ -234,11 +234,21 @@ def verdicts(paths) -> str:
 
 
 def quickstart(paths) -> str:
-    """Doc block `audit_quickstart` (README): one audit of a published file, with --t 10."""
-    judged, _, _ = _audit([paths[FILES[0]]], t=10)
-    rows = judged.sort_values("task").head(4)
+    """Doc block `audit_quickstart` (README): the default output of one audit of a published
+    file, with --t 10: the table's first rows, then the summary, family and legend."""
+    from .judge import t_summary
+    from .terminal import report
+
+    judged, _, skipped = _audit([paths[FILES[0]]], t=10)
+    lines = report(judged, skipped, t_summary(judged)).splitlines()
+    rows = len(judged)
+    head, tail = lines[:6], lines[2 + rows + 1 :]
+    tail = tail[: next(i for i, x in enumerate(tail) if x.startswith("notes:"))]
     return (
         "```bash\n"
         f"evalsci audit {FILES[0]} --t 10   # were these the best of 10 checkpoints?\n"
-        "```\n\n" + _fmt(rows[SHOWN])
+        "```\n\n```text\n"
+        + "\n".join([*head, f"... ({rows - 4} more rows)", "", *tail])
+        + "\n... (then each note once, the files read, and every task skipped with its reason)\n"
+        "```\n"
     )
