@@ -135,3 +135,27 @@ def test_dash_reads_one_input_from_stdin(capsys, monkeypatch):
     assert rc == 0 and '"m1","boolq",0.62,100' in out and '"<stdin>:2"' in out
     rc, _, err = run(capsys, "-", "-")
     assert rc == 2 and "'-' (stdin) may be given once" in err
+
+
+def test_compare_tables_for_people_fit_and_say_each_result(capsys):
+    runs = [
+        "tests/fixtures/audit/lm_eval/smollm2/full",
+        "tests/fixtures/audit/compare/lm_eval/2shot",
+        "tests/fixtures/audit/lm_eval/smollm2/limit",
+    ]
+    rc, out, _ = run(capsys, *runs, "--compare")
+    assert rc == 0 and max(map(len, out.splitlines())) <= 160
+    rc, js, _ = run(capsys, *runs, "--compare", "--format", "json")
+    tests = json.loads(js)["tests"]
+    lines = out.split("tests (p: exact")[1].split("\n\ngroups")[0].splitlines()[3:]
+    assert len(lines) == len(tests)
+    for line, t in zip(lines, tests, strict=True):
+        if t["status"] != "tested":
+            want = t["status"]
+        elif t["test"] == "paired":
+            want = "not separated" if not t["separated"] else "separated"
+        else:
+            want = "not above max" if not t["separated"] else "above max"
+        assert f"  {want}" in line and line.startswith(t["task"])
+    # lm-eval's model paths collide on their last part: the shortest tail that differs
+    assert "lmeval_fix/smollm2" in out and "/tmp/" not in out

@@ -234,9 +234,12 @@ def _write_audit(fmt: str, df, skipped, tests, groups) -> None:
         write(tests, "csv", sys.stdout)
     elif fmt == "md" and tests is None:
         write(df, "md", sys.stdout)
-    elif tests is not None:  # md or table (whose scores are above)
-        tables = (("scores", df), ("tests", tests), ("groups", groups))
-        for title, table in tables[fmt == "table" :]:
+    elif fmt == "table" and tests is not None:  # the scores are above
+        from evalsci.audit.terminal import compare_tables
+
+        sys.stdout.write("\n" + compare_tables(tests, groups, df["model"].astype(str)))
+    elif tests is not None:
+        for title, table in (("scores", df), ("tests", tests), ("groups", groups)):
             sys.stdout.write(f"\n## {title}\n\n")
             write(table, "md", sys.stdout)
 

@@ -8,7 +8,8 @@ column at full precision (output.py); this view shortens for reading:
   - models: lm-eval's `pretrained=org/name,dtype=...` -> `name`, a path -> its last part;
     where two models would then print alike, the arguments that tell them apart are kept;
   - tasks: a prefix every task shares (`leaderboard_`) is said once instead of on each row;
-  - names still too long for the width are cut in the middle (`hendrycks…history`);
+  - names still too long for the width are cut in the middle (`hendrycks~history`, ASCII so
+    that any terminal prints it);
   - numbers rounded: accuracies to 4 decimals, baselines to 3, p-values to 3 decimals or one
     significant digit below 0.001 (the verdicts come from the exact values);
   - paths relative to the working directory where they are under it.
@@ -46,33 +47,46 @@ def relative(path: str) -> str:
 
 
 def _model_parts(model: str) -> tuple[str, list[str]]:
-    """(short name, the other key=value arguments) of one model string."""
+    """(the model's own name, the other key=value arguments) of one model string."""
     if "=" not in model:
-        return model.rstrip("/").rsplit("/", 1)[-1] or model, []
+        return model, []
     args = [a for a in model.split(",") if a]
     named = [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in NAME_KEYS]
     rest = [a for a in args if a.split("=", 1)[0] not in NAME_KEYS]
-    name = named[0] if named else model
-    return name.rstrip("/").rsplit("/", 1)[-1] or name, rest
+    return (named[0] if named else model), rest
+
+
+def _tail(name: str, depth: int) -> str:
+    return "/".join(name.rstrip("/").split("/")[-depth:]) or name
 
 
 def short_models(models) -> dict[str, str]:
-    """{model: short name}: unique wherever the full names are."""
+    """{model: short name}, unique wherever the full names are: the last part of the model's
+    own name; where two would print alike, the argument values they do not share, else a
+    longer tail of the name, else the full strings."""
     models = sorted(set(map(str, models)))
     parts = {m: _model_parts(m) for m in models}
-    out = {m: parts[m][0] for m in models}
     by_short: dict[str, list[str]] = {}
-    for m, s in out.items():
-        by_short.setdefault(s, []).append(m)
+    for m in models:
+        by_short.setdefault(_tail(parts[m][0], 1), []).append(m)
+    out = {}
     for short, ms in by_short.items():
-        if len(ms) < 2:
+        if len(ms) == 1:
+            out[ms[0]] = short
             continue
         common = set.intersection(*(set(parts[m][1]) for m in ms))
+        names = {}
         for m in ms:
-            extra = [a for a in parts[m][1] if a not in common]
-            values = [a.split("=", 1)[1] for a in extra]  # the values say enough
-            out[m] = f"{short} ({','.join(values)})" if extra else m
-    if len(set(out.values())) < len(out):  # still alike: the full names
+            values = [a.split("=", 1)[1] for a in parts[m][1] if a not in common]
+            names[m] = f"{short} ({','.join(values)})" if values else short
+        for depth in range(2, 64):  # alike still (paths): the shortest tail that differs
+            if len(set(names.values())) == len(names):
+                break
+            names = {m: _tail(parts[m][0], depth) for m in ms}
+        else:
+            names = {m: m for m in ms}
+        out |= names
+    if len(set(out.values())) < len(out):  # a short name equal to another's: the full names
         return {m: m for m in models}
     return out
 
@@ -92,7 +106,7 @@ def cut_middle(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     head = width // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+    return text[:head] + "~" + text[len(text) - (width - 1 - head) :]
 
 
 def fmt_p(p: float) -> str:
@@ -172,14 +186,25 @@ def _cells(df: pd.DataFrame, models: dict, prefix: str, note_ids: list[str]) -> 
     return rows
 
 
-def _layout(rows: list[list[str]], width: int) -> list[int]:
-    """Column widths; the model and task columns shrink (to MIN_NAME) until the line fits."""
-    w = [max([len(h)] + [len(row[i]) for row in rows]) for i, (h, _) in enumerate(COLUMNS)]
+def fixed_width(columns, rows: list[list[str]], shrink: tuple[int, ...], width: int) -> str:
+    """`rows` under `columns` ((header, right-aligned) pairs) as fixed-width text; the columns
+    `shrink` (names) are cut, the widest first, down to MIN_NAME until a line fits `width`."""
+    w = [max([len(h)] + [len(row[i]) for row in rows]) for i, (h, _) in enumerate(columns)]
     total = lambda: sum(w) + len(GAP) * (len(w) - 1)  # noqa: E731
-    while total() > width and max(w[0], w[1]) > MIN_NAME:
-        k = 1 if w[1] >= w[0] else 0
+    while total() > width:
+        k = max(shrink, key=lambda i: w[i])
+        if w[k] <= MIN_NAME:
+            break
         w[k] -= 1
-    return w
+    lines = []
+    for row in [[h for h, _ in columns], *rows]:
+        cells = []
+        for i, (cell, (_, right)) in enumerate(zip(row, columns, strict=True)):
+            cell = cut_middle(cell, w[i])
+            cells.append(cell.rjust(w[i]) if right else cell.ljust(w[i]))
+        lines.append(GAP.join(cells).rstrip())
+    lines.insert(1, GAP.join("-" * x for x in w))
+    return "\n".join(lines)
 
 
 def table(df: pd.DataFrame, width: int = WIDTH) -> tuple[str, list[str]]:
@@ -190,19 +215,81 @@ def table(df: pd.DataFrame, width: int = WIDTH) -> tuple[str, list[str]]:
     distinct = list(dict.fromkeys(n for n in full if n))
     number = {n: str(i) for i, n in enumerate(distinct, 1)}
     rows = _cells(df, models, prefix, [number.get(n, "") for n in full])
-    w = _layout(rows, width)
-    lines = []
-    for row in [[h for h, _ in COLUMNS], *rows]:
-        cells = []
-        for i, (cell, (_, right)) in enumerate(zip(row, COLUMNS, strict=True)):
-            cell = cut_middle(cell, w[i])
-            cells.append(cell.rjust(w[i]) if right else cell.ljust(w[i]))
-        lines.append(GAP.join(cells).rstrip())
-    lines.insert(1, GAP.join("-" * x for x in w))
     notes = [f"[{number[n]}] {n}" for n in distinct]
     if prefix:
         notes.insert(0, f"every task's name begins with {prefix!r}, left out above")
-    return "\n".join(lines), notes
+    return fixed_width(COLUMNS, rows, (0, 1), width), notes
+
+
+def _short_label(label: str, models: dict[str, str]) -> str:
+    """A --compare label ('model' or 'model [run]') with the model's short name."""
+    base, sep, tag = label.partition(" [")
+    return models.get(base, base) + (f" [{tag}" if sep else "")
+
+
+TEST_COLUMNS = [
+    ("task", False),
+    ("test", False),
+    ("model_a", False),
+    ("model_b", False),
+    ("n", True),
+    ("acc_a", True),
+    ("acc_b", True),
+    ("a_only", True),
+    ("b_only", True),
+    ("p", True),
+    ("p_adj", True),
+    ("result", False),
+    ("group", False),
+    ("settings", False),
+]
+
+
+def compare_tables(tests: pd.DataFrame, groups: pd.DataFrame, models, width: int = WIDTH) -> str:
+    """--compare's tests and groups for people: short names, rounded numbers, a result per
+    row (separated / not separated / the reason it was not tested)."""
+    short = short_models(models)
+    acc = lambda v: "" if pd.isna(v) else f"{v:.4f}"  # noqa: E731
+    count = lambda v: "" if pd.isna(v) else str(int(v))  # noqa: E731
+    rows = []
+    for r in tests.itertuples(index=False):
+        if r.status != "tested":
+            result = r.status
+        elif r.test == "paired":
+            result = "separated" if r.separated else "not separated"
+        else:
+            result = "above max" if r.separated else "not above max"
+        ga, gb = count(r.group_a), count(r.group_b)
+        rows.append(
+            [
+                str(r.task),
+                "pair" if r.test == "paired" else "max_random",
+                _short_label(str(r.model_a), short),
+                _short_label(str(r.model_b), short) if r.model_b else "",
+                str(int(r.n_items)),
+                acc(r.accuracy_a),
+                acc(r.accuracy_b),
+                count(r.a_only),
+                count(r.b_only),
+                fmt_p(r.p),
+                fmt_p(r.p_adjusted),
+                result,
+                f"{ga}/{gb}" if gb else ga,
+                r.settings_differ,
+            ]
+        )
+    out = ["tests (p: exact; p_adj: adjusted across the tested rows):"]
+    out.append(fixed_width(TEST_COLUMNS, rows, (0, 2, 3, 13), width))
+    grows = [
+        [str(g.task), str(g.group), "; ".join(_short_label(m, short) for m in g.models.split("; ")),
+         f"{g.best_accuracy:.4f}", f"{g.worst_accuracy:.4f}"]
+        for g in groups.itertuples(index=False)
+    ]  # fmt: skip
+    cols = [("task", False), ("group", True), ("models (best first)", False)]
+    cols += [("best", True), ("worst", True)]
+    out += ["", "groups (models the data cannot separate):"]
+    out.append(fixed_width(cols, grows, (0, 2), width))
+    return "\n".join(out) + "\n"
 
 
 def _wrap(text: str, width: int, indent: str = "    ") -> list[str]:
