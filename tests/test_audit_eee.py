@@ -257,3 +257,21 @@ def test_converted_helm_runs():
     assert direct["fixture/parity"].correct == 15  # HELM's own per-instance stats
     why = {s.path: s.reason for s in got.skipped}
     assert "score 0.5 but" in why[str(parity)] and "has 9 of 30 correct" in why[str(parity)]
+
+
+def test_round_trip_keeps_option_bounds(tmp_path, capsys):
+    """Scores read without items and with options known only as a range (the published
+    leaderboard run's MMLU-Pro and MuSR object_placements) come back with their bounds."""
+    src = AUDIT / "lm_eval" / "published" / "leaderboard"
+    out = tmp_path / "out"
+    _write([src], out, capsys)
+    key = ["model", "task"]
+    before, after = (
+        df.astype({k: str for k in key}).sort_values(key).reset_index(drop=True)
+        for df in (audit_inputs([src])[0], audit_inputs([out])[0])
+    )
+    cols = [c for c in before.columns if c != "source"]
+    assert len(before) == 31
+    for c in cols:
+        assert before[c].astype(str).tolist() == after[c].astype(str).tolist(), c
+    assert before["note"].str.contains("exact bounds over 2 to 10 options").sum() == 1
