@@ -88,6 +88,11 @@ def resolve(
     if scale not in SCALES:
         where = origin(("scale",), files, cli)
         raise ConfigError(f"config scale ({where}): {scale!r} is not one of {list(SCALES)}")
+    if not (root / PRESETS).is_dir():
+        raise ConfigError(
+            f"no study presets at {root / PRESETS}: resolve the configuration in a checkout of "
+            "the workflow (evalsci check-config --root DIR)"
+        )
     layered: dict = {}
     sources: list = []
     for study in sorted(p.name for p in (root / PRESETS).iterdir() if p.is_dir()):

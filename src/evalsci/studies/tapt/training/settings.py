@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalsci.configcheck import where as config_where
+
 METHODS = ("mlm", "clm", "zero-shot")
 HP_KEYS = ("batch_size_pretrain", "batch_size_train", "batch_size_eval", "epochs_train")
 
@@ -30,7 +32,8 @@ def lm_type(cfg: Mapping, lm: str) -> dict[str, Any]:
     types = _get(cfg, "lm_types")
     if lm not in types:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types: no LM type {lm!r}; known: {sorted(types)}"
+            f"config tapt.training.lm_types ({config_where('tapt.training.lms')}): no LM type {lm!r}; "
+            f"known: {sorted(types)}"
         )
     t = dict(types[lm])
     for key in ("model", "method", "pretrain_epochs", "hyperparameters"):
@@ -109,7 +112,9 @@ def runs(cfg: Mapping) -> list[dict[str, Any]]:
         try:
             get_spec(dataset)
         except ClassificationDataError as e:
-            raise TrainingConfigError(f"config tapt.training.datasets: {e}") from None
+            raise TrainingConfigError(
+                f"config tapt.training.datasets ({config_where('tapt.training.datasets')}): {e}"
+            ) from None
     out = []
     for m in _get(cfg, "m"):
         for n in _get(cfg, "n"):
