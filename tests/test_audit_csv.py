@@ -33,11 +33,19 @@ def test_tidy_csv_values(tmp_path, capsys):
         assert r["max_baseline"] == pytest.approx(emax3, rel=1e-9)
         assert r["p_standard"] == pytest.approx(binom.sf(c - 1, 100, 0.5), rel=1e-9)
         assert r["p_max"] == pytest.approx(1 - binom.cdf(c - 1, 100, 0.5) ** 3, rel=1e-9)
-    assert [r["verdict"] for r in rows] == [
+    assert [r["point_verdict"] for r in rows] == [
         "above_max",
         "above_standard_only",
         "not_above_standard",
     ]
+    # as tests (Holm across the 3 rows): 62 of 100 beats one guesser (p 0.0105, 3 x p < 0.05)
+    # but not the best of 3 (p_max 0.031, 3 x p_max > 0.05); 53 and 45 are chance
+    assert [r["verdict"] for r in rows] == [
+        "above_standard_only",
+        "not_above_chance",
+        "not_above_chance",
+    ]
+    assert rows[0]["p_max_adjusted"] == pytest.approx(3 * rows[0]["p_max"], rel=1e-12)
 
 
 def test_tidy_csv_labels_and_t_column(tmp_path, capsys):
@@ -128,6 +136,15 @@ def test_accuracy_must_be_a_count(tmp_path, capsys):
         ("model,task,n,correct,choices\nm,x,3,one,2\n", ":2: field 'correct' is not a number"),
         ("model,task,n,correct,choices\n,x,3,1,2\n", ":2: field 'model' is empty"),
         ("model,task,n,correct,choices,n\nm,x,3,1,2,3\n", ":1: column(s) ['n'] appear twice"),
+        # issue 35 item 7: an item of one option is always right
+        (
+            "model,task,n,accuracy,choices\nm,x,4,1,2\nm,y,4,0.5,1\n",
+            ":3: 4 of n = 4 items have one",
+        ),
+        (
+            'model,task,n,correct,labels\nm,x,4,1,"{""1"": 2, ""2"": 2}"\n',
+            ":2: 2 of n = 4 items have one option (always correct), but only 1",
+        ),
     ],
 )
 def test_bad_csv_names_the_line(tmp_path, capsys, text, where):
@@ -247,3 +264,27 @@ def test_plot_writes_png_and_pdf_the_same_bytes_twice(tmp_path, capsys):
     assert outs[0] == outs[1] and all(len(b) > 1000 for b in outs[0])
     rc, _, err = run(capsys, f, "--plot", tmp_path / "x.svg")
     assert rc == 2 and "--plot: give a .png or .pdf file" in err
+
+
+def test_a_path_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys):
+    """Issue 35 item 7: a symlink loop, a FIFO and a broken link are not 'no such file'; a
+    FIFO is never opened (the audit would block on it), named or found in a directory."""
+    import os
+
+    loop, fifo, broken = tmp_path / "loop.csv", tmp_path / "fifo.csv", tmp_path / "broken.csv"
+    loop.symlink_to(loop)
+    os.mkfifo(fifo)
+    broken.symlink_to(tmp_path / "gone.csv")
+    for path, what in (
+        (loop, "a symbolic link loop"),
+        (fifo, "a named pipe (FIFO), not a regular file"),
+        (broken, "a broken symbolic link"),
+        (tmp_path / "gone.csv", "no such file or directory"),
+    ):
+        rc, out, err = run(capsys, path)
+        assert rc == 2 and out == "" and f"{path}: {what}" in err
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    rc, out, err = run(capsys, tmp_path)
+    assert rc == 0 and "m1" in out
+    for path, what in ((loop, "symbolic link loop"), (fifo, "named pipe"), (broken, "broken")):
+        assert f"skipped {path}: " in err and what in err

@@ -166,3 +166,40 @@ def test_cut_per_instance_stats(tmp_path):
     p.write_text(p.read_text()[:1000])
     with pytest.raises(AuditInputError, match=r"per_instance_stats.json:\d+:\d+: truncated JSON"):
         read_inputs([run / "run_spec.json"])
+
+
+def test_limited_is_run_wide_and_a_tiny_split_is_marked(tmp_path):
+    """HELM samples max_eval_instances from all evaluation splits together. No run here spans
+    two splits (simple_mcqa has only `test`), so the parity run's first instance is moved to a
+    `valid` split, as HELM labels an instance of that split (its stats' name.split); stats.json
+    (per-split aggregates of the unmoved run) is left out. The 10 instances still meet the cap
+    of 10, so both splits are `limited` (compared per split, 9 and 1 would not be); the
+    1-instance split (3 trials, 2 options) has chance (1/2)^3 of all correct: marked."""
+    from fractions import Fraction
+
+    run = tmp_path / PARITY.name
+    shutil.copytree(PARITY, run)
+    (run / "stats.json").unlink()
+    per_instance = json.loads((run / "per_instance_stats.json").read_text())
+    first = per_instance[0]["instance_id"]
+    for e in per_instance:
+        if e["instance_id"] == first:
+            for s in e["stats"]:
+                s["name"]["split"] = "valid"
+    (run / "per_instance_stats.json").write_text(json.dumps(per_instance))
+    spec = json.loads((run / "run_spec.json").read_text())
+    assert spec["adapter_spec"]["max_eval_instances"] == 10
+    results, _ = helm.read(run)
+    by_task = {r.task: r for r in results}
+    assert set(by_task) == {"simple_mcqa (test)", "simple_mcqa (valid)"}
+    valid, test = by_task["simple_mcqa (valid)"], by_task["simple_mcqa (test)"]
+    assert (valid.n, test.n) == (3, 27)
+    assert valid.limited and test.limited
+    chance = Fraction(1, 2) ** 3
+    assert chance > Fraction(1, 20)
+    assert any("too small to test" in n and f"{float(chance):.3g}" in n for n in valid.notes)
+    assert not any("too small" in n for n in test.notes)
+    # the same run with a cap above its 10 instances is not limited
+    spec["adapter_spec"]["max_eval_instances"] = 11
+    (run / "run_spec.json").write_text(json.dumps(spec))
+    assert not any(r.limited for r in helm.read(run)[0])

@@ -5,6 +5,7 @@ rules in make_logs.py and from the JSON logs counted here by hand, not from the 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -143,7 +144,8 @@ def test_paired_outcomes_against_scipy():
 def test_read_inputs_on_the_directory():
     inputs = read_inputs([FIX])
     got = sorted((r.model, r.task, r.n, r.correct) for r in inputs.results)
-    assert len(got) == 9  # 2 models x 2 readable tasks x 2 formats, and the --limit run
+    # 2 models x 2 readable tasks x 2 formats, the --limit run, and 2 models of inspect 0.3.150
+    assert len(got) == 11
     reasons = [s.reason for s in inputs.skipped]
     assert sum("status 'error'" in r for r in reasons) == 1
     assert sum("at_least_1" in r for r in reasons) == 4
@@ -200,6 +202,10 @@ def test_corrupt_member_names_the_member(tmp_path):
         (
             lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=0.9),
             r"accuracy 0.9 but the samples have 6 of 12 correct",
+        ),
+        (  # issue 35 item 7: NaN (valid JSON to Python) agrees with no count
+            lambda log: log["results"]["scores"][0]["metrics"]["accuracy"].update(value=math.nan),
+            r"accuracy nan but the samples have 6 of 12 correct",
         ),
     ],
 )
@@ -277,3 +283,26 @@ def test_limit_run_is_flagged():
     want = expected_single("alpha")[:5]
     assert r.items == ("q01", "q02", "q03", "q04", "q05") and list(r.outcomes) == want
     assert r.limited and r.notes == ("5 of the dataset's 12 samples (--limit / --sample-id)",)
+
+
+def test_old_logs_without_summary_choices_read_their_samples():
+    """inspect 0.3.150 wrote summaries.json without `choices` (old/, see PROVENANCE.md): the
+    reader takes each sample's options from samples/*.json, and the counts are those of the
+    mock rules, the same as inspect 0.3.285's logs of the same task."""
+    import zipfile
+
+    old = sorted((FIX / "old").glob("*.eval"))
+    assert len(old) == 2
+    for path in old:
+        with zipfile.ZipFile(path) as zf:  # the defect this covers: no choices in the summaries
+            summaries = json.loads(zf.read("summaries.json"))
+            assert summaries and all("choices" not in s for s in summaries)
+        (r,), skipped = inspect_ai.read(path)
+        assert skipped == []
+        model = r.model.removeprefix("mockllm/")
+        want = expected_single(model)
+        assert (r.n, r.correct) == (12, sum(want))
+        assert r.labels == {2: 3, 3: 3, 4: 3, 5: 3}
+        assert dict(zip(r.items, r.outcomes, strict=True)) == {
+            f"q{k:02d}": v for k, v in zip(range(1, 13), want, strict=True)
+        }

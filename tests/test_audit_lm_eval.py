@@ -141,7 +141,7 @@ def test_audit_reads_real_lm_eval_output(lm_eval_runs, capsys):
             if acc > 0.5
             else "not_above_standard"
         )
-        assert row["verdict"] == want
+        assert row["point_verdict"] == want
 
 
 def test_audit_t_override_and_bad_inputs(lm_eval_runs, capsys, tmp_path):

@@ -4,6 +4,7 @@ binomial (not the study's code, nor evalsci.maxrandom)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,16 @@ TARGETS = [
     "audit_baselines_prompts",
     "audit_openai_evals",
 ]
+
+
+def _holm_rejects(p: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+    """Holm's step-down: reject H_(j) while p_(j) < alpha / (m - j + 1)."""
+    out = np.zeros(len(p), dtype=bool)
+    for j, i in enumerate(np.argsort(p, kind="stable"), 1):
+        if not p[i] < alpha / (len(p) - j + 1):
+            break
+        out[i] = True
+    return out
 
 
 def expected_max_accuracy(n: int, p: float, t: int) -> float:
@@ -79,7 +90,7 @@ def test_targets_build_every_artefact(built):
         for ext in (".pdf", ".png"):
             assert (built / "figures" / f"{name}{ext}").stat().st_size > 0
         detail = pd.read_csv(built / "tables" / f"{name}_runs.csv")
-        assert {"p_standard", "p_max", "verdict"} <= set(detail.columns)
+        assert {"p_standard", "p_max", "p_below", "point_verdict", "verdict"} <= set(detail.columns)
         assert detail.p_standard.between(0, 1).all() and (detail.p_max >= detail.p_standard).all()
     sweep = pd.read_csv(built / "tables" / "open_llm_leaderboard_v2_sweep.csv")
     assert sweep.t.min() == 1 and sweep.t.max() == 10_000
@@ -98,6 +109,8 @@ def test_leaderboard_columns_and_binary_bbh_counts(built, mirror):
         "above_standard",
         "above_max",
         "flipped",
+        "above_standard_test",
+        "above_max_test",
     ]
     for task in BINARY_BBH:
         want = independent_counts(mirror / RESULTS / f"Big-Bench-Hard__{task}_results.csv")
@@ -111,6 +124,20 @@ def test_leaderboard_columns_and_binary_bbh_counts(built, mirror):
                 above_m,
                 flipped,
             ), (task, kind)
+    # beside the paper's counts, the same runs as tests: Holm across every run of the table
+    # with the same t kind (one family per kind of test), level 0.05; recomputed here from
+    # the detail table's counts with scipy and Holm's step-down rejection rule
+    detail = pd.read_csv(built / "tables" / "open_llm_leaderboard_v2_runs.csv")
+    for kind, d in detail.groupby("t_kind"):
+        p_std = binom.sf(d.correct - 1, d.n, 1 / 2)
+        binary = d.labels.map(lambda s: set(json.loads(s)) == {"2"}).to_numpy()
+        holm_std = _holm_rejects(d.p_standard.to_numpy())
+        holm_max = _holm_rejects(d.p_max.to_numpy())
+        np.testing.assert_allclose(d.p_standard[binary], p_std[binary], rtol=1e-9, atol=1e-300)
+        for task, g in d.assign(s=holm_std, m=holm_max).groupby("task"):
+            row = table[(table.task == task) & (table.t_kind == kind)].iloc[0]
+            assert (row.above_standard_test, row.above_max_test) == (g.s.sum(), g.m.sum())
+            assert row.above_max_test <= row.above_max  # a test is never laxer than the point
     # the issue's quick count: web_of_lies, 105 of 159 runs above p = 1/2, 55 above E[max]
     wol = table[(table.task == "BBH/web_of_lies") & (table.t_kind == "runs")].iloc[0]
     assert (wol.runs, wol.above_standard, wol.above_max) == (159, 105, 55)

@@ -36,8 +36,10 @@ def tiny_ckpt(tmp_path_factory):
 
 def _recompute(**kw):
     return {
-        "scale": "default",
-        "default": {"models": ["tiny"], "tasks": [TASK], "shots": [SHOTS], "prompts": PROMPTS},
+        "models": ["tiny"],
+        "tasks": [TASK],
+        "shots": [SHOTS],
+        "prompts": PROMPTS,
         "demonstrations": "released",
         "prompts_of": "OLMo-7B",
         "prompts_per_shard": 3,

@@ -119,7 +119,7 @@ def test_predictions_follow_the_authors_tie_rule():
 
 def test_precision_pairs_are_checked_at_parse_time():
     models = {"m": {"quantize": "none"}, "m-nf4": {"quantize": "nf4"}, "a": {}}
-    where = "config baselines.recompute.default"
+    where = "config baselines.recompute"
     table2.check_pairs(SETTINGS, models, where)
     with pytest.raises(ValueError, match=r"precision_pairs\[0\]\.full: unknown model 'x'"):
         table2.check_pairs({"precision_pairs": [{"nf4": "a", "full": "x"}]}, models, where)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from evalsci.cli import main
 from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail, standard_tail
@@ -165,3 +166,63 @@ def test_check_config_names_file_and_line(capsys, tmp_path):
     assert rc == 0 and f"ok {good} (2 top-level keys)" in out
     rc, _, err = run(capsys, "check-config", str(good), str(bad))
     assert rc == 2 and f"config file {bad}, line 2, column 1:" in err
+
+
+def test_check_config_resolves_what_the_workflow_runs(capsys, tmp_path):
+    """The files over config.yaml and the presets, by evalsci.settings.resolve: the preset's
+    values come out, and a bad value is named by its key before any job could run."""
+    paper = tmp_path / "paper.yaml"
+    paper.write_text("scale: paper\nmc_icl: {num_trials: 3}\n")
+    rc, out, _ = run(capsys, "check-config", str(paper), "--resolved")
+    assert rc == 0 and "presets: assessors paper, baselines paper, mc_icl paper, tapt paper" in out
+    cfg = yaml.safe_load(out[out.index("\n", out.index("ok resolved")) :])
+    assert cfg["mc_icl"]["num_trials"] == 3 and cfg["mc_icl"]["num_demos"] == 20
+    assert cfg["baselines"]["recompute"]["prompts"] == 200
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("mc_icl: {num_trials: 0}\n")
+    rc, _, err = run(capsys, "check-config", str(bad))
+    assert rc == 2 and f"config mc_icl.num_trials (set in {bad}, line 1)" in err
+    assert "0 is less than the minimum of 1" in err
+
+
+def test_verify_rehashes_a_file_changed_at_the_same_size_and_mtime(tmp_path, capsys, mirror):
+    """Issue 35 item 6: bit rot, or `cp -p` of a damaged copy, keeps size and mtime; the
+    size/mtime cache (the workflow's shortcut) cannot see it, `evalsci verify` must."""
+    import os
+
+    from evalsci.data import released
+
+    out = released.materialise("multi_prompt", tmp_path / "multi_prompt", mirror=str(mirror))
+    rc, stdout, _ = run(capsys, "verify", str(tmp_path))
+    assert rc == 0 and f"ok {out}" in stdout  # the cache now holds every file's size and mtime
+    f = sorted((out / "data").rglob("*.csv"))[0]
+    st = f.stat()
+    data = bytearray(f.read_bytes())
+    data[-2] ^= 0x01  # one flipped bit, same size
+    f.write_bytes(bytes(data))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    released._VERIFIED.clear()
+    rc, _, err = run(capsys, "verify", str(out))
+    assert rc == 2 and f"{f} changed after it was verified" in err
+    released._VERIFIED.clear()
+    rc, stdout, _ = run(capsys, "verify", "--cached", str(out))
+    assert rc == 0, "the shortcut trusts size and mtime: that is why it is not the default"
+
+
+@pytest.mark.parametrize("command", ["baseline", "audit"])
+def test_t_beyond_the_largest_float_is_a_clear_error(capsys, tmp_path, command):
+    """Issue 35 item 7: `--t` of 310 digits overflowed float() deep in the audit (a
+    traceback); it is refused by the argument parser, saying the bound."""
+    huge = "1" + "0" * 309
+    (tmp_path / "res.csv").write_text("model,task,n,correct,choices\nm1,boolq,100,62,2\n")
+    args = (
+        ["audit", str(tmp_path / "res.csv")]
+        if command == "audit"
+        else ["baseline", "--n", "100", "--p", "0.5"]
+    )
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--t", huge])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "at most 1.798e+308" in err and "(310 characters)" in err

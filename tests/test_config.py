@@ -26,15 +26,17 @@ def test_default_config_dry_runs(tmp_path, mirror):
     [
         ("seed=-3", "-3 is less than the minimum of 0"),
         ("recompute=maybe", "'maybe' is not of type 'boolean'"),
-        ("baselines={'no_such_key': 1}", "no_such_key"),
+        ("baselines={'no_such_key': 1}", "unknown key 'no_such_key'"),
         ("studies=['baselines','nope']", "'nope' is not one of"),
     ],
 )
 def test_bad_config_fails_naming_it(tmp_path, override, needle):
     proc = snakemake(tmp_path, "-n", "--config", override, check=False)
     assert proc.returncode != 0
-    assert "Error validating config file" in proc.stderr + proc.stdout
-    assert needle in proc.stderr + proc.stdout
+    out = proc.stderr + proc.stdout
+    key = override.split("=")[0]
+    assert f"config {key}" in out and "(set by --config)" in out, out[-2000:]
+    assert needle in out
     assert not (tmp_path / "results").exists()
 
 
@@ -72,8 +74,9 @@ def test_strict_loader_rejects_duplicates():
         *SCHEMAS,
         REPO / "config.yaml",
         *sorted((REPO / "workflow" / "profiles").glob("*/config.yaml")),
+        *sorted((REPO / "workflow" / "presets").glob("*/*.yaml")),
     ],
-    ids=lambda p: p.name if p.name != "config.yaml" else str(p.parent.name),
+    ids=lambda p: str(p.relative_to(REPO)),
 )
 def test_yaml_has_no_duplicate_keys(path):
     yaml.load(path.read_text(), Loader=StrictLoader)
@@ -113,20 +116,21 @@ def _failing_dry_run(tmp_path, config_yaml: str) -> str:
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
-        ("recompute: {default: {prompts: 0}}", "0 is less than the minimum of 1"),
-        ("recompute: {default: {prompts: -1}}", "-1 is less than the minimum of 1"),
-        ("recompute: {full: {prompts: '4'}}", "'4' is not of type 'integer'"),
-        ("recompute: {default: {promts: 4}}", "'promts' was unexpected"),
-        ("recompute: {full: {tasks: [not_a_task]}}", "'not_a_task' is not one of"),
-        ("recompute: {default: {shots: [3]}}", "3 is not one of [1, 2, 4]"),
+        ("recompute: {prompts: 0}", "0 is less than the minimum of 1"),
+        ("recompute: {prompts: -1}", "-1 is less than the minimum of 1"),
+        ("{scale: paper, recompute: {prompts: '4'}}", "'4' is not of type 'integer'"),
+        ("recompute: {promts: 4}", "unknown key 'promts'"),
+        ("{scale: paper, recompute: {tasks: [not_a_task]}}", "'not_a_task' is not one of"),
+        ("recompute: {shots: [3]}", "3 is not one of [1, 2, 4]"),
     ],
 )
 def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
-    """baselines.recompute.default/full were unchecked (duplicate keys in the schema)."""
-    out = _failing_dry_run(tmp_path, f"baselines: {{{override}}}\n")
-    assert "Error validating config file" in out and needle in out
-    key = override.split("{")[1].split(":")[0].strip()  # default / full
-    assert f"['baselines']['recompute']['{key}']" in out  # the key is named
+    """The recompute grid, the preset's values under the user's, is checked (it once was not:
+    duplicate keys in the schema), naming the key and the file and line that set it."""
+    body = override if override.startswith("{") else f"{{{override}}}"
+    out = _failing_dry_run(tmp_path, f"baselines: {body}\n")
+    assert "config baselines.recompute." in out and needle in out, out[-2000:]
+    assert f"(set in {tmp_path / 'override.yaml'}, line 1)" in out  # the file is named
     assert not (tmp_path / "results").exists()
 
 
@@ -136,19 +140,19 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     [
         # a name with '_' used to come back as model 'no', task 'such_model_emoji_movie'
         (
-            "baselines: {recompute: {default: {models: [no_such_model]}}}",
-            ["config baselines.recompute.default.models", "'no_such_model'", "cannot contain '_'"],
+            "baselines: {recompute: {models: [no_such_model]}}",
+            ["config baselines.recompute.models", "'no_such_model'", "cannot contain '_'"],
         ),
         (
-            "baselines: {recompute: {default: {models: [nosuchmodel]}}}",
-            ["config baselines.recompute.default.models: unknown model 'nosuchmodel'", "'smollm2'"],
+            "baselines: {recompute: {models: [nosuchmodel]}}",
+            ["config baselines.recompute.models: unknown model 'nosuchmodel'", "'smollm2'"],
         ),
         (
-            "mc_icl: {default: {models: [nosuchmodel]}}",
-            ["config mc_icl.default.models: unknown model 'nosuchmodel'", "'pythia-160m'"],
+            "mc_icl: {models: [nosuchmodel]}",
+            ["config mc_icl.models: unknown model 'nosuchmodel'", "'pythia-160m'"],
         ),
         (
-            "mc_icl: {default: {datasets: [nosuchdata]}}",
+            "mc_icl: {datasets: [nosuchdata]}",
             ["'nosuchdata' is not one of", "'sst2'"],
         ),  # the schema's enum lists them
         (
@@ -174,10 +178,10 @@ def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
 @pytest.mark.workflow  # runs snakemake (a dry run)
 def test_nested_cli_numbers_are_numbers(tmp_path, mirror):
     """Snakemake reads nested --config values as strings; the schema must still accept the
-    documented `--config 'baselines={recompute: {default: {prompts: 1, shots: [1]}}}'`."""
+    documented `--config 'baselines={recompute: {prompts: 1, shots: [1]}}'`."""
     cfg = (
-        "baselines={source: recompute, recompute: {scale: default, default: {models: "
-        "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}"
+        "baselines={source: recompute, recompute: {models: [smollm2], tasks: [known_unknowns], "
+        "shots: [1], prompts: 1}}"
     )
     proc = snakemake(
         tmp_path,
@@ -329,3 +333,58 @@ def test_a_broken_cli_configfile_is_named(tmp_path, text):
     out = proc.stderr + proc.stdout
     assert proc.returncode != 0 and not (tmp_path / "results").exists()  # stopped, no job
     assert str(bad) in out
+
+
+def test_check_config_uses_the_workflows_validator(capsys, tmp_path):
+    """Issue 35 item 5: `evalsci check-config` said "ok" for files the schema rejects. It now
+    runs the workflow's validator over config.yaml, naming the key, the file and the line."""
+    from evalsci.cli import main
+
+    cases = {
+        "unknown.yaml": ("seed: 1\nnosuchkey: 1\n", "config nosuchkey (set in {f}, line 2): "),
+        "bound.yaml": ("seed: -3\n", "config seed (set in {f}, line 1): -3 is less than"),
+        "deep.yaml": (
+            "baselines:\n  recompute:\n    prompts: 0\n",
+            "config baselines.recompute.prompts (set in {f}, line 3): 0 is less",
+        ),
+    }
+    for name, (text, needle) in cases.items():
+        f = tmp_path / name
+        f.write_text(text)
+        assert main(["check-config", str(f)]) == 2
+        err = capsys.readouterr().err
+        assert needle.format(f=f) in err, err
+        assert len(err.splitlines()) == 1
+    good = tmp_path / "good.yaml"
+    good.write_text("seed: 7\n")
+    assert main(["check-config", str(good)]) == 0
+
+
+def test_a_binary_config_file_is_named(capsys, tmp_path):
+    """A binary file given as a config file: a clear error naming it, not a traceback."""
+    from evalsci.cli import main
+
+    f = tmp_path / "model.yaml"
+    f.write_bytes(b"seed: 1\n\x7fELF\x02\x01\x01\x00\xd0\x00")
+    with pytest.raises(ConfigFileError, match=r"model.yaml, line 2: not UTF-8 text .*binary"):
+        load_config_file(f)
+    g = tmp_path / "zeros.yaml"
+    g.write_bytes(b"\x00" * 16)
+    with pytest.raises(ConfigFileError, match=r"zeros.yaml, line 1: a NUL byte"):
+        load_config_file(g)
+    assert main(["check-config", str(f)]) == 2
+    assert "binary file" in capsys.readouterr().err
+
+
+@pytest.mark.workflow  # runs snakemake (a dry run)
+def test_an_unknown_top_level_key_is_one_short_message(tmp_path):
+    """Issue 35 item 5: Snakemake's validate printed 538 lines (the whole schema) for one
+    unknown key, naming no file."""
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text("seed: 1\nsedd: 2\n")
+    proc = snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    out = proc.stderr + proc.stdout
+    assert proc.returncode != 0
+    assert f"config sedd (set in {cfg}, line 2): unknown key 'sedd'" in out, out[-2000:]
+    assert len(out.splitlines()) < 25, f"{len(out.splitlines())} lines"
+    assert not (tmp_path / "results").exists()

@@ -95,6 +95,7 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
                 ("bias", "greater", 0.9),
                 ("boost", "greater", 0.001),
                 ("boost", "less", 0.9),
+                ("bias", "two-sided", 0.95),
             ]:
                 rows.append(
                     dict(
@@ -106,6 +107,7 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
                         mean_diff=[0.01, -0.01, 0.0][i],
                         p_value=p,
                         p_adjusted=p,
+                        n_resamples=10_000,
                     )
                 )
     t = pd.DataFrame(rows)
@@ -116,6 +118,17 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
     fn4 = (t["config"] == "gpt2_epochs_2_m50_n50") & (t["alternative"] == "less")
     t.loc[fn4 & t["dataset"].isin(["a", "b"]), "p_value"] = 0.01
     _write(tmp_path, "results/tapt/tables/permutation_tests.csv", t)
+    # zero-shot accuracies whose task c has a zero bias that float arithmetic makes negative
+    acc = [
+        dict(config="zero_shot_n100", dataset=d, subsample=i, test=te, extra=ex)
+        for d, pairs in {
+            "a": [(0.5, 0.4), (0.5, 0.5)],
+            "b": [(0.4, 0.5), (0.5, 0.5)],
+            "c": [(0.49, 0.45), (0.57, 0.61)],
+        }.items()
+        for i, (te, ex) in enumerate(pairs)
+    ]
+    _write(tmp_path, "results/tapt/data/accuracies.csv", pd.DataFrame(acc))
     _write(
         tmp_path,
         "results/tapt/tables/meta_analysis.csv",
@@ -139,20 +152,36 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
             )
         ),
     )
-    text = doctables.render(BLOCKS["tapt_comparisons"], tmp_path)
+    text = doctables.render(BLOCKS["tapt_permutation"], tmp_path)
     rows = {r.split(" | ")[0].lstrip("| "): r.split(" | ")[1] for r in text.splitlines()[2:]}
+    verdicts = {
+        r.split(" | ")[0].lstrip("| "): r.split(" | ")[3].rstrip(" |")
+        for r in text.splitlines()[2:]
+    }
     assert (
         rows["App. D.1: main permutation tests (1 (m, n, LM) x 3 tasks, H1 bias > 0, BH)"]
         == "0 significant at 0.05"
     )
-    over_row = next(v for k, v in rows.items() if k.startswith("Sec. 8: overtraining"))
-    assert over_row == "0.30; 0.90; 1 raw p < 0.05, 0 significant"
+    over = next(k for k in rows if k.startswith("Sec. 8: overtraining"))
+    # BH over raw 0.01, 0.9, 0.9: min 3 x 0.01 / 1, SE 3 sqrt(.01 .99 / 1e4) = 0.003; over
+    # 0.9 x 3: min 3 x 0.9 / 3 (k = 3), SE sqrt(.9 .1 / 1e4) = 0.003
+    assert rows[over] == "0.03 ± 0.003; 0.90 ± 0.003; 1 raw p < 0.05, 0 significant"
+    assert verdicts[over] == "differs"
+    two = next(k for k in rows if k.startswith("Sec. 8: two-sided"))
+    # task a has raw p 0.01 two-sided too: pooled over 6, min 6 x 0.01 / 1, SE 6 x 0.000995
+    assert rows[two] == "0.03; 0.95; 0.06 ± 0.006" and verdicts[two] == "differs; differs"
     assert (
         "gpt2_epochs_2_m100_n200 b (adjusted p 0.01)"
         in rows["Sec. 8: the other overtraining configurations, BH-significant tasks"]
     )
     assert rows["Sec. 8 footnote 4: gpt2_epochs_2_m50_n50, H1 boost < 0"] == "2 of 3 raw p < 0.05"
-    assert next(v for k, v in rows.items() if k.startswith("Sec. 9")) == "1 / 1 / 1; 0.90"
+    assert next(v for k, v in rows.items() if k.startswith("Sec. 9: zero")).startswith(
+        "1 / 1 / 1; 0.90"
+    )
+    # c: 0.04 - 0.04 in floats is not 0: (0.49 - 0.45) + (0.57 - 0.61) < 0
+    floats = next(v for k, v in rows.items() if k.startswith("Sec. 9: the same signs"))
+    assert floats.startswith("1 / 2 / 0; c: -")
+    text = doctables.render(BLOCKS["tapt_comparisons"], tmp_path)
     assert "0.25 (100 slices)" in text and "0.47 (500 slices)" in text
     assert "n = 25: 0.001, 0.200; n = 500: 0.000, 0.010" in text
 

@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 # 4,000 CPU-s; byte-identical on an emulated Haswell, docs/reproducibility.md): one dataset,
 # one trial, k = 0 and 1, 2 validation examples.
 MC_ICL = yaml.safe_load((Path(__file__).parent / "fixtures" / "mc_icl" / "tiny.yaml").read_text())
-MC_ICL["mc_icl"]["default"].update(
+MC_ICL["mc_icl"].update(
     datasets=["sst2"],
     num_demos=1,
     num_permutations=1,

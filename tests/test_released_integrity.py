@@ -489,27 +489,28 @@ def test_mirror_messages_say_what_set_the_mirror(tmp_path, monkeypatch):
     assert released.mirror_origin(empty) == f"EVALSCI_MIRROR={empty}"
     with pytest.raises(released.ReleasedDataError, match=f"mirror set by EVALSCI_MIRROR={empty}"):
         released.materialise("bigbench", tmp_path / "out")
-    with pytest.raises(released.ReleasedDataError, match="is not a directory .set by mirror="):
+    with pytest.raises(released.ReleasedDataError, match="does not exist .set by mirror="):
         released.materialise("bigbench", tmp_path / "out", mirror=str(tmp_path / "nope"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(released.ReleasedDataError, match="is not a directory .set by mirror="):
+        released.materialise("bigbench", tmp_path / "out", mirror=str(tmp_path / "file"))
 
 
-@pytest.mark.workflow  # one failing fetch job
-def test_config_mirror_is_named_as_the_config_key(tmp_path):
+@pytest.mark.workflow  # dry runs
+@pytest.mark.parametrize("how", ["config", "env"])
+def test_a_missing_mirror_is_named_by_the_dry_run(tmp_path, how):
+    """Issue 35 item 7: a missing mirror was found by the first fetch job, not the dry run.
+    Now the parse names it and what set it (the config key or the variable), before any job."""
     from conftest import snakemake
 
     missing = tmp_path / "no_such_mirror"
-    proc = snakemake(
-        tmp_path,
-        "resources/released/bigbench",
-        "--config",
-        f"mirror={missing}",
-        env={"EVALSCI_MIRROR": ""},
-        check=False,
-    )
+    args = ["--config", f"mirror={missing}"] if how == "config" else []
+    env = {"EVALSCI_MIRROR": "" if how == "config" else str(missing)}
+    proc = snakemake(tmp_path, "-n", "resources/released/bigbench", *args, env=env, check=False)
     out = proc.stdout + proc.stderr
+    origin = f"config mirror={missing}" if how == "config" else f"EVALSCI_MIRROR={missing}"
     assert proc.returncode != 0
-    assert f"the mirror {missing} is not a directory (set by config mirror={missing})" in out, out[
-        -3000:
-    ]
-    assert "EVALSCI_MIRROR=" not in out
-    assert not (tmp_path / "resources/released/bigbench").exists()
+    assert f"the mirror {missing} does not exist (set by {origin})" in out, out[-3000:]
+    assert ("EVALSCI_MIRROR=" in out) == (how == "env")
+    assert "released_bundle" not in out  # no job was planned, let alone run
+    assert not (tmp_path / "resources").exists()

@@ -6,8 +6,10 @@ step is ordered by the test, none by a sleep, and each wait is bounded."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -16,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from evalsci.runlocks import LOCKS, RUNS
+from evalsci.runlocks import LOCKS, RUNS, Run, _restore, check_runs
 
 from conftest import REPO
 
@@ -145,3 +147,49 @@ def test_an_orphan_job_keeps_its_locks_until_it_ends(workdir, run_a):
     assert len(_starts(workdir)) == 2
     assert (workdir / "slow.txt").read_text() == "done\n"
     assert not list((workdir / RUNS).iterdir()) and not list((workdir / LOCKS).glob("*.lock"))
+
+
+def _live_run(workdir: Path, files: dict[str, list[str]]):
+    """A record of this very process (alive), locking `files`, as `record_run` writes it."""
+    me = psutil.Process()
+    return Run(
+        workdir / RUNS / f"{me.pid}.json",
+        me.pid,
+        me.create_time(),
+        socket.gethostname(),
+        "test",
+        files,
+    )
+
+
+def test_restore_writes_both_locks_when_input_and_output_are_the_same_files(tmp_path):
+    """Issue 35 item 1: a run whose input and output sets are equal (a named target, `-F`)
+    used to get only its input lock back, so a run reading its outputs was no longer refused."""
+    run = _live_run(tmp_path, {"input": ["results/a.csv"], "output": ["results/a.csv"]})
+    assert _restore(tmp_path, run, {})
+    locks = {p.name: p.read_text().split() for p in (tmp_path / LOCKS).glob("*.lock")}
+    assert locks == {"0.input.lock": ["results/a.csv"], "0.output.lock": ["results/a.csv"]}
+
+
+def test_check_runs_keeps_a_live_runs_output_lock_beside_an_equal_input_lock(tmp_path):
+    """The same through the parse-time entry point: the input lock is still there, the output
+    lock (equal files) was removed by a neighbour's exit; it comes back, nothing else does."""
+    run = _live_run(tmp_path, {"input": ["results/a.csv"], "output": ["results/a.csv"]})
+    run.path.parent.mkdir(parents=True)
+    run.path.write_text(
+        json.dumps(
+            {
+                "pid": run.pid,
+                "started": run.started,
+                "host": run.host,
+                "input": ["results/a.csv"],
+                "output": ["results/a.csv"],
+            }
+        )
+    )
+    (tmp_path / LOCKS).mkdir(parents=True)
+    (tmp_path / LOCKS / "0.input.lock").write_text("results/a.csv\n")
+    check_runs(tmp_path, quiet=True)
+    kinds = sorted(p.name for p in (tmp_path / LOCKS).glob("*.lock"))
+    assert kinds == ["0.input.lock", "0.output.lock"]
+    assert (tmp_path / LOCKS / "0.output.lock").read_text().split() == ["results/a.csv"]

@@ -68,7 +68,7 @@ def test_benjamini_hochberg_known_values():
 
 
 @pytest.mark.parametrize("n_pairs", [14, 20, 51, 100])
-@pytest.mark.parametrize("alternative", ["greater", "less"])
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
 def test_fast_null_distribution_gives_scipys_pvalues_bit_for_bit(n_pairs, alternative):
     """The direct sign-flip draws reproduce scipy.stats.permutation_test exactly (same draws
     from the same generator), on integer counts as the tapt tests use, with ties."""

@@ -29,3 +29,16 @@ def test_atomic_path_leaves_nothing_on_failure(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_path_removes_what_a_killed_write_left(tmp_path):
+    """Issue 35 item 7: a `kill -9` inside atomic_path leaves `.<name>.<8 chars><suffix>`;
+    the next write of the same file removes it (and only it)."""
+    left = tmp_path / ".t.csv.k3x_9qz0.csv"  # mkstemp's name for t.csv
+    left.write_text("")
+    keep = [tmp_path / ".t.csv.short.csv", tmp_path / ".u.csv.k3x_9qz0.csv", tmp_path / "x.csv"]
+    for f in keep:
+        f.write_text("keep")
+    with atomic_path(tmp_path / "t.csv") as tmp:
+        tmp.write_text("a\n")
+    assert sorted(tmp_path.iterdir()) == sorted([tmp_path / "t.csv", *keep])

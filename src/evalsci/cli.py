@@ -4,10 +4,10 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json] [--compare] [--plot F]  (result files)
+    evalsci audit PATH... [--t N] [--format md|csv|json | --format eee --out DIR] [--compare] [--plot F]  (result files)
     evalsci manifest MIRROR                                   (rehash released data)
-    evalsci verify [resources/released]                       (recheck fetched bundles)
-    evalsci check-config FILE...                              (config files, read strictly)
+    evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
+    evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -29,10 +29,17 @@ def _t_value(s: str) -> float:
         t = float(s)
         check_t(t)
     except ValueError:
+        shown = s if len(s) <= 40 else f"{s[:20]}...({len(s)} characters)"
         raise argparse.ArgumentTypeError(
-            f"t must be an integer >= 1 (1e12 allowed), got {s!r}"
+            f"t must be an integer >= 1 and at most {sys.float_info.max:.4g} (the largest "
+            f"float; 1e12 allowed), got {shown!r}"
         ) from None
     return t
+
+
+def _t_count(s: str) -> int:
+    """`audit --t`: the same check, kept an integer (a count of tries)."""
+    return int(_t_value(s))
 
 
 def _add_p(parser: argparse.ArgumentParser) -> None:
@@ -93,15 +100,22 @@ def cmd_auc(args) -> None:
         print(f"max random AUC n_pos={args.n_pos} n_neg={args.n_neg} t={_fmt_t(t)}: {v:.6f}")
 
 
+def _check_audit_options(args) -> None:
+    """Option errors, before any input is read."""
+    if args.plot and args.plot.suffix not in (".png", ".pdf"):
+        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if (args.format == "eee") != (args.out is not None):
+        raise ValueError("--format eee and --out DIR go together: give both or neither")
+
+
 def cmd_audit(args) -> None:
     from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import t_summary
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
     from evalsci.audit.output import write
 
-    if args.plot and args.plot.suffix not in (".png", ".pdf"):  # before any reading
-        raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    _check_audit_options(args)
     found = read_inputs(args.paths, metric=args.metric)
-    frame, df = judge_inputs(found, t=args.t)
+    frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
     if args.compare:
@@ -116,9 +130,15 @@ def cmd_audit(args) -> None:
     for s in found.skipped:  # nothing is passed over silently
         where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
         print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    for line in [*t_summary(df), *notes]:
+    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
+    for line in [*summary, *t_summary(df), *notes]:
         print(line, file=sys.stderr)
-    if tests is None:
+    if args.format == "eee":
+        from evalsci.audit.eee_write import write_eee
+
+        files = write_eee(args.out, df, found.results, found.skipped, tests, groups)
+        print(f"wrote {len(files)} files under {args.out}", file=sys.stderr)
+    elif tests is None:
         write(df, args.format, sys.stdout)
     elif args.format == "json":
         from evalsci.audit.output import to_json_text
@@ -167,18 +187,36 @@ def cmd_verify(args) -> None:
         raise ValueError(f"no bundle (a directory with {SUMS}) at {root}")
     for b in bundles:
         try:
-            verify_bundle(b)
+            verify_bundle(b, rehash=not args.cached)
         except ReleasedDataError as e:
             raise ValueError(str(e)) from None
         print(f"ok {b} ({sum(1 for _ in open(b / SUMS))} files)")
 
 
 def cmd_check_config(args) -> None:
-    from evalsci.configfiles import load_config_file
+    import yaml
 
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import merge, resolve
+
+    root = Path(args.root)
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
         print(f"ok {path} ({len(keys)} top-level keys)")
+        if Path(path).resolve() != files[0].resolve():
+            files.append(Path(path))
+            user = merge(user, keys)
+    # what the workflow runs with these files as --configfile: the same function resolves and
+    # validates it (ConfigError, a ValueError, names the key and the file and line that set it)
+    cfg = resolve(user, root, files=files)
+    scales = ", ".join(
+        f"{k} {v['scale']}" for k, v in cfg.items() if isinstance(v, dict) and "scale" in v
+    )
+    print(f"ok resolved configuration (presets: {scales})")
+    if args.resolved:
+        print(yaml.safe_dump(cfg, sort_keys=False, width=100), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--t",
-        type=int,
+        type=_t_count,
         default=None,
         help="number of tries each score was selected from, for every score (default: the "
         "t the input states, else the number of scores of its task in the inputs; the "
@@ -246,7 +284,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
         "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
-    au.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    au.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "eee"),
+        default="md",
+        help="eee: Every Eval Ever files under --out DIR (data/<benchmark>/<developer>/<model>/"
+        "<uuid>.json and _samples.jsonl; baselines in score_details.details; the table, "
+        "skipped inputs and --compare tests in DIR/evalsci_audit.json)",
+    )
+    au.add_argument(
+        "--out", type=Path, metavar="DIR", help="folder for --format eee (created if needed)"
+    )
     au.add_argument(
         "--compare",
         action="store_true",
@@ -256,13 +304,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--adjust",
-        choices=("holm", "bh"),
+        choices=("none", "holm", "bh"),
         default="holm",
-        help="multiplicity control across every test of --compare: Holm (family-wise) or "
-        "Benjamini-Hochberg (false discovery rate); default holm",
+        help="multiplicity control of the verdicts, across the scores of the output (each "
+        "kind of test: p_max, p_standard, p_below), and across every test of --compare: "
+        "Holm (family-wise error), Benjamini-Hochberg (false discovery rate) or none; "
+        "default holm",
     )
     au.add_argument(
-        "--alpha", type=float, default=0.05, help="level for 'separated' in --compare (0.05)"
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the verdicts' tests and of 'separated' in --compare (default 0.05)",
     )
     au.add_argument(
         "--plot",
@@ -293,14 +346,31 @@ def build_parser() -> argparse.ArgumentParser:
         default="resources/released",
         help="a bundle directory, or a directory of bundles (default %(default)s)",
     )
+    v.add_argument(
+        "--cached",
+        action="store_true",
+        help="rehash only files whose size or mtime changed since they were last hashed (the "
+        "workflow's shortcut; misses a change that keeps both). Default: rehash every file",
+    )
     v.set_defaults(func=cmd_verify)
 
     c = sub.add_parser(
         "check-config",
-        help="read workflow config files strictly: a duplicate key, a YAML syntax error or "
-        "an empty file is named with its line (Snakemake does not name a bad --configfile)",
+        help="check workflow config files as the workflow does: each read strictly (a "
+        "duplicate key, a YAML syntax error, an empty file is named with its line; Snakemake "
+        "does not name a bad --configfile), then all of them over ROOT/config.yaml, as "
+        "--configfile, resolved over the study presets and validated (a value the schema "
+        "rejects is named with its key and the file and line that set it)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--root",
+        default=str(Path(__file__).resolve().parents[2]),
+        help="the workflow's directory (config.yaml, workflow/presets; default: this checkout)",
+    )
+    c.add_argument(
+        "--resolved", action="store_true", help="print the resolved configuration (YAML)"
+    )
     c.set_defaults(func=cmd_check_config)
     return parser
 

@@ -57,9 +57,23 @@ def load_config_file(path: str | os.PathLike) -> dict:
     when it repeats a key, is not valid YAML, is empty or is not a mapping of keys."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigFileError(f"config file {path}: cannot read it: {e}") from None
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigFileError(f"config file {path}: cannot read it: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise ConfigFileError(
+            f"config file {path}, line {line}: not UTF-8 text (byte {raw[e.start]:#04x} at "
+            f"offset {e.start}): a config file is YAML or JSON, is this a binary file?"
+        ) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ConfigFileError(
+            f"config file {path}, line {line}: a NUL byte: a config file is YAML or JSON text, "
+            "is this a binary file?"
+        )
     try:
         data = yaml.load(text, Loader=StrictLoader)
     except yaml.MarkedYAMLError as e:

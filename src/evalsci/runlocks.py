@@ -134,11 +134,22 @@ def _lock_files(workdir: Path) -> dict[Path, frozenset[str]]:
     return files
 
 
+def _kind(lock: Path) -> str:
+    """`input` or `output`: Snakemake names its locks `N.<kind>.lock`."""
+    return lock.name.removesuffix(".lock").rpartition(".")[2]
+
+
+def _held(kind: str, files: frozenset[str], present: dict[Path, frozenset[str]]) -> bool:
+    # by kind too: a run's input and output sets are often equal (a named target, `-F`), and
+    # its input lock alone does not make Snakemake refuse a run that reads its outputs
+    return any(_kind(lock) == kind and held == files for lock, held in present.items())
+
+
 def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bool:
     """Write back the locks of `run` that a neighbour removed. True if any was missing."""
     restored = False
     for kind, files in run.locked.items():
-        if not files or frozenset(files) in present.values():
+        if not files or _held(kind, frozenset(files), present):
             continue
         (workdir / LOCKS).mkdir(parents=True, exist_ok=True)
         n = 0
@@ -155,12 +166,17 @@ def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bo
     return restored
 
 
-def _remove(run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
-    mine = {frozenset(files) for files in run.locked.values() if files}
-    removed = [lock for lock, files in present.items() if files in mine]
+def _remove(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
+    """Remove a dead run's locks, record and the temporary files its killed jobs left."""
+    from evalsci.workflow import remove_stale_temps
+
+    mine = {(kind, frozenset(files)) for kind, files in run.locked.items() if files}
+    removed = [lock for lock, files in present.items() if (_kind(lock), files) in mine]
     for lock in removed:
         lock.unlink(missing_ok=True)
         del present[lock]
+    for out in run.locked.get("output", []):  # no job of it runs: its temporaries are debris
+        removed += remove_stale_temps(workdir / out)
     run.path.unlink(missing_ok=True)
     return removed
 
@@ -190,8 +206,9 @@ def check_runs(workdir: str | os.PathLike = ".", quiet: bool = False) -> list[st
     for r in runs:
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started))
         if r in dead and not r.orphans:
-            for lock in _remove(r, present):
-                messages.append(f"evalsci: removed the lock {lock} of a killed run (pid {r.pid})")
+            for left in _remove(workdir, r, present):
+                what = "lock" if left.parent == workdir / LOCKS else "temporary file"
+                messages.append(f"evalsci: removed the {what} {left} of a killed run (pid {r.pid})")
             continue
         _restore(workdir, r, present)
         n = len(r.locked.get("output", []))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -53,6 +54,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
@@ -63,6 +65,24 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files of `atomic_path(path)` that a killed writer left beside it.
+
+    `kill -9` inside `atomic_path` skips its cleanup and leaves `.<name>.<8 random
+    characters><suffix>` (mkstemp's name) in results/. Only the job that writes `path` writes
+    its temporaries, and Snakemake runs one such job at a time per working directory, so any
+    found before a write, or after its run was killed (`runlocks.check_runs`), is debris."""
+    path = Path(path)
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(path.suffix)}")
+    removed = []
+    with contextlib.suppress(OSError):
+        for f in path.parent.iterdir():
+            if pattern.fullmatch(f.name) and not f.is_symlink() and f.is_file():
+                f.unlink(missing_ok=True)
+                removed.append(f)
+    return removed
 
 
 def _umask() -> int:

@@ -49,8 +49,8 @@ BASELINES_FIGURE_INPUTS = {
     for name in BASELINES_FIGURES
 }
 
-# The recompute path (baselines_recompute.smk). Scale: config baselines.recompute (scale
-# default = SmolLM2 on CPU; full = the paper).
+# The recompute path (baselines_recompute.smk). Its grid: config baselines.recompute, from the
+# baselines preset (workflow/presets/baselines/).
 BASELINES_ICL_CFG = BASELINES["recompute"]
 BASELINES_ICL = _baselines_icl.settings(BASELINES_ICL_CFG)
 # Unknown or unusable model names fail here, before any job, listing the known ones.
@@ -62,7 +62,7 @@ BASELINES_ICL_CELLS = _baselines_icl.cells(BASELINES_ICL_CFG)
 _baselines_table2.check_pairs(
     BASELINES_ICL,
     config["lm"]["models"],
-    f"config baselines.recompute.{BASELINES_ICL_CFG.get('scale', 'default')}",
+    "config baselines.recompute",
 )
 
 

@@ -4,7 +4,7 @@
 # -> one cell: results/baselines/recompute/results/<Model>_<task>_<K>-shot.csv.gz (+ .options)
 # -> results/baselines/recompute/results/aggregated-results.json
 # The analysis rules (baselines.smk) read that directory when the study recomputes.
-# Scale: config baselines.recompute (scale default = SmolLM2 on CPU; full = the paper).
+# Grid: config baselines.recompute (its preset: workflow/presets/baselines/<scale>.yaml).
 # Helpers (grid, paths, input functions): baselines_common.smk.
 
 

@@ -1,14 +1,18 @@
 # Released raw results of the authors, verified against pinned sha256 (evalsci.data.released).
 from snakemake_interface_executor_plugins.settings import ExecMode
 
-from evalsci.data.released import verify_fetched_bundles
+from evalsci.data.released import check_mirror, verify_fetched_bundles
 
 # Every fetched bundle is checked against its SHA256SUMS when a run starts (dry runs too: one
 # stat per file unless a file changed). A file edited after its fetch stops the run here,
 # naming the file, before any job is scheduled: a plain rerun would say "nothing to be done",
 # and a rerun of a consumer would delete its good outputs first. Not in job subprocesses.
+# A mirror that is set but missing (a typo, an unmounted disk) is named here too, not by the
+# first fetch job.
 if workflow.exec_mode == ExecMode.DEFAULT:
     verify_fetched_bundles("resources/released")
+    if mirror_dir():
+        check_mirror(mirror_dir())
 
 
 wildcard_constraints:

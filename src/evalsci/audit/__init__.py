@@ -27,7 +27,14 @@ study.
 
 from __future__ import annotations
 
-from .judge import OUTPUT_COLUMNS, VERDICTS, audit_results, choices_label, verdict
+from .judge import (
+    OUTPUT_COLUMNS,
+    POINT_VERDICTS,
+    VERDICTS,
+    audit_results,
+    choices_label,
+    point_verdict,
+)
 from .readers import read_inputs
 from .records import AuditInputError, Inputs, Result, Skipped
 
@@ -41,29 +48,32 @@ __all__ = [
     "audit_inputs",
     "judge_inputs",
     "audit_paths",
-    "verdict",
+    "point_verdict",
     "choices_label",
     "OUTPUT_COLUMNS",
     "VERDICTS",
+    "POINT_VERDICTS",
 ]
 
 
-def judge_inputs(found, t: int | None = None):
-    """(the results frame of `read_inputs`' answer, its judged rows in the same order)."""
+def judge_inputs(found, t: int | None = None, alpha: float = 0.05, adjust: str = "holm"):
+    """(the results frame of `read_inputs`' answer, its judged rows in the same order); the
+    verdicts are tests at `alpha`, adjusted by `adjust` (none, holm, bh) across the rows."""
     from .frames import concat_frames, results_frame
     from .judge import audit_frame, check_t_option
 
     check_t_option(t)
     frame = concat_frames([results_frame(found.results), *found.frames])
-    return frame, audit_frame(frame, t=t)
+    return frame, audit_frame(frame, t=t, alpha=alpha, method=adjust)
 
 
-def audit_inputs(paths, t: int | None = None, metric: str | None = None):
-    """(one judged row per (model, task) result, the files and tasks passed over)."""
+def audit_inputs(paths, t: int | None = None, metric: str | None = None, **judging):
+    """(one judged row per (model, task) result, the files and tasks passed over).
+    `judging`: alpha, adjust (judge_inputs)."""
     found = read_inputs(paths, metric=metric)
-    return judge_inputs(found, t=t)[1], found.skipped
+    return judge_inputs(found, t=t, **judging)[1], found.skipped
 
 
-def audit_paths(paths, t: int | None = None, metric: str | None = None):
+def audit_paths(paths, t: int | None = None, metric: str | None = None, **judging):
     """Read every input under `paths` and judge it: one row per (model, task) result."""
-    return audit_inputs(paths, t=t, metric=metric)[0]
+    return audit_inputs(paths, t=t, metric=metric, **judging)[0]

@@ -1,7 +1,10 @@
 """Counts of runs above the standard and the max random baseline, per task and t kind.
 
-"Above" is strict (accuracy > baseline); flipped = above the standard baseline but not above
-the max random baseline: a claim of "better than chance" that selection over t tries explains.
+"Above" is the paper's: strict (accuracy > baseline); flipped = above the standard baseline but
+not above the max random baseline: a claim of "better than chance" that selection over t tries
+explains. Beside them, the same counts as tests (`above_standard_test`, `above_max_test`: the
+exact tail p-value below TEST_ALPHA after Holm's correction; the family is every run of the
+table with the same t kind, one family per kind of test), as `evalsci audit` judges.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from .judge import choices_label, verdict
+from .judge import POINT_VERDICTS, VERDICTS, choices_label, point_verdicts, tested_verdicts
 from .maxrandom_requests import attach, sweep_key
 
 COUNT_COLUMNS = [
@@ -24,7 +27,11 @@ COUNT_COLUMNS = [
     "above_standard",
     "above_max",
     "flipped",
+    "above_standard_test",
+    "above_max_test",
 ]
+#: level and correction of the test-based counts (the CLI's defaults)
+TEST_ALPHA, TEST_ADJUST = 0.05, "holm"
 # the columns that name a row in each source's table
 ROW_KEYS = {"baselines_prompts": ["model", "task", "shots"]}
 RUN_DETAIL = [
@@ -43,18 +50,40 @@ RUN_DETAIL = [
     "max_baseline",
     "p_standard",
     "p_max",
+    "p_below",
+    "point_verdict",
     "verdict",
 ]
 
 
+def _p_below(runs: pd.DataFrame) -> np.ndarray:
+    """P(X <= correct) for one guesser per run, one distribution per distinct (n, labels)."""
+    from evalsci.maxrandom import standard_lower_tail
+
+    out = np.empty(len(runs))
+    for (n, labels), idx in runs.groupby(["n", "labels"], sort=False).indices.items():
+        c = runs["correct"].to_numpy(dtype=np.int64)[idx]
+        out[idx] = standard_lower_tail(c, int(n), json.loads(labels))
+    return out
+
+
 def judge(runs: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
-    """Runs with baselines, tail p-values and a verdict (the per-run detail table)."""
-    out = attach(runs, baselines)
+    """Runs with baselines, tail p-values, the paper's point verdict and the tested verdict
+    (Holm across the runs of each t kind, at TEST_ALPHA): the per-run detail table."""
+    from .multiplicity import adjust
+
+    out = attach(runs, baselines).reset_index(drop=True)
     out["choices"] = [choices_label(json.loads(s)) for s in out["labels"]]
-    out["verdict"] = [
-        verdict(a, s, m)
-        for a, s, m in zip(out.accuracy, out.standard, out.max_baseline, strict=True)
-    ]
+    out["p_below"] = _p_below(out)
+    point = point_verdicts(out.accuracy.to_numpy(), out.standard.to_numpy(), out.max_baseline)
+    out["point_verdict"] = [POINT_VERDICTS[i] for i in point]
+    tested = np.empty(len(out), dtype=np.int8)
+    for _, idx in out.groupby("t_kind", sort=False).indices.items():
+        p = [
+            adjust(out[c].to_numpy()[idx], TEST_ADJUST) for c in ("p_below", "p_standard", "p_max")
+        ]
+        tested[idx] = tested_verdicts(*p, TEST_ALPHA)
+    out["verdict"] = [VERDICTS[i] for i in tested]
     return out[RUN_DETAIL]
 
 
@@ -81,6 +110,8 @@ def counts(judged: pd.DataFrame, source: str) -> pd.DataFrame:
                 "above_standard": int(above_s.sum()),
                 "above_max": int(above_m.sum()),
                 "flipped": int((above_s & ~above_m).sum()),
+                "above_standard_test": int(g.verdict.isin(VERDICTS[2:]).sum()),
+                "above_max_test": int((g.verdict == VERDICTS[3]).sum()),
             }
         )
     cols = [*keys, *COUNT_COLUMNS[1:]]

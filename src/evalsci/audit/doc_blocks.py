@@ -3,8 +3,8 @@ doc block `audit_findings` (registered in evalsci/doc_blocks.yaml), written by r
 docs_tables (`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the
 results.
 
-Also the worked example of docs/audit.md and the README's quick start (blocks
-`audit_worked_example`, `audit_quickstart`): `evalsci audit` run on published
+Also the worked example and the verdicts' examples of docs/audit.md and the README's quick
+start (blocks `audit_worked_example`, `audit_verdicts`, `audit_quickstart`): `evalsci audit` run on published
 lm-evaluation-harness output committed as a fixture, EleutherAI/pythia's `evals/` results for
 Pythia-160M (tests/fixtures/audit/lm_eval/published/, source beside it). Their inputs are
 fixtures, not workflow results, so rule docs_tables does not render them
@@ -12,7 +12,8 @@ fixtures, not workflow results, so rule docs_tables does not render them
 fixtures, and this writes them again:
 
     python -c "from evalsci.doctables import blocks, render, write; b = blocks();
-    [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_quickstart')]"
+    [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_verdicts',
+    'audit_quickstart')]"
 """
 
 from __future__ import annotations
@@ -35,8 +36,12 @@ INPUTS = [
 SWEEP_TS = (1, 10, 78, 159, 1000, 10000)
 
 
+COUNTED = ["runs", "above_standard", "above_max", "flipped"]
+TESTED = ["above_standard_test", "above_max_test"]
+
+
 def _totals(df: pd.DataFrame) -> dict:
-    s = df[["runs", "above_standard", "above_max", "flipped"]].sum()
+    s = df[COUNTED + TESTED].sum()
     return {k: int(v) for k, v in s.items()}
 
 
@@ -45,7 +50,9 @@ def _line(tot: dict) -> str:
     return (
         f"{tot['runs']} runs, {tot['above_standard']} above the standard baseline, "
         f"{tot['above_max']} above the max random baseline: {tot['flipped']} flipped "
-        f"({100 * share:.1f}% of those above the standard baseline)"
+        f"({100 * share:.1f}% of those above the standard baseline); as tests (Holm, "
+        f"0.05): {tot['above_standard_test']} above the standard, {tot['above_max_test']} "
+        "above the max"
     )
 
 
@@ -127,13 +134,17 @@ FILES = (f"{PYTHIA}/160m_step93000.json", f"{PYTHIA}/160m-5shot_step103000.json"
 SHOWN = ["task", "accuracy", "n", "choices", "t", "standard", "max_baseline", "p_max", "verdict"]
 
 
-def _audit(paths: list[Path], t: int | None = None):
+def _audit(paths: list[Path], t: int | None = None, adjust: str = "holm"):
     from . import judge_inputs, read_inputs
     from .judge import t_summary
 
     found = read_inputs(paths)
-    _, judged = judge_inputs(found, t=t)
+    _, judged = judge_inputs(found, t=t, adjust=adjust)
     return judged, t_summary(judged), found.skipped
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _fmt(df: pd.DataFrame) -> str:
@@ -143,9 +154,10 @@ def _fmt(df: pd.DataFrame) -> str:
 def worked_example(paths) -> str:
     """Doc block `audit_worked_example`: `evalsci audit` on Pythia-160M's two published
     evaluations (fixtures), the verdict counts, the t lines and the flipped scores."""
+    from .judge import family_line, verdict_counts
+
     files = [paths[f] for f in FILES]
     judged, summary, skipped = _audit(files)
-    counts = judged.groupby("verdict", observed=False).size()
     lines = [
         "```bash",
         f"evalsci audit {FILES[0]} \\",
@@ -154,22 +166,71 @@ def worked_example(paths) -> str:
         "",
         f"{len(judged)} scores ({judged['task'].nunique()} tasks, two published evaluations of "
         f"Pythia-160M: 0-shot at step 93,000 and 5-shot at step 103,000); "
-        f"{len(skipped)} tasks skipped, each listed on stderr with its reason (the first: "
+        f"{len(skipped)} tasks skipped, each listed with its reason (the first: "
         f"{skipped[0].task}, {skipped[0].reason.split(' (')[0]}). "
-        "0.3 files hold accuracies only, so every count is `derived`. Verdicts: "
-        + ", ".join(f"{k} {int(v)}" for k, v in counts.items())
-        + ". What the command prints on stderr about t:",
+        "0.3 files hold accuracies only, so every count is `derived`. Verdicts (tests): "
+        f"{verdict_counts(judged)}; the paper's point comparison (`point_verdict`): "
+        f"{verdict_counts(judged, 'point_verdict')}. {_sentence(family_line(judged))}. "
+        "What the command says about t:",
         "",
         *[f"    {s}" for s in summary],
         "",
-        "The scores whose verdict the max random baseline changes (above the standard "
-        "baseline, not above the max), the first 12 by task:",
+        "The scores the point comparison puts above the standard baseline but not above the "
+        "max (`point_verdict` above_standard_only), with their tested verdict, the first 12 by "
+        "task:",
         "",
     ]
-    flipped = judged[judged["verdict"] == "above_standard_only"].sort_values(["task", "source"])
+    flipped = judged[judged["point_verdict"] == "above_standard_only"]
+    flipped = flipped.sort_values(["task", "source"])
     flipped = flipped.assign(file=[Path(s).name for s in flipped["source"].astype(str)])
-    body = _fmt(flipped[["file", *SHOWN]].head(12)) if len(flipped) else "(none)\n"
+    shown = [*SHOWN, "point_verdict"]
+    body = _fmt(flipped[["file", *shown]].head(12)) if len(flipped) else "(none)\n"
     return "\n".join(lines) + "\n" + body
+
+
+HELM_RUN = "tests/fixtures/audit/helm/runs/simple_mcqa:model=simple_model1"
+VERDICT_SHOWN = ["task", "accuracy", "n", "choices", "t", "p_standard", "p_max", "p_below"]
+
+
+def verdicts(paths) -> str:
+    """Doc block `audit_verdicts`: each verdict defined in one sentence, with a real score that
+    has it (Pythia-160M's two published evaluations and the HELM fixture runs, `--adjust
+    none` so that each example's verdict reads from its own p-values), and the counts under
+    each correction."""
+    from .judge import VERDICT_MEANING, VERDICTS, verdict_counts
+
+    files = [paths[f] for f in FILES] + [paths[f"{HELM_RUN}/run_spec.json"].parent]
+    judged = {a: _audit(files, adjust=a)[0] for a in ("none", "holm", "bh")}
+    raw = judged["none"].sort_values(["task", "source"], kind="stable")
+    lines = [
+        "```bash",
+        f"evalsci audit {FILES[0]} \\",
+        f"              {FILES[1]} \\",
+        f"              '{HELM_RUN}' --adjust none",
+        "```",
+        "",
+        "| verdict | meaning | example (the first by task) |",
+        "| --- | --- | --- |",
+    ]
+    for v in reversed(VERDICTS):
+        rows = raw[raw["verdict"] == v]
+        if len(rows):
+            r = rows.iloc[0]
+            ex = (
+                f"{r.model.split(',')[0].removeprefix('pretrained=')} on {r.task}: "
+                f"{r.accuracy:.4g} of n = {r.n} ({r.choices} choices, t = {r.t}); "
+                f"p_standard {r.p_standard:.3g}, p_max {r.p_max:.3g}, p_below {r.p_below:.3g}"
+            )
+        else:
+            ex = "(none in these files)"
+        lines.append(f"| `{v}` | {VERDICT_MEANING[v]} | {ex} |")
+    lines.append("")
+    lines.append(
+        f"The same {len(raw)} scores: "
+        + "; ".join(f"`--adjust {a}` {verdict_counts(j)}" for a, j in judged.items())
+        + "."
+    )
+    return "\n".join(lines) + "\n"
 
 
 def quickstart(paths) -> str:

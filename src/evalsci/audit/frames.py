@@ -13,6 +13,8 @@ A results frame has one row per score and the columns `FRAME_COLUMNS`:
     derived, limited   bool
     items, outcomes    object: per-item ids and 0/1 outcomes (None when absent), for --compare;
                        a frame without per-item results (a CSV) may leave both columns out
+    settings           str: the run's settings as canonical JSON ('' when unknown), for
+                       --compare's flag on pairs run differently
 
 Readers that build few results return `Result`s (records.py); `results_frame` turns them into
 this form. The tidy CSV reader builds the columns directly (readers/tidy_csv.py).
@@ -48,6 +50,7 @@ FRAME_COLUMNS = [
     "limited",
     "items",
     "outcomes",
+    "settings",
 ]
 
 
@@ -97,6 +100,7 @@ def results_frame(results: Iterable[Result]) -> pd.DataFrame:
                 bool(r.limited),
                 r.items,
                 r.outcomes,
+                json.dumps(r.settings, sort_keys=True, default=str) if r.settings else "",
             )
         )
     return typed_frame(pd.DataFrame(rows, columns=FRAME_COLUMNS))
@@ -117,6 +121,7 @@ def typed_frame(df: pd.DataFrame) -> pd.DataFrame:
         "limited": False,
         "items": None,
         "outcomes": None,
+        "settings": "",
     }
     df = df.copy()
     for col, v in defaults.items():

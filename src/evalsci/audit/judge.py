@@ -1,7 +1,19 @@
 """Judge results against the standard and the max random baseline (evalsci.maxrandom).
 
-"Above" means accuracy > baseline, strictly. Tail p-values are at the exact count of
-correct answers: P(X >= correct) for one guesser and P(max of t guessers >= correct).
+Tail p-values are at the exact count of correct answers: P(X >= correct) for one guesser
+(`p_standard`), P(max of t guessers >= correct) (`p_max`) and P(X <= correct) for one guesser
+(`p_below`). Each is adjusted across the rows of the output (`--adjust`, multiplicity.py: the
+family is every score of the output, one family per kind of test), and the `verdict` is the
+test at level alpha (`--alpha`):
+
+  above_max            p_max adjusted < alpha: better than the best of t random guessers;
+  above_standard_only  p_standard adjusted < alpha, p_max not: better than one guesser only;
+  not_above_chance     neither, nor below: the data cannot tell it from one random guesser;
+  below_chance         p_below adjusted < alpha: significantly worse than one guesser.
+
+(p_standard + p_below = 1 + P(X = correct) >= 1, so at alpha < 1/2 a score is never both
+above and below chance.) The paper's point comparison, accuracy > baseline strictly, stays
+as `point_verdict` (the baselines study's Table 1 and study `audit`'s counts use it).
 
 Speed: the scores are judged as columns (frames.py). The count distribution is built once per
 distinct (n, options), the max baseline once per distinct (n, options, t), and both tails of
@@ -27,9 +39,15 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from evalsci.maxrandom import max_random_baseline, max_random_tail, standard_baseline
+from evalsci.maxrandom import (
+    max_random_baseline,
+    max_random_tail,
+    standard_baseline,
+    standard_lower_tail,
+)
 
 from .frames import concat_frames, frame_labels, results_frame
+from .multiplicity import adjust, check_adjust, check_alpha, significant
 from .records import Result
 
 OUTPUT_COLUMNS = [
@@ -52,9 +70,27 @@ OUTPUT_COLUMNS = [
     "limited",
     "choices_source",
     "note",
+    # added by issue 31: verdicts are tests (the module docstring)
+    "point_verdict",
+    "p_below",
+    "p_standard_adjusted",
+    "p_max_adjusted",
+    "p_below_adjusted",
+    "adjust",
+    "alpha",
+    "family_size",
 ]
 # ordered from worst to best
-VERDICTS = ("not_above_standard", "above_standard_only", "above_max")
+VERDICTS = ("below_chance", "not_above_chance", "above_standard_only", "above_max")
+POINT_VERDICTS = ("not_above_standard", "above_standard_only", "above_max")
+#: one sentence per verdict, for the legend under the table and docs/audit.md
+VERDICT_MEANING = {
+    "above_max": "better than the best of t random guessers: p_max adjusted < alpha",
+    "above_standard_only": "better than one random guesser (p_standard adjusted < alpha), "
+    "but not than the best of t (p_max adjusted >= alpha)",
+    "not_above_chance": "not distinguishable from one random guesser at alpha, either way",
+    "below_chance": "worse than one random guesser: P(X <= correct) adjusted < alpha",
+}
 T_RULES = {
     "option": "--t given",
     "stated": "t stated by the input (CSV t column, HELM trials, inspect-ai epochs)",
@@ -67,18 +103,25 @@ T1_NOTE = (
 )
 
 
-def verdict(accuracy: float, standard: float, maximum: float) -> str:
-    """Where an accuracy stands: not above the standard baseline, above it only, or above
-    the max random baseline too (strict inequalities)."""
-    if not accuracy > standard:
-        return VERDICTS[0]
-    return VERDICTS[2] if accuracy > maximum else VERDICTS[1]
+def point_verdict(accuracy: float, standard: float, maximum: float) -> str:
+    """The paper's point comparison (Yauney & Mimno): not above the standard baseline, above it
+    only, or above the max random baseline too (strict inequalities, no test)."""
+    return POINT_VERDICTS[int(point_verdicts(accuracy, standard, maximum))]
 
 
-def verdicts(accuracy: np.ndarray, standard: np.ndarray, maximum: np.ndarray) -> np.ndarray:
-    """`verdict` for arrays: indices into VERDICTS."""
-    above_std = accuracy > standard
+def point_verdicts(accuracy, standard, maximum) -> np.ndarray:
+    """`point_verdict` for arrays: indices into POINT_VERDICTS."""
+    above_std = np.asarray(accuracy > standard)
     return np.where(above_std, np.where(accuracy > maximum, 2, 1), 0)
+
+
+def tested_verdicts(p_below, p_standard, p_max, alpha: float) -> np.ndarray:
+    """The verdict of each score from its (already adjusted) p-values: indices into VERDICTS."""
+    out = np.ones(np.shape(p_max), dtype=np.int8)  # not_above_chance
+    out[significant(p_standard, alpha)] = 2
+    out[significant(p_max, alpha)] = 3
+    out[significant(p_below, alpha)] = 0
+    return out
 
 
 def choices_label(labels: Mapping) -> int | str:
@@ -137,12 +180,12 @@ def _groups(frame: pd.DataFrame):
 
 
 def _baselines(frame: pd.DataFrame, tt: np.ndarray):
-    """standard, max_baseline, p_standard, p_max per score: one count distribution per
+    """standard, max_baseline, p_standard, p_max, p_below per score: one count distribution per
     distinct (n, options), one max baseline per distinct (n, options, t), and the tails of all
     of that (n, options)'s scores from one call (a table over every count 0..n when that is
     smaller than the scores; the same elementwise formula, so the same bits)."""
     size = len(frame)
-    std, mx, p_std, p_max = (np.empty(size) for _ in range(4))
+    std, mx, p_std, p_max, p_low = (np.empty(size) for _ in range(5))
     correct = frame["correct"].to_numpy(dtype=np.int64)
     for n, choices, labels, idx in _groups(frame):
         n = int(n)
@@ -156,10 +199,12 @@ def _baselines(frame: pd.DataFrame, tt: np.ndarray):
             counts = np.arange(n + 1)
             p_std[idx] = np.asarray(max_random_tail(counts, n, p, 1.0))[c]
             p_max[idx] = np.asarray(max_random_tail(counts[None, :], n, p, ut[:, None]))[inv, c]
+            p_low[idx] = np.asarray(standard_lower_tail(counts, n, p))[c]
         else:
             p_std[idx] = max_random_tail(c, n, p, 1.0)
             p_max[idx] = max_random_tail(c, n, p, tg)
-    return std, mx, p_std, p_max
+            p_low[idx] = standard_lower_tail(c, n, p)
+    return std, mx, p_std, p_max, p_low
 
 
 def _notes(frame: pd.DataFrame, tt: np.ndarray, rule: np.ndarray) -> np.ndarray:
@@ -202,13 +247,20 @@ def _choices_column(frame: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def audit_frame(frame: pd.DataFrame, t: int | None = None) -> pd.DataFrame:
-    """One judged row per score of a results frame (OUTPUT_COLUMNS), in its order."""
+def audit_frame(
+    frame: pd.DataFrame, t: int | None = None, alpha: float = 0.05, method: str = "holm"
+) -> pd.DataFrame:
+    """One judged row per score of a results frame (OUTPUT_COLUMNS), in its order. The
+    verdicts are tests at `alpha`, each kind of p-value adjusted by `method` (`--adjust`)
+    across every row."""
+    alpha, method = check_alpha(alpha), check_adjust(method)
     tt, rule = resolve_t(frame, t)
-    std, mx, p_std, p_max = _baselines(frame, tt)
+    std, mx, p_std, p_max, p_low = _baselines(frame, tt)
+    adj_std, adj_max, adj_low = (adjust(p, method) for p in (p_std, p_max, p_low))
     acc = frame["accuracy"].to_numpy(dtype=float)
     counted = frame["correct"].to_numpy() / frame["n"].to_numpy()
     acc = np.where(np.isnan(acc), counted, acc)
+    size = len(frame)
     out = pd.DataFrame(
         {
             "model": frame["model"],
@@ -221,7 +273,9 @@ def audit_frame(frame: pd.DataFrame, t: int | None = None) -> pd.DataFrame:
             "max_baseline": mx,
             "p_standard": p_std,
             "p_max": p_max,
-            "verdict": pd.Categorical.from_codes(verdicts(acc, std, mx), categories=VERDICTS),
+            "verdict": pd.Categorical.from_codes(
+                tested_verdicts(adj_low, adj_std, adj_max, alpha), categories=VERDICTS
+            ),
             "source": _sources(frame),
             "t_rule": pd.Categorical.from_codes(rule, categories=T_RULE_CODES),
             "metric": frame["metric"],
@@ -229,6 +283,16 @@ def audit_frame(frame: pd.DataFrame, t: int | None = None) -> pd.DataFrame:
             "limited": frame["limited"],
             "choices_source": frame["choices_source"],
             "note": _notes(frame, tt, rule),
+            "point_verdict": pd.Categorical.from_codes(
+                point_verdicts(acc, std, mx), categories=POINT_VERDICTS
+            ),
+            "p_below": p_low,
+            "p_standard_adjusted": adj_std,
+            "p_max_adjusted": adj_max,
+            "p_below_adjusted": adj_low,
+            "adjust": pd.Categorical.from_codes(np.zeros(size, dtype=np.int8), categories=[method]),
+            "alpha": np.full(size, alpha),
+            "family_size": np.full(size, size, dtype=np.int64),
         },
         columns=OUTPUT_COLUMNS,
         copy=False,  # no consolidation into 2-D blocks: a copy of every column
@@ -237,14 +301,42 @@ def audit_frame(frame: pd.DataFrame, t: int | None = None) -> pd.DataFrame:
 
 
 def audit_results(
-    results: Iterable[Result], t: int | None = None, frames: Iterable[pd.DataFrame] = ()
+    results: Iterable[Result],
+    t: int | None = None,
+    frames: Iterable[pd.DataFrame] = (),
+    alpha: float = 0.05,
+    method: str = "holm",
 ) -> pd.DataFrame:
     """One row per result (OUTPUT_COLUMNS). `t` overrides every result's own t; otherwise a
     result without t gets the number of results of its task (the rule `task_scores`).
     `frames`: results already in columns (a large CSV), judged together with `results`."""
     check_t_option(t)
     frame = concat_frames([results_frame(results), *frames])
-    return audit_frame(frame, t=t)
+    return audit_frame(frame, t=t, alpha=alpha, method=method)
+
+
+def family_line(judged: pd.DataFrame) -> str:
+    """The multiplicity family and correction of the verdicts, in words."""
+    if not len(judged):
+        return "no score judged"
+    method, alpha = str(judged["adjust"].iloc[0]), float(judged["alpha"].iloc[0])
+    how = {
+        "none": "no correction (each verdict a test at alpha on its own)",
+        "holm": "Holm (family-wise error)",
+        "bh": "Benjamini-Hochberg (false discovery rate)",
+    }[method]
+    return (
+        f"verdicts: exact one-sided tests at alpha = {alpha:g}; family: the {len(judged)} "
+        f"scores of this output, each kind of test (p_max, p_standard, p_below) adjusted "
+        f"across them by {how} (--adjust {method})"
+    )
+
+
+def verdict_counts(judged: pd.DataFrame, column: str = "verdict") -> str:
+    """'above_max 49, above_standard_only 21, ...' (best first, every verdict named)."""
+    names = VERDICTS if column == "verdict" else POINT_VERDICTS
+    counts = judged[column].value_counts()
+    return ", ".join(f"{v} {int(counts.get(v, 0))}" for v in reversed(names))
 
 
 def t_summary(judged: pd.DataFrame) -> list[str]:

@@ -36,6 +36,10 @@ class Result:
       items, outcomes   item ids and their 0/1 outcomes (aligned), for paired comparisons
       run         the run's identity (file and timestamp, log id), for inferring t
       choices_source    where the numbers of options came from (samples, doc_to_choice, ...)
+      item_options      each item's number of options (aligned with items), where known
+      settings    the run's settings that make two runs comparable (`run_settings`): shots,
+                  limit, model arguments beyond the model's name, harness and version;
+                  --compare flags pairs whose settings differ
     """
 
     model: str
@@ -54,6 +58,8 @@ class Result:
     outcomes: tuple[int, ...] | None = None
     run: str | None = None
     choices_source: str | None = None
+    item_options: tuple[int, ...] | None = None
+    settings: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,30 @@ def from_accuracy(accuracy: float, n: int, options: int, **fields) -> Result:
         derived=True,
         **fields,
     )
+
+
+#: argument names that name the model itself, not a setting of it
+MODEL_NAME_ARGS = ("pretrained", "model", "model_name", "model_id", "path")
+
+
+def run_settings(shots=None, limit=None, model_args=None, harness=None) -> dict:
+    """A run's settings in one form for every reader: only the ones the file states; model
+    arguments without the model's own name (two models differ in name by design)."""
+    out = {}
+    if shots is not None:
+        out["shots"] = shots
+    if limit is not None:
+        out["limit"] = limit
+    if isinstance(model_args, str):  # lm-eval's "pretrained=org/name,dtype=float32"
+        model_args = dict(kv.split("=", 1) for kv in model_args.split(",") if "=" in kv)
+    if isinstance(model_args, dict):
+        args = {str(k): v for k, v in model_args.items() if k not in MODEL_NAME_ARGS}
+        args = {k: v for k, v in args.items() if v is not None}
+        if args:
+            out["model_args"] = args
+    if harness:
+        out["harness"] = harness
+    return out
 
 
 def labels_of(choices: Iterable[int]) -> dict[int, int]:

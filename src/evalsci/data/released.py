@@ -125,6 +125,17 @@ def mirror_origin(mirror: str | os.PathLike) -> str:
     return f"{MIRROR_ENV}={mirror}" if env and env == str(mirror) else f"config mirror={mirror}"
 
 
+def check_mirror(mirror: str | os.PathLike, origin: str | None = None) -> None:
+    """Raise ReleasedDataError unless `mirror` is a directory. The workflow calls this while it
+    is parsed (dry runs too), so a mistyped or unmounted mirror is named before any job."""
+    if not Path(mirror).is_dir():
+        what = "does not exist" if not Path(mirror).exists() else "is not a directory"
+        raise ReleasedDataError(
+            f"the mirror {mirror} {what} (set by {origin or mirror_origin(mirror)}): fix the "
+            "path, or unset it to download the released data from upstream"
+        )
+
+
 def _mirror_copy(mirror: Path, source: str, path: str, dest: Path, origin: str) -> Path:
     """Copy `path` of `source` from the mirror (plain or .gz) to dest; returns the mirror file."""
     plain, gz = mirror / source / path, mirror / source / (path + ".gz")
@@ -223,8 +234,8 @@ def materialise(
         mirror = os.environ.get(MIRROR_ENV) or None
         origin = origin or f"{MIRROR_ENV}={mirror}"
     origin = origin or f"mirror={mirror}"
-    if mirror is not None and not Path(mirror).is_dir():
-        raise ReleasedDataError(f"the mirror {mirror} is not a directory (set by {origin})")
+    if mirror is not None:
+        check_mirror(mirror, origin)
     outdir.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_staging(outdir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
@@ -327,13 +338,17 @@ def _write_cache(root: Path, hashes: dict[str, str]) -> None:
 _VERIFIED: dict[Path, tuple] = {}  # bundle -> file stats, verified in this process
 
 
-def verify_bundle(root: str | os.PathLike) -> None:
+def verify_bundle(root: str | os.PathLike, rehash: bool = False) -> None:
     """Re-check every file of a bundle against its SHA256SUMS (and the SHA256SUMS against
-    the pinned manifest, for a known bundle). A file is rehashed only when its size or
-    mtime differs from the cache, so an unchanged bundle costs one stat per file.
-    Raises ReleasedDataError naming the file that changed, vanished or cannot be read."""
+    the pinned manifest, for a known bundle). Raises ReleasedDataError naming the file that
+    changed, vanished or cannot be read.
+
+    `rehash=False` is the workflow's shortcut between its own jobs: a file is rehashed only
+    when its size or mtime differs from the cache, so an unchanged bundle costs one stat per
+    file. It trusts the mtime, so it misses a change that keeps size and mtime (bit rot,
+    `cp -p` of a damaged copy); `rehash=True` (`evalsci verify`) hashes every file."""
     root = Path(root).absolute()
-    if root in _VERIFIED:  # once per process (a job): its reads follow within seconds
+    if root in _VERIFIED and not rehash:  # once per process (a job): its reads follow soon
         return
     sums = _read_sums(root)
     if root.name in BUNDLES:
@@ -362,7 +377,7 @@ def verify_bundle(root: str | os.PathLike) -> None:
     fresh = {}
     for rel, size, mtime in stats:
         entry = cache.get(rel)
-        if entry == [size, mtime, sums[rel]]:
+        if not rehash and entry == [size, mtime, sums[rel]]:
             continue
         got = sha256_of_content(files[rel])
         if got != sums[rel]:

@@ -39,6 +39,7 @@ __all__ = [
     "max_random_baseline",
     "max_random_tail",
     "standard_tail",
+    "standard_lower_tail",
     "standard_baseline",
     "max_pmf",
     "max_cdf",
@@ -104,6 +105,16 @@ def max_random_tail(correct, n, p, t):
 def standard_tail(correct, n, p):
     """P(X >= correct) for one random classifier (paper eq. 10-11, left)."""
     return max_random_tail(correct, n, p, 1)
+
+
+def standard_lower_tail(correct, n, p):
+    """P(X <= correct) for one random classifier: the p-value of a one-sided exact test that
+    an accuracy is BELOW chance. Computed as the cdf itself (not 1 - P(X > correct)), so it
+    keeps its relative accuracy where it is tiny."""
+    n, dist = _distribution(n, p)
+    c, scalar = check_counts(correct)
+    check_counts_within(c, n)
+    return _out(np.asarray(dist.cdf_sf(c)[0], dtype=float), scalar)
 
 
 def max_cdf(n, p, t) -> np.ndarray:

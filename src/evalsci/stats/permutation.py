@@ -46,7 +46,7 @@ def paired_mean_test(
     if len(x) < 2:
         raise ValueError("a paired permutation test needs at least 2 pairs")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    if 2 ** len(x) > n_resamples and alternative in ("greater", "less"):
+    if 2 ** len(x) > n_resamples and alternative in ("greater", "less", "two-sided"):
         flips = _random_sign_flips(rng, n_resamples, len(x))
         if flips is not None:
             return float(np.mean(x - y)), _monte_carlo_pvalue(x - y, flips, alternative)
@@ -93,8 +93,8 @@ def _monte_carlo_pvalue(diff: np.ndarray, flips: np.ndarray, alternative: str) -
     observed = np.mean(diff)
     null = np.where(flips, -diff, diff).sum(axis=-1) / len(diff)  # = np.mean over the pairs
     gamma = abs(np.finfo(float).eps * 100 * observed)
-    if alternative == "greater":
-        count = np.count_nonzero(null >= observed - gamma)
-    else:
-        count = np.count_nonzero(null <= observed + gamma)
-    return float(np.clip((count + 1) / (len(flips) + 1), 0.0, 1.0))
+    greater = (np.count_nonzero(null >= observed - gamma) + 1) / (len(flips) + 1)
+    less = (np.count_nonzero(null <= observed + gamma) + 1) / (len(flips) + 1)
+    # scipy's two-sided p: twice the smaller one-sided p of the same resamples
+    p = {"greater": greater, "less": less, "two-sided": 2 * min(greater, less)}[alternative]
+    return float(np.clip(p, 0.0, 1.0))

@@ -8,18 +8,24 @@ reader takes is an error; one found in a directory is listed as skipped.
 Readers: `lm_eval` (lm-evaluation-harness 0.4 results and their samples, Open LLM Leaderboard
 v2 files through `leaderboard`), `lm_eval_v03` (0.3 results), `tidy_csv`, `inspect_ai`
 (.eval and .json logs), `helm` (run directories), `lighteval` (results JSON and details
-parquet).
+parquet), `eee` (Every Eval Ever aggregates and their `_samples.jsonl`).
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import AuditInputError, Inputs, Skipped
-from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
+from . import eee, helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
 from .jsonfile import lfs_message
 from .sniff import (
+    EEE_AGGREGATE,
+    EEE_SAMPLES,
+    EEE_SIDECAR,
     HELM_RUN,
     INSPECT_LOG,
     LFS_POINTER,
@@ -40,14 +46,47 @@ SUFFIXES = (".json", ".jsonl", ".csv", ".eval")
 HARNESS_READERS = {INSPECT_LOG: inspect_ai, HELM_RUN: helm, LIGHTEVAL_RESULTS: lighteval}
 
 
-def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
+_SPECIAL = {
+    stat.S_ISFIFO: "a named pipe (FIFO)",
+    stat.S_ISSOCK: "a socket",
+    stat.S_ISCHR: "a character device",
+    stat.S_ISBLK: "a block device",
+}
+
+
+def _not_a_file(p: Path) -> str:
+    """What `p`, neither a directory nor a regular file, is: the reason it is not read.
+    (`Path.is_file` says False alike for a missing path, a symlink loop and a FIFO.)"""
+    try:
+        mode = p.stat().st_mode
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return f"a symbolic link loop ({p} -> {os.readlink(p)})"
+        if p.is_symlink():
+            return f"a broken symbolic link (to {os.readlink(p)}, which does not exist)"
+        if e.errno == errno.ENOENT:
+            return "no such file or directory"
+        return f"cannot be read: {e.strerror}"
+    kind = next((what for test, what in _SPECIAL.items() if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file: not read (a pipe would block the audit)"
+
+
+def _expand(paths: Iterable[str | Path], out: Inputs) -> dict[Path, bool]:
     """{file: named explicitly}; directories contribute their .json, .jsonl, .csv and .eval
-    (inspect-ai) files."""
+    (inspect-ai) files. A named path that is no file is an error saying what it is; in a
+    directory, an entry with a results suffix that is no regular file is listed as skipped."""
     files: dict[Path, bool] = {}
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            found = []
+            for f in sorted(p.rglob("*")):
+                if f.suffix not in SUFFIXES or f.is_dir():
+                    continue
+                if f.is_file():
+                    found.append(f)
+                else:
+                    out.skipped.append(Skipped(str(f), None, _not_a_file(f)))
             if not found:
                 raise AuditInputError(
                     f"{p}: no .json, .jsonl, .csv or .eval files in this directory"
@@ -57,7 +96,7 @@ def _expand(paths: Iterable[str | Path]) -> dict[Path, bool]:
         elif p.is_file():
             files[p] = True
         else:
-            raise AuditInputError(f"{p}: no such file or directory")
+            raise AuditInputError(f"{p}: {_not_a_file(p)}")
     return files
 
 
@@ -77,6 +116,12 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         out.results.extend(got)
         out.skipped.extend(skipped)
         return used
+    if kind == EEE_AGGREGATE:
+        got, skipped = eee.read(f, metric=metric)
+        out.results.extend(got)
+        out.skipped.extend(skipped)
+        used = eee.samples_path(f, eee.load_json(f))
+        return {used.resolve()} if used is not None else set()
     if kind == LM_EVAL_V03:
         got, skipped = lm_eval_v03.read(f, metric=metric)
         out.results.extend(got)
@@ -88,6 +133,9 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         got, skipped = reader.read(f, metric=metric) if reader is lighteval else reader.read(f)
         out.results.extend(got)
         out.skipped.extend(skipped)
+    elif kind == EEE_SIDECAR:
+        why = "evalsci's --format eee sidecar (the scores are read from the data/ files)"
+        out.skipped.append(Skipped(str(f), None, why))
     elif kind == PARQUET and not explicit:
         out.skipped.append(
             Skipped(str(f), None, "parquet (lighteval details are read through results_*.json)")
@@ -113,14 +161,14 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
     out = Inputs()
     seen_samples: set[Path] = set()
     pending: list[tuple[Path, bool, str]] = []  # samples files and LFS pointers, checked last
-    files = _expand(paths)
+    files = _expand(paths, out)
     helm_files = _helm_run_files(files)
     for f, explicit in files.items():
         if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
             continue  # read with its run directory, through run_spec.json
         try:
             kind = sniff(f)
-            if kind in (LM_EVAL_SAMPLES, LFS_POINTER):
+            if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER):
                 pending.append((f, explicit, kind))
             else:
                 seen_samples |= _read_file(f, kind, explicit, metric, out)
@@ -133,6 +181,11 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             continue
         if kind == LFS_POINTER:
             why = lfs_message(f)
+        elif kind == EEE_SAMPLES:
+            why = (
+                f"{f}: Every Eval Ever samples file without its aggregate (<uuid>.json in the "
+                "same directory): give that file or the directory"
+            )
         else:
             why = (
                 f"{f}: lm-eval samples file without its results JSON "

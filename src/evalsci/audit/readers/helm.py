@@ -21,15 +21,17 @@ a random guesser answers each trial independently) and leaves t to the judge; th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_settings
 from .fields import field
 from .jsonfile import load_json
 
 RUN_SPEC = "run_spec.json"
 MC_METHODS = ("multiple_choice_joint", "multiple_choice_separate_")
 METRIC = "exact_match"
+TEST_LEVEL = 0.05  # a split where even all correct is not below this is marked too small
 
 
 def sniff(head: str) -> bool:
@@ -137,15 +139,27 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
     stats = load_json(stats_path) if stats_path.is_file() else None
     if stats is not None and not isinstance(stats, list):
         raise AuditInputError(f"{stats_path}: expected a list of statistics")
+    # HELM samples max_eval_instances from all the run's evaluation splits together, so the
+    # cap is compared with the run's instances, not each split's
+    cap = adapter.get("max_eval_instances")
+    total = len({r[0] for rows in by_split.values() for r in rows})
+    limited = isinstance(cap, int) and not isinstance(cap, bool) and total >= cap
     results = []
     for split, rows in sorted(by_split.items()):
         task = name if len(by_split) == 1 else f"{name} ({split})"
+        notes = [f"max_eval_instances = {cap}: a sample of the scenario's instances"] * limited
+        small = _too_small(rows, split)
+        if small:
+            notes.append(small)
         results.append(
-            _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_source)
+            _result(
+                run_dir, task, model, rows, split, trials, stats, choices_source, limited, notes
+            )
         )
     if not results:
         raise AuditInputError(f"{pis_path}: no unperturbed instance has {METRIC!r}")
-    return results, []
+    settings = run_settings(shots=adapter.get("max_train_instances"), limit=cap, harness="HELM")
+    return [replace(r, settings=settings) for r in results], []
 
 
 def _outcomes(pis_path: Path, per_instance: list, opts: dict, choices_source: str):
@@ -182,12 +196,29 @@ def _outcomes(pis_path: Path, per_instance: list, opts: dict, choices_source: st
     return by_split
 
 
-def _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_source) -> Result:
+def _too_small(rows: list, split: str) -> str | None:
+    """A note when no score on this split could be significant at the 5% level: even all its
+    outcomes correct have chance probability prod(1/k) above 0.05 (e.g. a 1-instance `valid`
+    split beside the `test` split)."""
+    chance = 1.0
+    for r in rows:
+        chance /= r[3]
+    if chance <= TEST_LEVEL:
+        return None
+    return (
+        f"split {split!r} too small to test: {len(rows)} outcomes, and even all correct has "
+        f"chance probability {chance:.3g} > {TEST_LEVEL}"
+    )
+
+
+def _result(
+    run_dir, task, model, rows, split, trials, stats, choices_source, limited, notes
+) -> Result:
     stats_path = run_dir / "stats.json"
     n, correct = len(rows), sum(r[2] for r in rows)
     multi = len({r[1] for r in rows}) > 1
     items = tuple(f"{r[0]}#{r[1]}" if multi else r[0] for r in rows)
-    notes, acc = [], None
+    notes, acc = list(notes), None
     agg = _stat(stats, METRIC, split, str(stats_path)) if stats is not None else None
     if agg is not None:
         acc = float(agg["mean"])
@@ -204,11 +235,6 @@ def _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_s
                 f"trial outcomes; the best trial ({float(agg['max']):.4g}) would be a "
                 f"best-of-{trials}"
             )
-    cap = adapter.get("max_eval_instances")
-    instances = len({r[0] for r in rows})
-    limited = isinstance(cap, int) and instances >= cap
-    if limited:
-        notes.append(f"max_eval_instances = {cap}: a sample of the scenario's instances")
     return Result(
         model=model,
         task=task,
@@ -225,4 +251,5 @@ def _result(run_dir, task, model, rows, split, trials, adapter, stats, choices_s
         outcomes=tuple(r[2] for r in rows),
         run=str(run_dir),
         choices_source=choices_source,
+        item_options=tuple(r[3] for r in rows),
     )

@@ -2,7 +2,8 @@
 
 Read without inspect-ai. A `.eval` holds `header.json` (the `eval` spec, `status`, `results`),
 `summaries.json` (one summary per sample and epoch: id, epoch, choices, scores) and
-`samples/<id>_epoch_<k>.json`; inspect 0.3.285 compresses the members with zstd (zip method
+`samples/<id>_epoch_<k>.json`; before about 0.3.155 the summaries lack `choices`, and the
+samples are read instead. inspect 0.3.285 compresses the members with zstd (zip method
 93), older versions with deflate. A `.json` log holds the same header fields and `samples`.
 
 Only inspect's `choice` scorer (the `multiple_choice()` solver's scorer) is multiple choice:
@@ -27,7 +28,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_settings
 from .fields import field
 from .jsonfile import load_json
 
@@ -118,11 +119,13 @@ def _load(path: Path) -> tuple[dict, list | None, str]:
             header = _member(path, zf, "header.json")
             if not isinstance(header, dict):
                 raise AuditInputError(f"{path}: member 'header.json' must be a JSON object")
-            if "summaries.json" in names:
-                return header, _member(path, zf, "summaries.json"), "summaries.json"
             sample_names = sorted(
                 n for n in names if n.startswith("samples/") and n.endswith(".json")
             )
+            if "summaries.json" in names:
+                summaries = _member(path, zf, "summaries.json")
+                if not (sample_names and _needs_samples(header, summaries)):
+                    return header, summaries, "summaries.json"
             if not sample_names:
                 return header, None, ""
             return header, [_member(path, zf, n) for n in sample_names], "samples/"
@@ -133,6 +136,19 @@ def _load(path: Path) -> tuple[dict, list | None, str]:
     if samples is not None and not isinstance(samples, list):
         raise AuditInputError(f"{path}: key 'samples' must be a list")
     return obj, samples, "samples"
+
+
+def _needs_samples(header: dict, summaries) -> bool:
+    """The summaries lack the options that a choice score needs: inspect before about 0.3.155
+    wrote summaries without `choices`, though each `samples/<id>_epoch_<k>.json` lists them."""
+    scores = _dig(header, "results", "scores")
+    if not isinstance(scores, list) or not isinstance(summaries, list):
+        return False
+    if not any(
+        isinstance(e, dict) and e.get("scorer", e.get("name")) == CHOICE_SCORER for e in scores
+    ):
+        return False  # a generative log: its summaries have no choices, and need none
+    return any(isinstance(s, dict) and "choices" not in s for s in summaries)
 
 
 def _dig(obj, *keys):
@@ -252,7 +268,8 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         raise AuditInputError(f"{path}: {where}: a sample id and epoch occur twice")
     n, correct = len(outcomes), sum(outcomes)
     acc = _dig(entry, "metrics", "accuracy", "value")
-    if isinstance(acc, (int, float)) and abs(correct / n - acc) > EXACT:
+    # `not <=`: a NaN accuracy (JSON allows it) agrees with no count and is rejected too
+    if isinstance(acc, (int, float)) and not abs(correct / n - acc) <= EXACT:
         raise AuditInputError(
             f"{path}: results.scores {name!r}: accuracy {acc!r} but the samples have "
             f"{correct} of {n} correct"
@@ -274,6 +291,13 @@ def _result(path, spec, entry, name, label, model, samples, where, epochs) -> Re
         outcomes=tuple(outcomes),
         run=str(spec.get("eval_id") or spec.get("run_id") or path),
         choices_source="log",
+        item_options=tuple(choices),
+        settings=run_settings(
+            limit=_config(spec).get("limit"),
+            model_args={**(spec.get("model_args") or {}), **(spec.get("task_args") or {})},
+            harness=_dig(spec, "packages", "inspect_ai")
+            and f"inspect_ai {spec['packages']['inspect_ai']}",
+        ),
     )
 
 

@@ -22,7 +22,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, labels_of
+from ..records import (
+    EXACT,
+    AuditInputError,
+    Result,
+    Skipped,
+    from_accuracy,
+    labels_of,
+    run_settings,
+)
 from .fields import field
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
@@ -132,6 +140,8 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 outcomes=outcomes,
                 run=f"{model}@{_NAME.match(path.name)['date']}",
                 choices_source="details",
+                item_options=tuple(choices),
+                settings=_settings(general, task, max_samples),
             )
         )
     return results, skipped
@@ -231,4 +241,17 @@ def _without_details(path: Path, task: str, entry: dict, metric: str, model: str
         notes=tuple(notes),
         run=f"{model}@{_NAME.match(path.name)['date']}" if _NAME.match(path.name) else str(path),
         choices_source=known.provenance,
+    )
+
+
+def _settings(general: dict, task: str, max_samples) -> dict:
+    """A run's settings: shots from the task key (lighteval's `task|shots`), --max-samples,
+    the model's configuration and lighteval's commit."""
+    shots = task.rsplit("|", 1)[1] if "|" in task else ""
+    sha = general.get("lighteval_sha")
+    return run_settings(
+        shots=int(shots) if shots.isdigit() else None,
+        limit=max_samples,
+        model_args=general.get("model_config"),
+        harness=f"lighteval {sha}" if sha and sha != "?" else "lighteval",
     )

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from ..records import EXACT, AuditInputError, Result, Skipped, labels_of
+from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_settings
 from . import leaderboard
 from .jsonfile import is_lfs_pointer, iter_jsonl, load_json
 from .lm_eval_tasks import lookup, options_of
@@ -170,7 +171,12 @@ def read_results(
                 used.add(spath.resolve())
             continue
         result, spath = got
-        out.append(result)
+        shots = _object(obj.get("n-shot") or {}, path, "n-shot").get(task)
+        version = obj.get("lm_eval_version") or obj.get("git_hash")
+        settings = run_settings(
+            shots, run_cfg.get("limit"), run_cfg.get("model_args"), version and f"lm-eval {version}"
+        )
+        out.append(replace(result, settings=settings))
         if spath is not None:
             used.add(spath.resolve())
     return out, skipped, used
@@ -282,6 +288,7 @@ def _from_samples(path, key, effective, counts, what, notes, common) -> Result:
         items=items,
         outcomes=outcomes,
         choices_source="samples",
+        item_options=tuple(choices),
         notes=tuple(notes),
         **common,
     )

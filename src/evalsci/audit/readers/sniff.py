@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ..records import AuditInputError
-from . import helm, inspect_ai, lighteval, lm_eval, lm_eval_v03
+from . import eee, helm, inspect_ai, lighteval, lm_eval, lm_eval_v03
 from .jsonfile import LFS_MAGIC, load_json
 
 LM_EVAL_RESULTS = "lm_eval_results"
@@ -18,6 +18,9 @@ TIDY_CSV = "tidy_csv"
 INSPECT_LOG = "inspect_log"  # .eval (zip) or .json
 HELM_RUN = "helm_run"  # a run directory's run_spec.json
 LIGHTEVAL_RESULTS = "lighteval_results"
+EEE_AGGREGATE = "eee_aggregate"  # Every Eval Ever <uuid>.json
+EEE_SAMPLES = "eee_samples"  # its <uuid>_samples.jsonl: read through the aggregate
+EEE_SIDECAR = "eee_sidecar"  # evalsci_audit.json, beside the data/ that --format eee writes
 PARQUET = "parquet"  # e.g. lighteval details: read through their results JSON
 UNKNOWN = "unknown"
 
@@ -54,6 +57,30 @@ def _binary_kind(raw: bytes) -> str | None:
     return None
 
 
+def _json_kind(path: Path, text: str) -> str:
+    """The format of a file that opens with `{`: a JSONL of samples (told by its first line)
+    or one JSON document (told by its keys)."""
+    first = text.split("\n", 1)[0]
+    try:
+        rec = json.loads(first)
+    except json.JSONDecodeError:
+        rec = None
+    if isinstance(rec, dict) and "doc_id" in rec and "arguments" in rec:
+        return LM_EVAL_SAMPLES
+    if eee.sniff_samples(rec):
+        return EEE_SAMPLES
+    obj = load_json(path)  # invalid JSON is reported with its line, whatever reads it
+    if eee.sniff_aggregate(obj):
+        return EEE_AGGREGATE
+    if eee.sniff_sidecar(obj):
+        return EEE_SIDECAR
+    if lm_eval.sniff(obj):
+        return LM_EVAL_RESULTS
+    if lm_eval_v03.sniff(obj):
+        return LM_EVAL_V03
+    return UNKNOWN
+
+
 def sniff(path: Path) -> str:
     """The format of `path`: one of the constants above."""
     try:
@@ -76,19 +103,7 @@ def sniff(path: Path) -> str:
         if reader.sniff(text):
             return kind
     if text.startswith("{"):
-        first = text.split("\n", 1)[0]
-        try:
-            rec = json.loads(first)
-        except json.JSONDecodeError:
-            rec = None
-        if isinstance(rec, dict) and "doc_id" in rec and "arguments" in rec:
-            return LM_EVAL_SAMPLES
-        obj = load_json(path)  # invalid JSON is reported with its line, whatever reads it
-        if lm_eval.sniff(obj):
-            return LM_EVAL_RESULTS
-        if lm_eval_v03.sniff(obj):
-            return LM_EVAL_V03
-        return UNKNOWN
+        return _json_kind(path, text)
     header = text.split("\n", 1)[0]
     cols = {c.strip() for c in next(csv.reader([header]), [])}
     if {"model", "task", "n"} <= cols:

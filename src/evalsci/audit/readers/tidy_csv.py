@@ -298,6 +298,17 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
         labels = np.full(size, "", dtype=object)
     else:
         choices, labels = _labels_block(col["labels"], n, where, offset)
+    # an item of one option is always answered right: fewer correct than such items is no score
+    # (labels: `choices` holds the one number of options, or 0 and `labels` the mixed counts)
+    mixed = [json.loads(x).get("1", 0) if x else 0 for x in labels]
+    single = np.where(choices == 1, n, np.asarray(mixed, dtype=float))
+    short = np.asarray(correct) < single
+    if short.any():
+        i = int(np.flatnonzero(short)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: {int(single[i])} of n = {int(n[i])} items have one option "
+            f"(always correct), but only {int(np.asarray(correct)[i])} are correct"
+        )
     if "t" in have:
         t = _int_column(col, "t", where, offset, 1, allow_empty=True)
     else:

@@ -25,19 +25,12 @@ RELEASED_MODELS = (
 
 
 def settings(section: Mapping[str, Any]) -> dict[str, Any]:
-    """The effective recompute settings: `section` is config["baselines"]["recompute"]; the
-    grid of its `scale` merged with the scale-independent keys."""
-    scale = section.get("scale", "default")
-    if scale not in section:
-        raise KeyError(
-            f"config baselines.recompute.scale = {scale!r}, but there is no "
-            f"baselines.recompute.{scale} section"
-        )
-    out = {k: v for k, v in section.items() if k not in ("default", "full")}
-    out.update(section[scale])
+    """The recompute settings: `section` is the resolved config["baselines"]["recompute"]
+    (its grid from the baselines preset, evalsci.settings)."""
+    out = dict(section)
     for key in ("models", "tasks", "shots", "prompts"):
         if key not in out:
-            raise KeyError(f"config baselines.recompute.{scale} lacks {key!r}")
+            raise KeyError(f"config baselines.recompute lacks {key!r}")
     return out
 
 
@@ -46,7 +39,7 @@ def check_models(section: Mapping[str, Any], lm_models: Mapping[str, Any]) -> No
     the file names can carry (`<Model>_<task>_<K>-shot.csv.gz` splits on `_`, so a name with
     `_` or `/` would be read back as another model)."""
     s = settings(section)
-    where = f"config baselines.recompute.{section.get('scale', 'default')}.models"
+    where = "config baselines.recompute.models"
     for m in s["models"]:
         if not isinstance(m, str) or "_" in m or "/" in m:
             raise ValueError(

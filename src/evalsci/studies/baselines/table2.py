@@ -5,7 +5,7 @@ The paper evaluates its six models in 4-bit (NF4, nested quantisation, bf16 comp
 5.1, Appendix B) and gives the same table for the non-quantized models in Appendix C: 40
 disagreements, 15.8% of results above the standard baseline are not above the maximum
 random baseline (22.0% quantized, Table 1). The authors released no non-quantized results,
-so we recompute both precisions: each pair of config `baselines.recompute.<scale>.
+so we recompute both precisions: each pair of config `baselines.recompute.
 precision_pairs` (an NF4 model and the same model in full precision) runs the grid's tasks,
 shots and prompts (the same prompts: the authors' demonstration IDs).
 

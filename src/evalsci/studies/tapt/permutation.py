@@ -10,7 +10,10 @@ comparison, alternative) are adjusted with Benjamini-Hochberg (scipy
 Tests run:
 - bias, H1: E[acc_test - acc_extra] > 0: the paper's hypothesis (eq. 10);
 - boost, H1: E[acc_extra - acc_base] > 0: the sanity check that pretraining helps;
-- boost, H1: E[acc_extra - acc_base] < 0: Section 8, footnote 4 (overtraining hurts).
+- boost, H1: E[acc_extra - acc_base] < 0: Section 8, footnote 4 (overtraining hurts);
+- bias, two-sided (scipy's default alternative): not the paper's eq. 10, kept because it is
+  the one procedure that gives Section 8's "all p-values > 0.5" on the released data (BH over
+  both overtraining configurations' 50 tasks; docs/tapt.md).
 
 The authors set no seed; here every test has its own seed derived from the master seed and
 the test's key, so reruns are identical and adding a task does not change the others.
@@ -28,7 +31,7 @@ from evalsci.stats.permutation import paired_mean_test
 from evalsci.studies.tapt.data import COMPARISONS
 from evalsci.studies.tapt.hierarchical import num_correct
 
-TESTS = (("bias", "greater"), ("boost", "greater"), ("boost", "less"))
+TESTS = (("bias", "greater"), ("boost", "greater"), ("boost", "less"), ("bias", "two-sided"))
 PERMUTATION_COLUMNS = (
     "config",
     "m",
@@ -38,6 +41,7 @@ PERMUTATION_COLUMNS = (
     "comparison",
     "alternative",
     "n_subsamples",
+    "n_resamples",
     "mean_diff",
     "p_value",
     "p_adjusted",
@@ -71,7 +75,10 @@ def permutation_tests(
                 n_resamples=n_resamples,
                 rng=rng,
             )
-            rows.append((config, m, n, lm, dataset, comparison, alternative, len(g), mean / n, p))
+            rows.append(
+                (config, m, n, lm, dataset, comparison, alternative, len(g), n_resamples)
+                + (mean / n, p)
+            )
     from scipy.stats import false_discovery_control  # here: scipy.stats is ~0.5 s to import
 
     out = pd.DataFrame(rows, columns=list(PERMUTATION_COLUMNS[:-2]))

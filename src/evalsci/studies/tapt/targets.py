@@ -29,11 +29,10 @@ def select(present: list[str], wanted) -> list[str]:
 
 def fit_stems(tapt_cfg: dict, present: list[str]) -> list[str]:
     """Every (config, comparison, variant) fit of this run, as path stems."""
-    full = tapt_cfg["scale"] == "full"
     fits = tapt_cfg["fits"]
     stems = []
     for variant, wanted in (("authors", fits["configs"]), ("eq2", fits["eq2_configs"])):
-        for config in select(present, "all" if full else wanted):
+        for config in select(present, wanted):
             for comparison in COMPARISONS:
                 stems.append(FIT.format(config=config, comparison=comparison, variant=variant))
     return stems

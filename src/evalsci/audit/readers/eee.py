@@ -1,0 +1,259 @@
+"""Every Eval Ever (EEE, github.com/evaleval/every_eval_ever, schema 0.3.0): read its files.
+
+Read without the `every_eval_ever` package. An EEE datastore holds, per evaluation run,
+`data/<benchmark>/<developer>/<model>/<uuid>.json` (the aggregate: `model_info`,
+`evaluation_results[]` with `evaluation_name`, `metric_config`, `score_details.score`) and,
+where instance-level data was kept, `<uuid>_samples.jsonl` beside it (one line per sample and
+aggregate result: `sample_id`, `sample_hash`, `evaluation_result_id`, `input.choices`,
+`evaluation.is_correct`), named by the aggregate's `detailed_evaluation_results.file_path`.
+
+One score per model and `evaluation_name`: the result named by `--metric` (its metric_name,
+evaluation_result_id or metric_id), else the first with EEE's registered `metric_id`
+"accuracy", else the first with `metric_kind` "accuracy". With samples, the score is
+multiple choice when every sample of that result lists two or more `input.choices`: n is the
+samples' count, each item's options its choices, its outcome `is_correct`, checked against the
+aggregate score. Items are paired across models on `sample_hash` where every sample of the file
+has one (EEE: a hash of the input and reference, for when sample ids differ between runs),
+else on `sample_id`. Without samples, the options come from the audit's own details (files
+this project wrote, `audit/eee_write.py`) or the known-task table, and n from
+`uncertainty.num_samples`; otherwise the score is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, labels_of
+from .fields import field
+from .jsonfile import load_json
+from .lm_eval_tasks import lookup
+
+#: the key prefix of the audit's own entries in `score_details.details` (audit/eee_write.py)
+DETAILS = "evalsci_"
+#: the opening of the sidecar's `schema` key (audit/eee_write.py): the audit's own summary
+SIDECAR_SCHEMA = "evalsci audit sidecar"
+
+
+def sniff_sidecar(obj) -> bool:
+    """The sidecar `--format eee` writes beside `data/` (not results: passed over)."""
+    return isinstance(obj, dict) and str(obj.get("schema", "")).startswith(SIDECAR_SCHEMA)
+
+
+def sniff_aggregate(obj) -> bool:
+    """An EEE aggregate: an object with `schema_version`, `model_info` and
+    `evaluation_results`."""
+    return isinstance(obj, dict) and {"schema_version", "model_info", "evaluation_results"} <= set(
+        obj
+    )
+
+
+def sniff_samples(rec) -> bool:
+    """One line of an EEE `_samples.jsonl`."""
+    return isinstance(rec, dict) and {"schema_version", "evaluation_id", "sample_id"} <= set(rec)
+
+
+def samples_path(path: Path, agg: dict) -> Path | None:
+    """The aggregate's samples file: `detailed_evaluation_results.file_path` is relative to the
+    datastore root (`data/...`); the file sits beside the aggregate."""
+    detail = agg.get("detailed_evaluation_results")
+    if not isinstance(detail, dict):
+        return None
+    rel = field(detail, "file_path", str, f"{path}: detailed_evaluation_results")
+    for candidate in (path.parent / Path(rel).name, *(a / rel for a in path.parents)):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _pick(results: list, metric: str | None) -> dict | str:
+    """The evaluation result to read among one evaluation_name's, or 'skip:<reason>'."""
+
+    def ids(r):
+        m = r.get("metric_config") if isinstance(r.get("metric_config"), dict) else {}
+        return {r.get("evaluation_result_id"), m.get("metric_name"), m.get("metric_id")}
+
+    if metric is not None:
+        for r in results:
+            if metric in ids(r):
+                return r
+        have = sorted({str(i) for r in results for i in ids(r) if i})
+        return f"skip:metric {metric!r} not reported (there: {have})"
+    for test in (
+        lambda m: m.get("metric_id") == "accuracy",
+        lambda m: m.get("metric_kind") == "accuracy",
+    ):
+        for r in results:
+            if test(r.get("metric_config") if isinstance(r.get("metric_config"), dict) else {}):
+                return r
+    names = sorted({str(i) for r in results for i in ids(r) if i})
+    return f"skip:no accuracy metric (metric_id or metric_kind 'accuracy'; there: {names})"
+
+
+def _model(agg: dict, where: str) -> str:
+    info = field(agg, "model_info", dict, where)
+    extra = (
+        info.get("additional_details") if isinstance(info.get("additional_details"), dict) else {}
+    )
+    return str(extra.get(f"{DETAILS}model") or field(info, "id", str, f"{where}: model_info"))
+
+
+def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], list[Skipped]]:
+    """Every multiple-choice score of one EEE aggregate file, and the scores passed over."""
+    path = Path(path)
+    agg = load_json(path)
+    where = str(path)
+    model = _model(agg, where)
+    entries = field(agg, "evaluation_results", list, where)
+    by_name: dict[str, list] = {}
+    for k, e in enumerate(entries):
+        at = f"{where}: evaluation_results[{k}]"
+        name = str(field(e, "evaluation_name", str, at))
+        field(field(e, "score_details", dict, at), "score", (int, float), f"{at}.score_details")
+        by_name.setdefault(name, []).append(e)
+    spath = samples_path(path, agg)
+    rows = _samples(spath, agg) if spath is not None else None
+    results, skipped = [], []
+    for name, group in by_name.items():
+        chosen = _pick(group, metric)
+        if isinstance(chosen, str):
+            skipped.append(Skipped(where, name, chosen[5:]))
+            continue
+        got = _score(path, agg, model, name, chosen, rows, spath)
+        (results if isinstance(got, Result) else skipped).append(got)
+    return results, skipped
+
+
+def _samples(spath: Path, agg: dict) -> dict:
+    """{evaluation_result_id or evaluation_name: [(item, options or None, 0/1)]}, items keyed
+    on sample_hash where every line has one, else on sample_id."""
+    detail = agg["detailed_evaluation_results"]
+    raw = spath.read_bytes()
+    want = detail.get("checksum")
+    if isinstance(want, str) and detail.get("hash_algorithm", "sha256") in ("sha256", "md5"):
+        got = hashlib.new(detail.get("hash_algorithm", "sha256"), raw).hexdigest()
+        if got != want:
+            raise AuditInputError(
+                f"{spath}: {detail.get('hash_algorithm', 'sha256')} {got} differs from the "
+                f"aggregate's detailed_evaluation_results.checksum {want}"
+            )
+    lines = []
+    for i, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise AuditInputError(f"{spath}:{i}: not JSON ({e.msg})") from None
+        at = f"{spath}:{i}"
+        sid = str(field(rec, "sample_id", str, at))
+        ev = field(rec, "evaluation", dict, at)
+        ok = field(ev, "is_correct", bool, f"{at}: evaluation")
+        inp = rec.get("input") if isinstance(rec.get("input"), dict) else {}
+        choices = inp.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            raise AuditInputError(f"{at}: input.choices must be a list or null")
+        key = rec.get("evaluation_result_id") or field(rec, "evaluation_name", str, at)
+        lines.append((str(key), sid, rec.get("sample_hash"), choices, int(ok)))
+    by_hash = bool(lines) and all(isinstance(x[2], str) and x[2] for x in lines)
+    out: dict[str, list] = {}
+    for key, sid, shash, choices, ok in lines:
+        out.setdefault(key, []).append(
+            (shash if by_hash else sid, None if choices is None else len(choices), ok)
+        )
+    return out
+
+
+def _details(entry: dict) -> dict:
+    d = entry["score_details"].get("details")
+    return d if isinstance(d, dict) else {}
+
+
+def _score(path, agg, model, name, entry, rows, spath) -> Result | Skipped:
+    where = str(path)
+    acc = float(entry["score_details"]["score"])
+    m = entry.get("metric_config") if isinstance(entry.get("metric_config"), dict) else {}
+    metric = str(entry.get("evaluation_result_id") or m.get("metric_name") or "accuracy")
+    details = _details(entry)
+    own = {k.removeprefix(DETAILS): v for k, v in details.items() if k.startswith(DETAILS)}
+    t = int(own["t"]) if own.get("t_rule") == "stated" and own.get("t") else None
+    flags = {
+        "metric": own.get("metric") if own else metric,  # the audit's own, even none
+        "limited": own.get("limited") == "true",
+        "notes": tuple(x for x in own.get("notes", "").split("; ") if x),
+        "run": own.get("run") or str(agg.get("evaluation_id") or path),
+        "t": t,
+    }
+    key = entry.get("evaluation_result_id") or name
+    mine = None if rows is None else rows.get(str(key), rows.get(name))
+    if mine:
+        opts = [o for _, o, _ in mine]
+        if any(o is None or o < 2 for o in opts):
+            return Skipped(
+                where, name, "samples without two or more input.choices: not multiple choice"
+            )
+        items = tuple(i for i, _, _ in mine)
+        if len(set(items)) != len(items):
+            return Skipped(
+                where,
+                name,
+                f"{spath.name}: a sample occurs twice for one result (several epochs or "
+                "repeats); items must be unique to pair and count them",
+            )
+        outcomes = tuple(o for _, _, o in mine)
+        n, correct = len(outcomes), sum(outcomes)
+        if abs(correct / n - acc) > EXACT:
+            raise AuditInputError(
+                f"{where}: {name} score {acc!r} but {spath.name} has {correct} of {n} correct"
+            )
+        return Result(
+            model=model,
+            task=name,
+            n=n,
+            correct=correct,
+            labels=labels_of(opts),
+            source=where,
+            accuracy=acc,
+            derived=own.get("derived") == "true",
+            items=items,
+            outcomes=outcomes,
+            item_options=tuple(opts),
+            choices_source=own.get("choices_source") or "samples",
+            **flags,
+        )
+    n = (entry["score_details"].get("uncertainty") or {}).get("num_samples")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return Skipped(where, name, "no samples file and no uncertainty.num_samples: n unknown")
+    if own.get("choices"):
+        labels = {int(k): int(v) for k, v in json.loads(own["choices"]).items()}
+        counted = int(own["correct"]) if own.get("correct") else round(acc * n)
+        return Result(
+            model=model,
+            task=name,
+            n=n,
+            correct=counted,
+            labels=labels,
+            source=where,
+            accuracy=acc,
+            derived=own.get("derived") == "true",
+            choices_source=own.get("choices_source") or "evalsci details",
+            **flags,
+        )
+    known = lookup(name)
+    if known is None or known.output_type != "multiple_choice" or known.options is None:
+        why = "no samples file, and the options are unknown (not in the known-task table"
+        why += f": {known.provenance})" if known else ")"
+        return Skipped(where, name, why)
+    if abs(round(acc * n) / n - acc) > EXACT:
+        return Skipped(where, name, f"score {acc!r} is no count out of n = {n}")
+    return from_accuracy(
+        acc,
+        n,
+        known.options,
+        model=model,
+        task=name,
+        source=where,
+        choices_source=known.provenance,
+        **flags,
+    )

@@ -1,0 +1,238 @@
+"""Every Eval Ever (EEE) in and out.
+
+In: files written by EEE's own converter (every-eval-ever 0.3.0, `every_eval_ever convert
+lm_eval`) from this project's real lm-eval fixture (tests/fixtures/audit/eee/README.md),
+counted here by hand from the JSONL and against the original lm-eval files read directly.
+Out: `--format eee` validated against the JSON schemas EEE's wheel ships (jsonschema) and
+EEE's datastore path rules, by EEE's own validator where its venv exists, and read back to the
+same table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from evalsci.audit import audit_inputs
+from evalsci.audit.eee_write import model_id
+from evalsci.audit.readers import eee, read_inputs
+from evalsci.cli import main
+
+AUDIT = Path(__file__).parent / "fixtures" / "audit"
+FIX = AUDIT / "eee"
+LM_EEE = FIX / "lm_eval"
+LM_ORIG = AUDIT / "lm_eval" / "smollm2" / "full"
+SCHEMAS = FIX / "schema"
+UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+LAYOUT = re.compile(rf"^data/[^/]+/[^/]+/[^/]+/{UUID4}(\.json|_samples\.jsonl)$")
+EEE_VALIDATE = os.environ.get("EVALSCI_EEE_VALIDATE", "/work/wt/venvs/eee/bin/every_eval_ever")
+
+
+def by_hand(samples: Path, result_id: str) -> list[dict]:
+    """The lines of one aggregate result in an EEE samples file, read with json alone."""
+    lines = [json.loads(x) for x in samples.read_text().splitlines() if x.strip()]
+    return [x for x in lines if x["evaluation_result_id"] == result_id]
+
+
+def test_converted_lm_eval_reads_as_the_original():
+    got = read_inputs([LM_EEE])
+    orig = {r.task: r for r in read_inputs([LM_ORIG]).results}
+    by_task = {r.task: r for r in got.results}
+    assert set(by_task) == {"logic_local", "rte_local", "sst2_local"}
+    for task, r in by_task.items():
+        (samples,) = (LM_EEE / "data" / task).rglob("*_samples.jsonl")
+        rows = by_hand(samples, "acc")  # EEE's registered metric_id "accuracy" is lm-eval's acc
+        assert (r.n, r.correct) == (len(rows), sum(x["evaluation"]["is_correct"] for x in rows))
+        assert r.labels == dict(Counter(len(x["input"]["choices"]) for x in rows))
+        # paired on sample_hash: every line has one
+        assert r.items == tuple(x["sample_hash"] for x in rows)
+        o = orig[task]  # the lm-eval files the converter read
+        assert (r.n, r.correct, r.labels, r.metric) == (o.n, o.correct, o.labels, o.metric)
+        ids = {x["sample_hash"]: x["sample_id"] for x in rows}
+        assert {ids[i]: v for i, v in zip(r.items, r.outcomes, strict=True)} == dict(
+            zip(o.items, o.outcomes, strict=True)
+        )
+    reasons = {s.task: s.reason for s in got.skipped if s.task}
+    assert "not multiple choice" in reasons["yesno_gen_local"]  # generate_until: no choices
+    assert "no samples file" in reasons["glue_local"]  # a group: EEE wrote no samples for it
+
+
+def test_items_fall_back_to_sample_id(tmp_path):
+    """A file where a sample lacks its hash pairs every item on sample_id."""
+    shutil.copytree(LM_EEE / "data" / "rte_local", tmp_path / "data" / "rte_local")
+    (samples,) = tmp_path.rglob("*_samples.jsonl")
+    (agg,) = tmp_path.rglob("*-*.json")
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    lines[0]["sample_hash"] = None
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    samples.write_text(text)
+    record = json.loads(agg.read_text())
+    del record["detailed_evaluation_results"]["checksum"]  # the edit changed the bytes
+    agg.write_text(json.dumps(record))
+    (r,), _ = eee.read(agg)
+    assert r.items == tuple(x["sample_id"] for x in lines if x["evaluation_result_id"] == "acc")
+
+
+def test_checksum_mismatch_names_the_file(tmp_path):
+    shutil.copytree(LM_EEE / "data" / "rte_local", tmp_path / "data" / "rte_local")
+    (samples,) = tmp_path.rglob("*_samples.jsonl")
+    samples.write_text(samples.read_text().replace('"is_correct": false', '"is_correct": true', 1))
+    (agg,) = tmp_path.rglob("*-*.json")
+    with pytest.raises(Exception, match=f"{samples.name}.*checksum"):
+        eee.read(agg)
+
+
+def _csv(tmp_path: Path) -> Path:
+    """A tidy CSV (the audit's own input format) with a stated t and mixed options."""
+    f = tmp_path / "scores.csv"
+    f.write_text(
+        'model,task,n,correct,labels,t\nm1,mix,40,25,"{""2"": 20, ""4"": 20}",7\n'
+        'm2,mix,40,18,"{""2"": 20, ""4"": 20}",7\n'
+    )
+    return f
+
+
+def _inputs(tmp_path: Path) -> list[Path]:
+    return [
+        AUDIT / "inspect_ai" / "eval",
+        AUDIT / "helm" / "runs",
+        LM_ORIG,
+        _csv(tmp_path),
+    ]
+
+
+def _write(inputs, out: Path, capsys) -> None:
+    rc = main(["audit", *map(str, inputs), "--format", "eee", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+
+
+def test_round_trip_gives_the_same_table(tmp_path, capsys):
+    inputs = _inputs(tmp_path)
+    before, _ = audit_inputs(inputs)
+    out = tmp_path / "out"
+    _write(inputs, out, capsys)
+    after, skipped = audit_inputs([out])
+    assert [s.reason for s in skipped if s.task is None] == [
+        "evalsci's --format eee sidecar (the scores are read from the data/ files)"
+    ]
+    key = ["model", "task"]
+    cols = [c for c in before.columns if c != "source"]  # the source is now the EEE file
+    a, b = (
+        df.astype({k: str for k in key}).sort_values(key).reset_index(drop=True)[cols]
+        for df in (before, after)
+    )
+    assert len(a) == 12  # inspect 4, HELM 3, lm-eval 3, CSV 2
+    for c in cols:
+        assert a[c].astype(str).tolist() == b[c].astype(str).tolist(), c
+    # the lm-eval model string is no EEE model id: filed under a sanitized one, read back as is
+    lm_model = "/tmp/lmeval_fix/smollm2"  # lm-eval's model_args pretrained=
+    assert model_id(lm_model) != lm_model and lm_model in set(b["model"])
+
+
+def test_same_input_same_bytes(tmp_path, capsys):
+    inputs = _inputs(tmp_path)
+    trees = []
+    for name in ("a", "b"):
+        _write(inputs, tmp_path / name, capsys)
+        root = tmp_path / name
+        trees.append({str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*.json*")})
+    assert trees[0] == trees[1] and len(trees[0]) > 10
+
+
+def test_output_matches_the_eee_schemas_and_layout(tmp_path, capsys):
+    out = tmp_path / "out"
+    inputs = _inputs(tmp_path)
+    _write(inputs, out, capsys)
+    judged, _ = audit_inputs(inputs)
+    rows = {(str(r.model), str(r.task)): r for r in judged.itertuples()}
+    schemas = {
+        ".json": json.loads((SCHEMAS / "eval.schema.json").read_text()),
+        ".jsonl": json.loads((SCHEMAS / "instance_level_eval.schema.json").read_text()),
+    }
+    files = sorted(p for p in (out / "data").rglob("*") if p.is_file())
+    assert len(files) == 22  # 12 aggregates; 10 with per-item outcomes (not the CSV's 2)
+    for p in files:
+        rel = p.relative_to(out).as_posix()
+        assert LAYOUT.match(rel), rel
+        schema = schemas[p.suffix]
+        checker = jsonschema.validators.validator_for(schema)(schema)
+        records = (
+            [json.loads(x) for x in p.read_text().splitlines()]
+            if p.suffix == ".jsonl"
+            else [json.loads(p.read_text())]
+        )
+        for rec in records:
+            errors = [e.message for e in checker.iter_errors(rec)]
+            assert not errors, (rel, errors[:3])
+        if p.suffix == ".json":
+            rec = records[0]
+            details = rec["evaluation_results"][0]["score_details"]["details"]
+            row = rows[(details["evalsci_model"], rec["evaluation_results"][0]["evaluation_name"])]
+            for col in ("standard", "max_baseline", "p_standard", "p_max", "p_max_adjusted"):
+                assert float(details[f"evalsci_{col}"]) == getattr(row, col), col  # exact
+            assert details["evalsci_verdict"] == row.verdict
+            assert int(details["evalsci_t"]) == row.t
+            link = rec.get("detailed_evaluation_results")
+            if link:  # the aggregate names its samples file, in the same folder, same UUID
+                assert link["file_path"] == rel.replace(".json", "_samples.jsonl")
+                assert (out / link["file_path"]).is_file()
+    sidecar = json.loads((out / "evalsci_audit.json").read_text())
+    assert len(sidecar["scores"]) == 12 and sidecar["skipped"]
+
+
+@pytest.mark.skipif(
+    not Path(EEE_VALIDATE).is_file(),
+    reason="EEE's own validator needs Python >= 3.12 and every-eval-ever 0.3.0 in a venv of "
+    "its own (EVALSCI_EEE_VALIDATE=<venv>/bin/every_eval_ever); the schema test covers CI",
+)
+def test_eee_validator_accepts_the_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    _write(_inputs(tmp_path), out, capsys)
+    run = subprocess.run(
+        [EEE_VALIDATE, "validate", "data/*/*/*/*.json", "data/*/*/*/*.jsonl", "--format", "json"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    reports = json.loads(run.stdout)
+    assert len(reports) == 22
+    assert all(r["valid"] and not r["errors"] and not r["warnings"] for r in reports), reports
+
+
+def test_format_eee_needs_out(capsys):
+    assert main(["audit", str(LM_ORIG), "--format", "eee"]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_converted_inspect_logs_pair_on_sample_hash():
+    """EEE's inspect converter (tests/fixtures/audit/eee/README.md) from the mc_single and
+    gen_match .eval logs of both mock models: the same counts as the logs read directly, and
+    the two models' items are the same hashes, so --compare pairs them."""
+    got = read_inputs([FIX / "inspect"])
+    by_model = {r.model: r for r in got.results}
+    assert set(by_model) == {"mockllm/alpha", "mockllm/beta"}
+    logs = sorted((AUDIT / "inspect_ai" / "eval").glob("*_mc-single_*.eval"))
+    direct = {r.model: r for p in logs for r in read_inputs([p]).results}
+    for model, r in by_model.items():
+        (samples,) = (FIX / "inspect" / "data" / "arith12" / model).glob("*_samples.jsonl")
+        rows = by_hand(samples, "choice:accuracy")
+        assert r.items == tuple(x["sample_hash"] for x in rows)
+        ids = {x["sample_hash"]: x["sample_id"] for x in rows}
+        d = direct[model]
+        assert (r.n, r.correct, r.labels) == (d.n, d.correct, d.labels)
+        assert {ids[i]: v for i, v in zip(r.items, r.outcomes, strict=True)} == dict(
+            zip(d.items, d.outcomes, strict=True)
+        )
+    assert by_model["mockllm/alpha"].items == by_model["mockllm/beta"].items
+    assert sorted(s.task for s in got.skipped if s.task) == ["gen_match", "gen_match"]
