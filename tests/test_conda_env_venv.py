@@ -103,7 +103,7 @@ def test_a_rule_runs_in_the_env(concern, env_python, tmp_path, mirror):
         path = tmp_path / "config.yaml"
         path.write_text(yaml.safe_dump(cfg))
         args += ["--configfile", str(path)]
-    log = env_python.parents[1] / "jobs.log"
+    log = env_python.parents[2] / "jobs.log"  # ROOT/driver/bin/python
     before = log.read_text() if log.exists() else ""
     # the jobs find evalsci through the workflow (PYTHONPATH=src/), as in a conda env
     snakemake(tmp_path / "wd", *args, mirror=mirror, python=env_python)
