@@ -149,6 +149,7 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
                 effective_rank=[5, 20, 5, 20],
                 n=[25, 25, 500, 500],
                 bias_mean=[0.001, 0.2, 0.0, 0.01],
+                bias_se=[0.01, 0.01, 0.01, 0.01],
             )
         ),
     )
@@ -182,8 +183,13 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
     floats = next(v for k, v in rows.items() if k.startswith("Sec. 9: the same signs"))
     assert floats.startswith("1 / 2 / 0; c: -")
     text = doctables.render(BLOCKS["tapt_comparisons"], tmp_path)
-    assert "0.25 (100 slices)" in text and "0.47 (500 slices)" in text
-    assert "n = 25: 0.001, 0.200; n = 500: 0.000, 0.010" in text
+    # binomial SEs: sqrt(.25 .75 / 100) = 0.043, sqrt(.47 .53 / 500) = 0.022; |0.25 - 0.47| =
+    # 0.22 > 0.005 + 1.96 x 0.049: differs
+    assert "| 0.25 ± 0.04 (100 slices) | 0.47 ± 0.02 (500 slices) | differs |" in text
+    # recovery: 0 inside [-0.02, 0.03]; PCA n = 25: 0.199 > 1.96 x 0.014, n = 500: 0.01 is not
+    assert "| both recovered (Figure 8) | matches |" in text
+    assert "n = 25: 0.001 ± 0.010, 0.200 ± 0.010; n = 500: 0.000 ± 0.010, 0.010 ± 0.010" in text
+    assert "| n = 25: matches; n = 500: within noise |" in text
 
 
 def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_path):

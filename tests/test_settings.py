@@ -240,3 +240,8 @@ def test_an_error_in_a_preset_value_names_the_preset_file(tmp_path):
     with pytest.raises(ConfigError) as err:
         resolve(user_config(), root=tmp_path, files=[REPO / "config.yaml"])
     assert f"config mc_icl.num_trials (set in {bad}, line {line}): 0 is less" in str(err.value)
+
+
+def test_a_root_without_presets_is_named(tmp_path):
+    with pytest.raises(ConfigError, match=f"no study presets at {tmp_path}/workflow/presets"):
+        resolve(user_config(), root=tmp_path)

@@ -37,7 +37,7 @@ PRESETS = Path("workflow/presets")
 SCHEMAS = Path("workflow/schemas")
 
 
-__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "SCALES"]
+__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "resolved", "SCALES"]
 
 
 def merge(base: Mapping, over: Mapping) -> dict:
@@ -88,6 +88,11 @@ def resolve(
     if scale not in SCALES:
         where = origin(("scale",), files, cli)
         raise ConfigError(f"config scale ({where}): {scale!r} is not one of {list(SCALES)}")
+    if not (root / PRESETS).is_dir():
+        raise ConfigError(
+            f"no study presets at {root / PRESETS}: resolve the configuration in a checkout of "
+            "the workflow (evalsci check-config --root DIR)"
+        )
     layered: dict = {}
     sources: list = []
     for study in sorted(p.name for p in (root / PRESETS).iterdir() if p.is_dir()):
@@ -101,6 +106,16 @@ def resolve(
     check_config(cfg, [*sources, *files], cli, root)
     fill_defaults(cfg, root)
     return cfg
+
+
+def resolved(*overrides: Mapping, root: Path = ROOT) -> dict:
+    """The resolved configuration of a run with config.yaml and `overrides` over it (as
+    --configfile's): what the workflow's `config` holds. For tests, notebooks and scripts."""
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
+    for o in overrides:
+        user = merge(user, o)
+    return resolve(user, root, files=files)
 
 
 def _read_sheets(cfg: dict, root: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalsci.configcheck import where as config_where
 from evalsci.data.glue import TASKS
 
 # Paper numbering of the per-dataset appendix figures (Appendix C, alphabetical datasets).
@@ -47,23 +48,32 @@ def effective(
     p = {k: v for k, v in section.items() if k != "add_bos"}
     for d in p["datasets"]:
         if d not in TASKS:
-            raise ValueError(f"config mc_icl.datasets: unknown dataset {d!r}; known {list(TASKS)}")
+            raise ValueError(
+                f"config mc_icl.datasets ({config_where('mc_icl.datasets')}): unknown dataset {d!r}; "
+                f"known {list(TASKS)}"
+            )
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
         for m in p["models"]:
             if m not in known:
                 raise ValueError(
-                    f"config mc_icl.models: unknown model {m!r}; known "
+                    f"config mc_icl.models ({config_where('mc_icl.models')}): unknown model {m!r}; known "
                     f"(config lm.models and the paper's): {known}"
                 )
     sel = p["selection"]
     for key, allowed in (("models", p["models"]), ("datasets", p["datasets"])):
         bad = [x for x in sel[key] if x not in allowed]
         if bad:
-            raise ValueError(f"config mc_icl.selection.{key}: {bad} not in mc_icl.{key}")
+            raise ValueError(
+                f"config mc_icl.selection.{key} ({config_where(f'mc_icl.selection.{key}')}): {bad} "
+                f"not in mc_icl.{key}: {allowed}"
+            )
     for key in ("figure2_dataset", "figure3_dataset"):
         if p[key] not in p["datasets"]:
-            raise ValueError(f"config mc_icl.{key} = {p[key]!r} is not in mc_icl.datasets")
+            raise ValueError(
+                f"config mc_icl.{key} = {p[key]!r} ({config_where(f'mc_icl.{key}')}) is not in "
+                f"mc_icl.datasets: {p['datasets']}"
+            )
     return p
 
 

@@ -13,6 +13,12 @@ from evalsci.stats.agreement import verdict, verdict_bound
 from evalsci.tables import markdown_table
 
 
+def _decimals(printed: float) -> int:
+    """Decimals of a value as the paper printed it (stored as printed in reference.yaml)."""
+    text = f"{printed:g}"
+    return len(text.split(".")[1]) if "." in text else 0
+
+
 def table1_and_task_level(paths) -> str:
     """Table 1 (16 cells) and the Section 7 task-level claims, ours against the paper."""
     t = pd.read_csv(paths["results/tapt/tables/table1.csv"])
@@ -26,6 +32,20 @@ def table1_and_task_level(paths) -> str:
             else f"{100 * ours:.3f}%"
         )
 
+    def judge(ours, paper):
+        # exact arithmetic on the released accuracies (no sampling error): the paper's
+        # rounding is the only uncertainty (evalsci.stats.agreement)
+        if pd.isna(paper):
+            return "n/a"
+        printed = round(100 * paper, 4)
+        return verdict(100 * ours, printed, paper_decimals=_decimals(printed))
+
+    verdicts = [
+        f"{judge(ob, pb)}; {judge(oi, pi)}"
+        for ob, pb, oi, pi in zip(
+            t["boost_mean"], t["boost_paper"], t["bias_mean"], t["bias_paper"], strict=True
+        )
+    ]
     out = pd.DataFrame(
         {
             "m": t["m"],
@@ -37,6 +57,7 @@ def table1_and_task_level(paths) -> str:
             "bias, ours (paper)": [
                 cell(o, p) for o, p in zip(t["bias_mean"], t["bias_paper"], strict=True)
             ],
+            "verdict (boost; bias)": verdicts,
         }
     )
     tl = pd.read_csv(paths["results/tapt/tables/task_level.csv"])
@@ -229,19 +250,32 @@ def comparisons(paths) -> str:
     """Meta-analysis (Sec. 10), recovery (App. E.1) and PCA (App. G), ours against the
     paper's statements in reference.yaml (the permutation tests: `permutation_sections`)."""
     conc = reference.load("tapt")["conclusions"]
-    rows = []
+    rows: list[list[str]] = []
     meta = pd.read_csv(paths["results/tapt/tables/meta_analysis.csv"])
     ref_meta = {r[0]: r for r in conc["meta_analysis"]["rows"]}
+    paper_slices = 500  # Section 10: 500 subsample draws
+
+    def share_se(p, n):
+        # Monte Carlo (binomial) SE of a share of n independent slices
+        return math.sqrt(p * (1 - p) / n)
+
     for r in meta.itertuples():
         paper = ref_meta.get(r.config)
+        se = share_se(r.p_outside, int(r.n_slices))
+        pse = share_se(paper[3], paper_slices) if paper else 0.0
         rows.append(
             [
-                f"Sec. 10 meta-analysis, {r.config}, P(\\|mean of beta\\| > {r.threshold:g})",
-                f"{r.p_outside:.2f} ({int(r.n_slices)} slices)",
-                f"{paper[3]:.2f} (500 slices)" if paper else "n/a",
+                f"Sec. 10 meta-analysis, {r.config}, P(\\|mean of beta\\| > {r.threshold:g})"
+                " ± Monte Carlo SE",
+                f"{r.p_outside:.2f} ± {se:.2f} ({int(r.n_slices)} slices)",
+                f"{paper[3]:.2f} ± {pse:.2f} ({paper_slices} slices)" if paper else "n/a",
+                verdict(r.p_outside, paper[3], se=se, paper_se=pse, paper_decimals=2)
+                if paper
+                else "n/a",
             ]
         )
     rec = pd.read_csv(paths["results/tapt/tables/recovery.csv"])
+    inside = (rec["hdi_5.5"] <= rec["beta_true"]) & (rec["beta_true"] <= rec["hdi_94.5"])
     rows.append(
         [
             "App. E.1 recovery: true beta -> posterior mean [89% HDI]",
@@ -252,6 +286,7 @@ def comparisons(paths) -> str:
                 )
             ),
             "both recovered (Figure 8)",
+            "matches" if inside.all() else "differs",
         ]
     )
     pca = pd.read_csv(paths["results/tapt/tables/pca.csv"])
@@ -259,14 +294,21 @@ def comparisons(paths) -> str:
     ranks = sorted(pca["effective_rank"].unique())
 
     def by_rank(n):
-        b = pca[pca["n"] == n].set_index("effective_rank")["bias_mean"]
-        return ", ".join(f"{b[k]:.3f}" for k in ranks)
+        b = pca[pca["n"] == n].set_index("effective_rank")
+        return ", ".join(f"{b.loc[k, 'bias_mean']:.3f} ± {b.loc[k, 'bias_se']:.3f}" for k in ranks)
+
+    def increase(n):
+        # the claim as a test: bias at the largest rank minus at the smallest, above 0
+        b = pca[pca["n"] == n].set_index("effective_rank")
+        d = b.loc[ranks[-1], "bias_mean"] - b.loc[ranks[0], "bias_mean"]
+        return verdict_bound(d, 0.0, ">", se=math.hypot(*b.loc[[ranks[0], ranks[-1]], "bias_se"]))
 
     rows.append(
         [
-            f"App. G PCA: mean bias at effective rank {', '.join(map(str, ranks))}",
+            f"App. G PCA: mean bias ± SE at effective rank {', '.join(map(str, ranks))}",
             f"n = {lo_n}: {by_rank(lo_n)}; n = {hi_n}: {by_rank(hi_n)}",
             f'"{conc["pca"]["text"]}"',
+            f"n = {lo_n}: {increase(lo_n)}; n = {hi_n}: {increase(hi_n)}",
         ]
     )
-    return markdown_table(pd.DataFrame(rows, columns=["artefact", "ours", "paper"]))
+    return markdown_table(pd.DataFrame(rows, columns=["artefact", "ours", "paper", "verdict"]))
