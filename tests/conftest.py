@@ -107,7 +107,7 @@ def shared_workdir(tmp_path_factory, mirror) -> Path:
 SHARED_SESSION_FIXTURES = ("shared_workdir", "smollm2_checkpoint")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (it tags the node ids)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Group tests for `--dist loadgroup`: the tests sharing an expensive session fixture
     (one workdir, one converted model) in one group each, and the tests of a module with a
@@ -116,18 +116,39 @@ def pytest_collection_modifyitems(config, items):
     lock. A test that names its own `xdist_group` keeps it (tests/test_portable_qemu.py:
     one group per study). Without xdist the marks do nothing."""
     for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None:
-            continue
-        names = info.names_closure
-        group = next((f for f in SHARED_SESSION_FIXTURES if f in names), None)
-        if group is None and any(
-            defs[-1].scope in ("module", "class", "package")
-            for name in names
-            if (defs := info.name2fixturedefs.get(name))
-        ):
-            group = item.module.__name__ if item.module else None
-        if group:
+        if item.get_closest_marker("xdist_group") is None and (group := _group(item)):
             item.add_marker(pytest.mark.xdist_group(group))
+        if getattr(config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
+            _tag_with_group(item)
+
+
+def _group(item) -> str | None:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    names = info.names_closure
+    group = next((f for f in SHARED_SESSION_FIXTURES if f in names), None)
+    if group is None and any(
+        defs[-1].scope in ("module", "class", "package")
+        for name in names
+        if (defs := info.name2fixturedefs.get(name))
+    ):
+        group = item.module.__name__ if item.module else None
+    return group
+
+
+def _tag_with_group(item) -> None:
+    """What pytest-xdist's loadgroup does, done here: the scheduler reads a test's group from
+    its node id (`path::test@group`). xdist 3.8 writes `item._nodeid`, which pytest 9.2 no
+    longer reads (node ids became `item._id`, a NodeId), so without this every group is
+    ignored and its tests spread over the workers."""
+    names = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group") if m.args})
+    if not names or "@" in item.nodeid:
+        return
+    tagged = f"{item.nodeid}@{'_'.join(names)}"
+    if hasattr(item, "_id"):  # pytest >= 9.2
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(tagged)
+    else:
+        item._nodeid = tagged
