@@ -99,3 +99,35 @@ def shared_workdir(tmp_path_factory, mirror) -> Path:
     """One working directory shared by the workflow tests, so released bundles and common
     intermediate results are fetched and built once per session."""
     return tmp_path_factory.mktemp("workflow")
+
+
+# Session fixtures that are expensive to build: under pytest-xdist (.ci/run: -n 2 --dist
+# loadgroup) each worker is a session of its own, so the tests that use one run on one worker
+# and it is built once. Listed in priority order: a test that uses two joins the first's group.
+SHARED_SESSION_FIXTURES = ("shared_workdir", "smollm2_checkpoint")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (it tags the node ids)
+def pytest_collection_modifyitems(config, items):
+    """Group tests for `--dist loadgroup`: the tests sharing an expensive session fixture
+    (one workdir, one converted model) in one group each, and the tests of a module with a
+    module-scoped fixture (a local Slurm cluster, a trained model) in the module's group, so
+    that no fixture is built twice and no two workers share a directory, a cluster or a
+    lock. A test that names its own `xdist_group` keeps it (tests/test_portable_qemu.py:
+    one group per study). Without xdist the marks do nothing."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        names = info.names_closure
+        group = next((f for f in SHARED_SESSION_FIXTURES if f in names), None)
+        if group is None and any(
+            defs[-1].scope in ("module", "class", "package")
+            for name in names
+            if (defs := info.name2fixturedefs.get(name))
+        ):
+            group = item.module.__name__ if item.module else None
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))

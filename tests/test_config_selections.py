@@ -53,16 +53,18 @@ def test_a_typo_in_meta_configs_is_an_error_not_dropped():
         targets.meta_configs(_cfg([], meta={**meta, "m100_n50O": 0.04}), present)
 
 
+#: typos through a dry run of the workflow: (config file text, the key named)
+TYPOS = {
+    "fits": ("tapt:\n  fits:\n    configs: [m100_n5000_typo]\n", "tapt.fits.configs"),
+    "eq2": ("tapt:\n  fits:\n    eq2_configs: [zero_shot_n10]\n", "tapt.fits.eq2_configs"),
+    "meta": ("tapt:\n  meta:\n    configs:\n      m100_n5000: 0.04\n", "tapt.meta.configs"),
+}
+
+
 @pytest.mark.workflow  # runs snakemake (a dry run)
-@pytest.mark.parametrize(
-    ("text", "key", "line"),
-    [
-        ("tapt:\n  fits:\n    configs: [m100_n5000_typo]\n", "tapt.fits.configs", 3),
-        ("tapt:\n  meta:\n    configs:\n      m100_n5000: 0.04\n", "tapt.meta.configs", 3),
-    ],
-    ids=["fits", "meta"],
-)
-def test_a_typo_stops_the_dry_run_naming_key_and_file(tmp_path, mirror, text, key, line):
+@pytest.mark.parametrize("what", sorted(TYPOS))
+def test_a_typo_stops_the_dry_run_naming_key_and_file(tmp_path, mirror, what):
+    text, key = TYPOS[what]
     f = tmp_path / "typo.yaml"
     f.write_text(text)
     proc = snakemake(
