@@ -2,7 +2,8 @@
 need: predicting the success of a new LLM on unseen data by testing on a few instances"
 (paper 003).
 
-Modules: `collections` (load a collection into normalised tables), `splits` (instance and LLM
+Modules: `collections` (load a collection into normalised tables), `names` (parse-time
+checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `selectors` (reference
 instances), `assessors` (classifiers and generic-assessor features), `experiment` (one split:
 every combination and baseline), `selection` (win-rate selection, Figure 2 / Table 3 data),
