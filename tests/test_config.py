@@ -145,11 +145,17 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
         ),
         (
             "baselines: {recompute: {models: [nosuchmodel]}}",
-            ["config baselines.recompute.models: unknown model 'nosuchmodel'", "'smollm2'"],
+            [
+                "config baselines.recompute.models (set in {f}, line 2): unknown model 'nosuchmodel'",
+                "'smollm2'",
+            ],
         ),
         (
             "mc_icl: {models: [nosuchmodel]}",
-            ["config mc_icl.models: unknown model 'nosuchmodel'", "'pythia-160m'"],
+            [
+                "config mc_icl.models (set in {f}, line 2): unknown model 'nosuchmodel'",
+                "'pythia-160m'",
+            ],
         ),
         (
             "mc_icl: {datasets: [nosuchdata]}",
@@ -158,21 +164,23 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
         (
             "tapt: {training: {datasets: [no_dataset]}}",
             [
-                "config tapt.training.datasets: unknown classification dataset 'no_dataset'",
+                "config tapt.training.datasets (set in {f}, line 2): unknown classification "
+                "dataset 'no_dataset'",
                 "'sst2'",
             ],
         ),
         (
             "tapt: {training: {lms: [nolm]}}",
-            ["config tapt.training.lm_types: no LM type 'nolm'", "'bert'"],
+            ["config tapt.training.lm_types (set in {f}, line 2): no LM type 'nolm'", "'bert'"],
         ),
     ],
 )
 def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
+    """The key, the file and line that set it (issue 35 item 2), and the known names."""
     out = _failing_dry_run(tmp_path, f"recompute: true\n{override}\n")
     assert "Building DAG of jobs" not in out  # failed while parsing, before the DAG
     for needle in needles:
-        assert needle in out, out[-2000:]
+        assert needle.format(f=tmp_path / "override.yaml") in out, out[-2000:]
 
 
 @pytest.mark.workflow  # runs snakemake (a dry run)

@@ -86,7 +86,7 @@ def test_a_cpu_dependent_sampler_with_portable_stops_the_workflow_before_any_job
         tmp_path / "wd", "-n", "tapt_beta_posteriors", "--configfile", str(cfg), check=False
     )
     assert proc.returncode != 0
-    assert "tapt.bayes.backend: 'nutpie'" in proc.stderr + proc.stdout
+    assert f"tapt.bayes.backend (set in {cfg}, line 3): 'nutpie'" in proc.stderr + proc.stdout
     # the same with portable arithmetic off is a valid (dry) run
     ok = snakemake(
         tmp_path / "wd",

@@ -33,7 +33,7 @@ rule baselines_icl_shard:
         start=r"\d+",
         stop=r"\d+",
     conda:
-        ENV["lm"]
+        ENV["gpu"]
     threads: config["lm"]["threads"]
     resources:
         gpu=1,

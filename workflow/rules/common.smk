@@ -13,7 +13,14 @@ RECOMPUTE_ONLY = {"mc_icl"}
 # Targets of other studies that need our own inference (no released results behind them).
 RECOMPUTE_ONLY_TARGETS = {"baselines_table2"}
 
-ENV = {c: f"../../envs/{c}.yaml" for c in ("core", "lm", "bayes", "assess")}
+# Conda envs (`--use-conda`; docs/workflow.md "Conda envs"): one env, the lock's packages,
+# for every rule; a rule's key names its concern. The GPU rules take the same env with PyPI's
+# CUDA build of torch when EVALSCI_TORCH=cuda (docs/cluster.md), else the lock's CPU build.
+TORCH_BUILD = os.environ.get("EVALSCI_TORCH", "cpu")
+if TORCH_BUILD not in ("cpu", "cuda"):
+    raise ValueError(f"EVALSCI_TORCH={TORCH_BUILD!r}: cpu (the default) or cuda")
+ENV = {c: "../../envs/evalsci.yaml" for c in ("core", "lm", "bayes", "assess")}
+ENV["gpu"] = "../../envs/evalsci-cuda.yaml" if TORCH_BUILD == "cuda" else ENV["lm"]
 
 
 def mirror_dir():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from evalsci.configcheck import where as config_where
 from evalsci.lm.prompts import check_plan, random_plans, released_plans
 
 RELEASED_MODELS = (
@@ -68,7 +69,7 @@ def check_models(s: RecomputeSettings, lm_models: Mapping[str, Any]) -> None:
     """At parse time: every model of the chosen grid is a name in config lm.models, and one
     the file names can carry (`<Model>_<task>_<K>-shot.csv.gz` splits on `_`, so a name with
     `_` or `/` would be read back as another model)."""
-    where = "config baselines.recompute.models"
+    where = f"config baselines.recompute.models ({config_where('baselines.recompute.models')})"
     for m in s.models:
         if not isinstance(m, str) or "_" in m or "/" in m:
             raise ValueError(

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.configcheck import where as config_where
 from evalsci.lm.icl import predictions, prompt_accuracies
 from evalsci.studies.baselines import table1
 from evalsci.studies.baselines.formatting import fmt, md_table
@@ -59,11 +60,13 @@ def pairs(settings: RecomputeSettings) -> list[tuple[str, str]]:
 def check_pairs(settings: RecomputeSettings, lm_models: Mapping, where: str) -> None:
     """At parse time: both models of a pair are in lm.models, the NF4 one is not forced to
     full precision and the full one is not forced to NF4 (clear error naming the key)."""
+    key = f"{where.removeprefix('config ')}.precision_pairs"
     for i, (nf4, full) in enumerate(pairs(settings)):
         for role, name, forbidden in (("nf4", nf4, "none"), ("full", full, "nf4")):
             if name not in lm_models:
                 raise ValueError(
-                    f"{where}.precision_pairs[{i}].{role}: unknown model {name!r}; "
+                    f"{where}.precision_pairs[{i}].{role} ({config_where(key)}): "
+                    f"unknown model {name!r}; "
                     f"known (config lm.models): {sorted(lm_models)}"
                 )
             if (lm_models[name] or {}).get("quantize", "auto") == forbidden:

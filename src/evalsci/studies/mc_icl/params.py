@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evalsci.configcheck import where as config_where
 from evalsci.data.glue import TASKS
 
 # Paper numbering of the per-dataset appendix figures (Appendix C, alphabetical datasets).
@@ -75,23 +76,32 @@ def effective(
     model; the selection and figure datasets must be among the run's."""
     for d in section["datasets"]:
         if d not in TASKS:
-            raise ValueError(f"config mc_icl.datasets: unknown dataset {d!r}; known {list(TASKS)}")
+            raise ValueError(
+                f"config mc_icl.datasets ({config_where('mc_icl.datasets')}): unknown dataset {d!r}; "
+                f"known {list(TASKS)}"
+            )
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
         for m in section["models"]:
             if m not in known:
                 raise ValueError(
-                    f"config mc_icl.models: unknown model {m!r}; known "
+                    f"config mc_icl.models ({config_where('mc_icl.models')}): unknown model {m!r}; known "
                     f"(config lm.models and the paper's): {known}"
                 )
     sel = section["selection"]
     for key in ("models", "datasets"):
         bad = [x for x in sel[key] if x not in section[key]]
         if bad:
-            raise ValueError(f"config mc_icl.selection.{key}: {bad} not in mc_icl.{key}")
+            raise ValueError(
+                f"config mc_icl.selection.{key} ({config_where(f'mc_icl.selection.{key}')}): {bad} "
+                f"not in mc_icl.{key}: {list(section[key])}"
+            )
     for key in ("figure2_dataset", "figure3_dataset"):
         if section[key] not in section["datasets"]:
-            raise ValueError(f"config mc_icl.{key} = {section[key]!r} is not in mc_icl.datasets")
+            raise ValueError(
+                f"config mc_icl.{key} = {section[key]!r} ({config_where(f'mc_icl.{key}')}) is "
+                f"not in mc_icl.datasets: {list(section['datasets'])}"
+            )
     return McIclSettings(
         scale=section["scale"],
         models=tuple(section["models"]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from evalsci.configcheck import where as config_where
 from evalsci.studies.tapt.data import RELEASED_CONFIGS, configs_of_files, family_of_config
 
 FIT = "results/tapt/fits/{config}/{comparison}_{variant}"
@@ -29,10 +30,8 @@ def check_names(key: str, wanted, present: list[str]) -> None:
     valid = list(dict.fromkeys([*present, *RELEASED_CONFIGS]))
     unknown = [c for c in wanted if c not in valid]
     if unknown:
-        from evalsci.configcheck import where
-
         raise SelectionError(
-            f"config {key} ({where(key)}): unknown configuration(s) {unknown}; the "
+            f"config {key} ({config_where(key)}): unknown configuration(s) {unknown}; the "
             f"configurations: {valid}"
         )
 
@@ -121,7 +120,7 @@ def resolve_backend(bayes_cfg: dict, portable: bool) -> str:
         backend = PORTABLE_BACKENDS[0] if portable else "nutpie"
     elif portable and setting not in PORTABLE_BACKENDS:
         raise BackendConfigError(
-            f"config tapt.bayes.backend: {setting!r} picks its SIMD code by CPU at run time, so "
+            f"config tapt.bayes.backend ({config_where('tapt.bayes.backend')}): {setting!r} picks its SIMD code by CPU at run time, so "
             f"its posteriors differ between CPUs, which `portable: true` promises they do not. "
             f"Use tapt.bayes.backend: auto (or {', '.join(PORTABLE_BACKENDS)}), or set "
             f"portable: false to trade that promise for {setting}'s speed"
@@ -132,7 +131,8 @@ def resolve_backend(bayes_cfg: dict, portable: bool) -> str:
     if backend != "nutpie" and nutpie_only:
         why = " (backend auto with portable: true)" if setting == "auto" else ""
         raise BackendConfigError(
-            f"config tapt.bayes.{nutpie_only[0]} is an option of nutpie's sampler, but the fits "
+            f"config tapt.bayes.{nutpie_only[0]} ({config_where(f'tapt.bayes.{nutpie_only[0]}')}) "
+            f"is an option of nutpie's sampler, but the fits "
             f"use {backend}{why}, which would ignore it: remove it, or set backend: nutpie "
             f"and portable: false"
         )
