@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalsci.studies.assessors.selectors import (
+from evalsci.assess.selectors import (
     n_factors_kaiser,
     select_factor_analysis,
     select_kmeans,
@@ -119,8 +119,8 @@ def test_classifier_names_map_to_the_papers_models():
     """`xgboost` is XGBoost's defaults (the paper); `xgboost_bins<N>` changes only the
     number of histogram bins; logistic regression names carry penalty and C."""
     pytest.importorskip("xgboost")
+    from evalsci.assess.classifiers import fit_predict, make_classifier
     from evalsci.settings import preset
-    from evalsci.studies.assessors.assessors import fit_predict, make_classifier
 
     plain, binned = make_classifier("xgboost", seed=1), make_classifier("xgboost_bins64", seed=1)
     assert plain.get_params()["max_bin"] is None and binned.get_params()["max_bin"] == 64

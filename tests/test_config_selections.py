@@ -77,3 +77,50 @@ def test_a_typo_stops_the_dry_run_naming_key_and_file(tmp_path, mirror, what):
     ]
     assert "m100_n500" in out  # the valid names
     assert "Building DAG" not in out and not (tmp_path / "results").exists()
+
+
+ASSESSOR_TYPOS = {
+    "llms": (
+        "assessors:\n  collections:\n    cfi_ground_truth:\n      llms:\n"
+        "        train: [gpt-4-0613, gpt-5-typo]\n        validation: [gpt-3.5-turbo-0125]\n"
+        "        test: [gpt-3.5-turbo-0301]\n",
+        "assessors.collections.cfi_ground_truth.llms.train",
+        "'gpt-5-typo'",
+    ),
+    "ood_splits": (
+        "assessors:\n  collections:\n    cfi_ground_truth:\n      ood_splits:\n"
+        "        ood_neubaroco: [neubarocco]\n",
+        "assessors.collections.cfi_ground_truth.ood_splits.ood_neubaroco",
+        "'neubarocco'",
+    ),
+    "datasets": (
+        "assessors:\n  collections:\n    cfi_ground_truth:\n      datasets: [causal_judgement]\n",
+        "assessors.collections.cfi_ground_truth.datasets",
+        "'causal_judgment'",  # the valid names listed: the bundle spells it without the e
+    ),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ASSESSOR_TYPOS))
+def test_an_assessors_name_typo_is_named_before_any_job(tmp_path, what):
+    """An LLM or dataset of a released evals-logs collection that the bundle lacks failed in
+    the collection's first job; the pinned manifest names them at parse time."""
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import ROOT, merge, resolve
+    from evalsci.studies.assessors.names import check_released_names
+
+    text, key, needle = ASSESSOR_TYPOS[what]
+    f = tmp_path / "typo.yaml"
+    f.write_text(text)
+    cfg = resolve(
+        merge(load_config_file(ROOT / "config.yaml"), load_config_file(f)),
+        ROOT,
+        files=[ROOT / "config.yaml", f],
+    )
+    with pytest.raises(ValueError) as e:
+        check_released_names(
+            "cfi_ground_truth", cfg["assessors"]["collections"]["cfi_ground_truth"]
+        )
+    msg = str(e.value)
+    assert msg.startswith(f"config {key} (set in {f}, line ") and needle in msg, msg
+    check_released_names("predictaboard", cfg["assessors"]["collections"]["predictaboard"])

@@ -194,7 +194,7 @@ MARKERS = ("<!-- generated:fault_suite:start -->", "<!-- generated:fault_suite:e
 def fault_counts() -> dict[str, int]:
     """How many cases each class of the suite tries, counted from the tests' own lists."""
     from test_config_names import BOUNDS, HOSTILE, NAME_KEYS
-    from test_config_selections import TYPOS
+    from test_config_selections import ASSESSOR_TYPOS, TYPOS
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_mirror import CORRUPTIONS
 
@@ -203,7 +203,7 @@ def fault_counts() -> dict[str, int]:
         "name_keys": len(NAME_KEYS),
         "hostile_names": len(HOSTILE),
         "bounds": len(BOUNDS),
-        "typos": len(TYPOS),
+        "typos": len(TYPOS) + len(ASSESSOR_TYPOS),
         "kills": len(KILL_STAGES),
         "contention": 1,
         "corruptions": len(CORRUPTIONS),

@@ -164,7 +164,7 @@ def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embedd
 
 
 def uses_irt(cfg: Mapping) -> bool:
-    from .selectors import SELECTORS
+    from evalsci.assess.selectors import SELECTORS
 
     return any(SELECTORS[s][1] == "irt" for s in cfg["selectors"] if s in SELECTORS)
 
