@@ -2,34 +2,15 @@
 # LM evaluation methodology. This file is the table of contents: each named rule below is
 # one paper artefact (`snakemake --cores 2 baselines_table1`). Rules that make them live in
 # workflow/rules/, the work itself in the `evalsci` package (src/evalsci).
-from snakemake.utils import min_version, validate
-
-from evalsci.configcheck import check_config
-from evalsci.configfiles import check_config_files
-from evalsci.workflow import coerce_cli_booleans, coerce_cli_numbers
+from snakemake.utils import min_version
 
 min_version("9.0")
 
-# Snakemake keeps the last of two equal keys without a word and names no file for a broken
-# one: every config file (this one and each --configfile) is read strictly first.
-CONFIGFILE = f"{workflow.basedir}/config.yaml"
-check_config_files([CONFIGFILE, *workflow.overwrite_configfiles])
 
-
-configfile: CONFIGFILE
-
-
-coerce_cli_booleans(config)  # `--config recompute=true` arrives as the string "true"
-# nested `--config` values arrive as strings ("prompts: 2" -> "2"): numbers again
-coerce_cli_numbers(config, dict(workflow.config_settings.config))  # the --config entries only
-# The one validator (also `evalsci check-config`): the first error in a line naming the key and
-# the file and line that set it. Snakemake's `validate` then only fills the schema's defaults.
-check_config(
-    config,
-    [CONFIGFILE, *workflow.overwrite_configfiles],
-    dict(workflow.config_settings.config),
-)
-validate(config, "workflow/schemas/config.schema.yaml")
+# First, and the only file that changes anything while the workflow is read: sys.path, the
+# configuration (config.yaml, read strictly, resolved over the study presets), the
+# environment of every job.
+include: "workflow/rules/setup.smk"
 
 
 report: "workflow/report/workflow.rst"
@@ -280,7 +261,8 @@ rule assessors_figure9:
 # mc_icl: Schoch & Ji, Monte Carlo sampling for analyzing in-context examples (004)
 # ---------------------------------------------------------------------------------------
 # Inference runs only for these targets or with recompute=true (the authors released no
-# results). Parameter set: config mc_icl.scale (default: SmolLM2 on 4 offline tasks, CPU).
+# results). Parameters: the mc_icl preset (workflow/presets/mc_icl/; default: SmolLM2 on 4
+# offline tasks, CPU).
 # Figure 1: accuracy against k per model and dataset (mean of P permutations, spread over
 # trials); its data results/mc_icl/tables/accuracy_by_k.csv; plus the summary table.
 rule mc_icl_figure1:

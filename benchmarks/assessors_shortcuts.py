@@ -30,7 +30,7 @@ def _cpu(fn):
 def main() -> None:
     from sklearn.metrics import roc_auc_score
 
-    from evalsci.studies.assessors.assessors import auc, fit_predict, fit_predict_shared
+    from evalsci.assess.classifiers import auc, fit_predict, fit_predict_shared
 
     rng = np.random.default_rng(0)
     w = rng.normal(size=384)

@@ -5,7 +5,8 @@ n from 20 to 10,000, 2 to 10 options, t from 1 to 1,000, so the audit needs ~100
 baselines however many rows there are (the shape of a leaderboard dump: few tasks, many
 models). Accuracies are exact k/n printed with 6 decimals. The audit runs in a child process
 (`python -m evalsci.cli audit FILE --format csv > /dev/null`) under `/usr/bin/time -v`, which
-reports its peak resident memory:
+reports its peak resident memory; beside it, `pyarrow.csv.read_csv` of the same file in its own
+child process (the obvious baseline: reading the columns, nothing else), and their ratio:
 
     .venv/bin/python benchmarks/audit_csv.py 10000 100000 1000000
     .venv/bin/python benchmarks/audit_csv.py 1000000 --keep /tmp/audit_1m.csv   # keep the CSV
@@ -69,19 +70,17 @@ def write_csv(path: Path, rows: int, seed: int = 0) -> None:
             fh.writelines(lines)
 
 
-def run_audit(path: Path) -> dict:
-    """Wall seconds, user + system CPU seconds and peak RSS (MB) of one `evalsci audit`."""
-    cmd = [
-        "/usr/bin/time",
-        "-v",
-        sys.executable,
-        "-m",
-        "evalsci.cli",
-        "audit",
-        str(path),
-        "--format",
-        "csv",
-    ]
+AUDIT = ["-m", "evalsci.cli", "audit", "{path}", "--format", "csv"]
+# the obvious baseline: reading the same file into columns, nothing else (issue 32's goal: the
+# audit within 3x of it); both in a fresh process, so both pay their imports
+READ = ["-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", "{path}"]
+
+
+def run_audit(path: Path, what: list[str] = AUDIT) -> dict:
+    """Wall seconds, user + system CPU seconds and peak RSS (MB) of one `evalsci audit` (or of
+    `what`, python's arguments) in a child process."""
+    args = [a.replace("{path}", str(path)) for a in what]
+    cmd = ["/usr/bin/time", "-v", sys.executable, *args]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
@@ -112,10 +111,18 @@ def main() -> None:
             path = args.keep if args.keep else Path(tmp) / f"audit_{rows}.csv"
             write_csv(path, rows, args.seed)
             mb = path.stat().st_size / 1e6
-            r = run_audit(path)
+            for label, what in (("pyarrow.csv.read_csv", READ), ("evalsci audit", AUDIT)):
+                r = run_audit(path, what)
+                if label == "pyarrow.csv.read_csv":
+                    read = r
+                print(
+                    f"rows={rows:>9,d} csv={mb:6.1f} MB  {label:<21} wall={r['wall_s']:7.2f} s  "
+                    f"cpu={r['cpu_s']:7.2f} s  peak_rss={r['rss_mb']:7.1f} MB",
+                    flush=True,
+                )
             print(
-                f"rows={rows:>9,d} csv={mb:6.1f} MB  wall={r['wall_s']:7.2f} s  "
-                f"cpu={r['cpu_s']:7.2f} s  peak_rss={r['rss_mb']:7.1f} MB",
+                f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
+                f"cpu {r['cpu_s'] / read['cpu_s']:.1f}x",
                 flush=True,
             )
 

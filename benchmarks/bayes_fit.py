@@ -8,7 +8,7 @@ model, priors, data and seed are fitted twice:
 - "pymc": the authors' setup: bambi's default non-centred parametrisation, PyMC's NUTS,
   4 chains x 1,000 draws after 500 tuning steps, `cores` worker processes;
 - "ours": the workflow's own checked fit, `evalsci.studies.tapt.posteriors.fit_one` with
-  config.yaml `tapt.bayes` (its backend as the workflow resolves it: PyMC's NUTS under portable
+  the resolved config `tapt.bayes` (its backend as the workflow resolves it: PyMC's NUTS under portable
   arithmetic, the default, whose pins this script sets as the workflow does; nutpie with
   `--not-portable`; task effects centred, the comparison's mass matrix
   adaptation from `tapt.bayes.variance_mass_matrix`, the convergence checks, and a refit with twice the draws when a
@@ -33,7 +33,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +63,9 @@ def main() -> None:
         help="portable: false (nutpie for 'ours', no kernel pins); default: config.yaml's portable",
     )
     args = ap.parse_args()
-    full_cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    from evalsci.settings import resolved
+
+    full_cfg = resolved()  # config.yaml over the presets and schema defaults, as the workflow
     portable = full_cfg["portable"] and not args.not_portable
 
     from evalsci.determinism import apply_portable

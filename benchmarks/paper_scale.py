@@ -9,7 +9,7 @@ The planner (`evalsci.lm.scoring.Planner.plan_tokens`, tested to count exactly w
   for mc_icl each distinct demonstration prefix of a trial is extended by one demonstration
   on its cache (`prefix_tree`), so each prefix token runs once per trial.
 
-Per study at the paper's scale (workflow/paper_scale/*.yaml):
+Per study at the paper's scale (the `paper` presets, workflow/presets/<study>/paper.yaml):
 - baselines (000): 6 models x 16 tasks x 1/2/4 shots x 200 prompts (the authors' prompts from
   their OLMo-7B CSVs), option_tokens authors, right-truncation at 512; Table 2 doubles it;
 - mc_icl (004): 8 models x 8 datasets x 5 trials, K = P = 20, 256 validation examples;

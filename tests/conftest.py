@@ -99,3 +99,56 @@ def shared_workdir(tmp_path_factory, mirror) -> Path:
     """One working directory shared by the workflow tests, so released bundles and common
     intermediate results are fetched and built once per session."""
     return tmp_path_factory.mktemp("workflow")
+
+
+# Session fixtures that are expensive to build: under pytest-xdist (.ci/run: -n 2 --dist
+# loadgroup) each worker is a session of its own, so the tests that use one run on one worker
+# and it is built once. Listed in priority order: a test that uses two joins the first's group.
+SHARED_SESSION_FIXTURES = ("shared_workdir", "smollm2_checkpoint")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Group tests for `--dist loadgroup`: the tests sharing an expensive session fixture
+    (one workdir, one converted model) in one group each, and the tests of a module with a
+    module-scoped fixture (a local Slurm cluster, a trained model) in the module's group, so
+    that no fixture is built twice and no two workers share a directory, a cluster or a
+    lock. A test that names its own `xdist_group` keeps it (tests/test_portable_qemu.py:
+    one group per study). Without xdist the marks do nothing."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (group := _group(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
+        if getattr(config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
+            _tag_with_group(item)
+
+
+def _group(item) -> str | None:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    names = info.names_closure
+    group = next((f for f in SHARED_SESSION_FIXTURES if f in names), None)
+    if group is None and any(
+        defs[-1].scope in ("module", "class", "package")
+        for name in names
+        if (defs := info.name2fixturedefs.get(name))
+    ):
+        group = item.module.__name__ if item.module else None
+    return group
+
+
+def _tag_with_group(item) -> None:
+    """What pytest-xdist's loadgroup does, done here: the scheduler reads a test's group from
+    its node id (`path::test@group`). xdist 3.8 writes `item._nodeid`, which pytest 9.2 no
+    longer reads (node ids became `item._id`, a NodeId), so without this every group is
+    ignored and its tests spread over the workers."""
+    names = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group") if m.args})
+    if not names or "@" in item.nodeid:
+        return
+    tagged = f"{item.nodeid}@{'_'.join(names)}"
+    if hasattr(item, "_id"):  # pytest >= 9.2
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(tagged)
+    else:
+        item._nodeid = tagged

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from evalsci.studies.assessors import assessors
+from evalsci.assess import classifiers as assessors
 from evalsci.studies.assessors.experiment import SplitData, SplitRunRows, run_nref, run_split
 from evalsci.studies.assessors.splits import define_splits, make_instance_splits
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalsci.studies.assessors.selectors import (
+from evalsci.assess.selectors import (
     n_factors_kaiser,
     select_factor_analysis,
     select_kmeans,
@@ -119,8 +119,8 @@ def test_classifier_names_map_to_the_papers_models():
     """`xgboost` is XGBoost's defaults (the paper); `xgboost_bins<N>` changes only the
     number of histogram bins; logistic regression names carry penalty and C."""
     pytest.importorskip("xgboost")
-    from evalsci.studies.assessors.assessors import fit_predict, make_classifier
-    from evalsci.studies.assessors.steps import resolve
+    from evalsci.assess.classifiers import fit_predict, make_classifier
+    from evalsci.settings import preset
 
     plain, binned = make_classifier("xgboost", seed=1), make_classifier("xgboost_bins64", seed=1)
     assert plain.get_params()["max_bin"] is None and binned.get_params()["max_bin"] == 64
@@ -137,12 +137,8 @@ def test_classifier_names_map_to_the_papers_models():
     p = fit_predict("xgboost_bins64", x, y, [x], seed=1)[0]
     assert np.corrcoef(p, x[:, 0])[0, 1] > 0.8
     # the paper's grid keeps XGBoost's defaults; the CPU default grid bins coarser
-    assert (
-        "xgboost"
-        in resolve(
-            {"grid": "paper", "classifiers": None, "n_ref_sweep": None, "max_train_rows": None}
-        )["classifiers"]
-    )
+    assert "xgboost" in preset("assessors", "paper")["classifiers"]
+    assert "xgboost_bins64" in preset("assessors", "default")["classifiers"]
 
 
 def test_duplicate_instances_tie_by_position_whatever_the_float_noise():

@@ -14,7 +14,7 @@ import pytest
 from scipy import sparse
 from sklearn.metrics import roc_auc_score
 
-from evalsci.studies.assessors.assessors import auc, fit_predict, fit_predict_shared
+from evalsci.assess.classifiers import auc, fit_predict, fit_predict_shared
 
 
 def test_auc_is_bit_identical_to_roc_auc_score():
@@ -87,7 +87,7 @@ print('torch._inductor' in sys.modules)
 
 @pytest.mark.parametrize("kind", ["embeddings", "similarity", "similarity_interaction"])
 def test_generic_matrix_of_kept_rows_is_those_rows_of_the_whole_matrix(kind):
-    from evalsci.studies.assessors.assessors import generic_matrix, instance_block
+    from evalsci.assess.classifiers import generic_matrix, instance_block
     from evalsci.studies.assessors.experiment import tall_rows
 
     rng = np.random.default_rng(3)
@@ -109,7 +109,7 @@ def test_unsplittable_sparse_columns_are_dropped_without_changing_predictions(na
     only. The columns with fewer than 4 present entries are left out, and the predictions are
     bit for bit those of XGBoost on the whole matrix."""
     pytest.importorskip("xgboost")
-    from evalsci.studies.assessors.assessors import make_classifier, splittable_columns
+    from evalsci.assess.classifiers import make_classifier, splittable_columns
     from evalsci.studies.assessors.features import ngram_features
 
     rng = np.random.default_rng(5)

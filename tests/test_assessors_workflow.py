@@ -150,8 +150,11 @@ def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
     }
     from pathlib import Path
 
-    seed = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["seed"]
-    cfg = steps.resolve(TINY["assessors"])
+    from evalsci.settings import merge, resolve
+
+    user = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
+    seed = user["seed"]
+    cfg = resolve(merge(user, TINY))["assessors"]  # the run's assessors settings
     ccfg = TINY["assessors"]["collections"]["tiny"]
     for split in ("random", "ood_neubaroco"):
         data = steps._load_split(paths, split, ccfg)

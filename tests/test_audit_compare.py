@@ -219,7 +219,7 @@ def test_cli_compare_full_and_limit_runs(capsys):
     out = capsys.readouterr()
     assert rc == 0, out.err
     got = json.loads(out.out)
-    assert set(got) == {"scores", "tests", "groups"}
+    assert set(got) == {"scores", "tests", "groups", "skipped", "summary"}
     pairs = [r for r in got["tests"] if r["test"] == "paired"]
     assert sorted(r["task"] for r in pairs) == sorted(TASKS)
 

@@ -24,7 +24,7 @@ def test_tidy_csv_values(tmp_path, capsys):
     )
     rc, out, err = run(capsys, f, "--format", "json")
     assert rc == 0, err
-    rows = json.loads(out)
+    rows = json.loads(out)["scores"]
     k = np.arange(1, 101)
     emax3 = np.sum(1 - binom.cdf(k - 1, 100, 0.5) ** 3) / 100  # t = 3 rows of the task
     for r, c in zip(rows, (62, 53, 45), strict=True):
@@ -92,7 +92,7 @@ def test_bom_spaces_blank_lines_and_line_numbers(tmp_path, capsys):
     )
     rc, out, err = run(capsys, f, "--format", "json")
     assert rc == 0, err
-    rows = json.loads(out)
+    rows = json.loads(out)["scores"]
     assert [(r["model"], r["task"], r["accuracy"]) for r in rows] == [
         ("m1", "boolq", 0.333),
         ("m2", "boolq", 0.667),
@@ -112,7 +112,7 @@ def test_accuracy_must_be_a_count(tmp_path, capsys):
     # written with too few decimals to name one count: the nearest, with the range in `note`
     f.write_text("model,task,n,accuracy,choices\nm,x,1000,0.33,2\n")
     rc, out, err = run(capsys, f, "--format", "json")
-    (row,) = json.loads(out)
+    (row,) = json.loads(out)["scores"]
     assert rc == 0 and "325 to 335 correct of 1000" in row["note"]
     assert row["p_standard"] == pytest.approx(binom.sf(329, 1000, 0.5), rel=1e-12)
 
@@ -159,7 +159,7 @@ def test_runs_told_apart_are_not_duplicates(tmp_path, capsys):
     f = tmp_path / "res.csv"
     f.write_text("model,task,n,correct,choices,run\nm,x,10,5,2,a\nm,x,10,9,2,b\n")
     rc, out, err = run(capsys, f, "--format", "json")
-    assert rc == 0 and [r["t"] for r in json.loads(out)] == [2, 2]
+    assert rc == 0 and [r["t"] for r in json.loads(out)["scores"]] == [2, 2]
 
 
 def test_non_utf8_names_the_line(tmp_path, capsys):
@@ -182,7 +182,7 @@ def test_t_rules_and_the_single_score_note(tmp_path, capsys):
     )
     rc, out, err = run(capsys, f, "--format", "json")
     assert rc == 0
-    rows = {r["task"] + r["model"]: r for r in json.loads(out)}
+    rows = {r["task"] + r["model"]: r for r in json.loads(out)["scores"]}
     assert (rows["boolqm1"]["t"], rows["boolqm1"]["t_rule"]) == (2, "task_scores")
     assert (rows["copam1"]["t"], rows["copam1"]["t_rule"]) == (1, "task_scores")
     assert (rows["rtem1"]["t"], rows["rtem1"]["t_rule"]) == (200, "stated")
@@ -191,7 +191,8 @@ def test_t_rules_and_the_single_score_note(tmp_path, capsys):
     assert "t rule task_scores (3 scores)" in err and "t rule stated (1 scores)" in err
     assert "t = 1 for 1 scores" in err
     rc, out, err = run(capsys, f, "--format", "json", "--t", "50")
-    assert {(r["t"], r["t_rule"], r["note"]) for r in json.loads(out)} == {(50, "option", "")}
+    rows = json.loads(out)["scores"]
+    assert {(r["t"], r["t_rule"], r["note"]) for r in rows} == {(50, "option", "")}
 
 
 def test_vectorised_judge_equals_one_score_at_a_time(tmp_path):
@@ -287,4 +288,4 @@ def test_a_path_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys):
     rc, out, err = run(capsys, tmp_path)
     assert rc == 0 and "m1" in out
     for path, what in ((loop, "symbolic link loop"), (fifo, "named pipe"), (broken, "broken")):
-        assert f"skipped {path}: " in err and what in err
+        assert f"skipped {path}: " in out and what in out  # the table lists it, once

@@ -213,3 +213,65 @@ def test_eee_validator_accepts_the_folder(tmp_path, capsys):
 def test_format_eee_needs_out(capsys):
     assert main(["audit", str(LM_ORIG), "--format", "eee"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_converted_inspect_logs_pair_on_sample_hash():
+    """EEE's inspect converter (tests/fixtures/audit/eee/README.md) from the mc_single and
+    gen_match .eval logs of both mock models: the same counts as the logs read directly, and
+    the two models' items are the same hashes, so --compare pairs them."""
+    got = read_inputs([FIX / "inspect"])
+    by_model = {r.model: r for r in got.results}
+    assert set(by_model) == {"mockllm/alpha", "mockllm/beta"}
+    logs = sorted((AUDIT / "inspect_ai" / "eval").glob("*_mc-single_*.eval"))
+    direct = {r.model: r for p in logs for r in read_inputs([p]).results}
+    for model, r in by_model.items():
+        (samples,) = (FIX / "inspect" / "data" / "arith12" / model).glob("*_samples.jsonl")
+        rows = by_hand(samples, "choice:accuracy")
+        assert r.items == tuple(x["sample_hash"] for x in rows)
+        ids = {x["sample_hash"]: x["sample_id"] for x in rows}
+        d = direct[model]
+        assert (r.n, r.correct, r.labels) == (d.n, d.correct, d.labels)
+        assert {ids[i]: v for i, v in zip(r.items, r.outcomes, strict=True)} == dict(
+            zip(d.items, d.outcomes, strict=True)
+        )
+    assert by_model["mockllm/alpha"].items == by_model["mockllm/beta"].items
+    assert sorted(s.task for s in got.skipped if s.task) == ["gen_match", "gen_match"]
+
+
+def test_converted_helm_runs():
+    """EEE's HELM converter (tests/fixtures/audit/eee/README.md) on the two simple_mcqa runs
+    (10 instances x 3 train trials). simple/model1 (always wrong) reads as the run itself; for
+    fixture/parity, whose outcomes differ between trials, EEE 0.3.0's samples repeat one
+    outcome per instance and disagree with its own aggregate: refused, naming both counts."""
+    got = read_inputs([FIX / "helm"])
+    runs = read_inputs([AUDIT / "helm" / "runs"]).results
+    direct = {r.model: r for r in runs if r.task == "simple_mcqa"}
+    (r,) = got.results
+    d = direct["simple/model1"]
+    assert (r.model, r.task) == ("simple/model1", "simple_mcqa")
+    assert (r.n, r.correct, r.labels) == (d.n, d.correct, d.labels) == (30, 0, {2: 30})
+    (parity,) = (FIX / "helm" / "data" / "simple_mcqa" / "fixture" / "parity").glob("*-*.json")
+    (samples,) = parity.parent.glob("*_samples.jsonl")
+    rows = by_hand(samples, "exact_match:test")
+    assert len(rows) == 30 and sum(x["evaluation"]["is_correct"] for x in rows) == 9
+    assert direct["fixture/parity"].correct == 15  # HELM's own per-instance stats
+    why = {s.path: s.reason for s in got.skipped}
+    assert "score 0.5 but" in why[str(parity)] and "has 9 of 30 correct" in why[str(parity)]
+
+
+def test_round_trip_keeps_option_bounds(tmp_path, capsys):
+    """Scores read without items and with options known only as a range (the published
+    leaderboard run's MMLU-Pro and MuSR object_placements) come back with their bounds."""
+    src = AUDIT / "lm_eval" / "published" / "leaderboard"
+    out = tmp_path / "out"
+    _write([src], out, capsys)
+    key = ["model", "task"]
+    before, after = (
+        df.astype({k: str for k in key}).sort_values(key).reset_index(drop=True)
+        for df in (audit_inputs([src])[0], audit_inputs([out])[0])
+    )
+    cols = [c for c in before.columns if c != "source"]
+    assert len(before) == 31
+    for c in cols:
+        assert before[c].astype(str).tolist() == after[c].astype(str).tolist(), c
+    assert before["note"].str.contains("exact bounds over 2 to 10 options").sum() == 1

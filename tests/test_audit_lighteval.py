@@ -124,3 +124,43 @@ def test_truncated_details_names_the_parquet(tmp_path):
     d.write_bytes(d.read_bytes()[:2000])
     with pytest.raises(AuditInputError, match=r"details_arith12\|0_.*not a readable parquet"):
         lighteval.read(p)
+
+
+@pytest.mark.parametrize("model", ["rule-alpha", "rule-beta"])
+def test_letter_extraction_task_is_read_as_multiple_choice(model):
+    """arith12_letters (out_letters/): the same 12 items as letters, answered "Answer: X" by the
+    custom model's rule and scored by lighteval's gpqa_instruct_metric (extractive_match,
+    GENERATIVE, IndicesExtractionConfig): read from the details, each document's letters its
+    options, outcomes those of the rule."""
+    (r,), skipped = lighteval.read(results_file("out_letters", model))
+    assert skipped == []
+    want = rule(model)
+    assert (r.task, r.metric) == ("arith12_letters|0", "extractive_match")
+    assert (r.n, r.correct) == (12, sum(want.values()))
+    assert dict(zip(r.items, r.outcomes, strict=True)) == want
+    assert r.labels == {2: 3, 3: 3, 4: 3, 5: 3} and r.choices_source == "details"
+    assert any("letter among each document's choices" in n for n in r.notes)
+
+
+def test_letter_extraction_without_details_is_skipped_saying_why():
+    results, (s,) = lighteval.read(results_file("out_letters_nodetails", "rule-alpha"))
+    assert results == [] and s.task == "arith12_letters|0" and s.no_baseline
+    assert "'extractive_match' extracts a letter" in s.reason and "--save-details" in s.reason
+
+
+def test_other_generative_metric_with_choices_names_the_metric(tmp_path):
+    """A generative metric lighteval does not mark as letter extraction (a custom one, as in
+    the issue's legal MCQ run read by --metric trad_score): skipped, the reason naming the
+    --metric that reads it; with that --metric it is read. The config's sample_level_fn is
+    blanked here to stand for such a metric."""
+    out = tmp_path / "out_letters"
+    shutil.copytree(FIX / "out_letters", out)
+    (p,) = (out / "results" / "rule-alpha").glob("results_*.json")
+    obj = json.loads(p.read_text())
+    for m in obj["config_tasks"]["arith12_letters|0"]["metrics"]:
+        m["sample_level_fn"] = "custom"
+    p.write_text(json.dumps(obj))
+    results, (s,) = lighteval.read(p)
+    assert results == [] and "--metric extractive_match reads it" in s.reason
+    (r,), _ = lighteval.read(p, metric="extractive_match")
+    assert (r.n, r.correct) == (12, sum(rule("rule-alpha").values()))

@@ -121,7 +121,7 @@ def test_audit_reads_real_lm_eval_output(lm_eval_runs, capsys):
     rc = main(["audit", str(lm_eval_runs), "--format", "json"])
     out = capsys.readouterr()
     assert rc == 0, out.err
-    rows = json.loads(out.out)
+    rows = json.loads(out.out)["scores"]
     assert len(rows) == 2 and {r["task"] for r in rows} == {"sst2_local"}
     for name in PROMPTS:
         n, correct, choices = _counts(lm_eval_runs / name)
@@ -158,7 +158,7 @@ def test_audit_t_override_and_bad_inputs(lm_eval_runs, capsys, tmp_path):
     rc = main(["audit", str(lone / results.name), "--format", "json"])
     out = capsys.readouterr()
     assert rc == 0, out.err
-    (row,) = json.loads(out.out)
+    (row,) = json.loads(out.out)["scores"]
     n, correct, choices = _counts(lm_eval_runs / "a")
     assert (row["n"], row["choices"], round(row["accuracy"] * row["n"])) == (n, 2, correct)
 

@@ -336,22 +336,27 @@ def test_issue_scenario_which_inputs_give_results():
         "mixed MC + generative + group": 3,
         "no --log_samples": 2,
         "--limit 5": 3,
-        "Open LLM Leaderboard v2": 24 + 3,  # BBH + GPQA; MuSR, MMLU-Pro need samples
+        # BBH + GPQA; MuSR and MMLU-Pro from the option-count table (test_audit_option_bounds)
+        "Open LLM Leaderboard v2": 24 + 3 + 3 + 1,
     }
 
 
 def test_open_llm_leaderboard_file_each_task_its_own_metric():
     """A leaderboard run (lm-eval 0.4, `--tasks leaderboard --limit 1`) published in
     mattdepaolis/llm-evaluation: BBH, GPQA by acc_norm, generated-text tasks skipped, MuSR
-    and MMLU-Pro (options per item, no samples here) skipped with the reason."""
+    and MMLU-Pro (options per item, no samples here) read from the option-count table
+    (tests/test_audit_option_bounds.py)."""
     f = PUB / "leaderboard" / "Qwen3-8B_2025-07-11_113749_results.json"
     obj = json.loads(f.read_text())
     got, skipped, _ = lm_eval.read_results(f)
     res = _by_task(got)
     bbh = [t for t in obj["configs"] if t.startswith("leaderboard_bbh_")]
     gpqa = [t for t in obj["configs"] if t.startswith("leaderboard_gpqa_")]
-    assert sorted(res) == sorted(bbh + gpqa) and len(bbh) == 24 and len(gpqa) == 3
-    for t, r in res.items():
+    musr = [t for t in obj["configs"] if t.startswith("leaderboard_musr_")]
+    assert sorted(res) == sorted([*bbh, *gpqa, *musr, "leaderboard_mmlu_pro"])
+    assert len(bbh) == 24 and len(gpqa) == 3 and len(musr) == 3
+    for t in bbh + gpqa:
+        r = res[t]
         n = obj["n-samples"][t]["effective"]
         assert r.metric == "acc_norm" and r.limited and r.derived
         assert r.n == n and r.correct == round(obj["results"][t]["acc_norm,none"] * n)
@@ -363,15 +368,12 @@ def test_open_llm_leaderboard_file_each_task_its_own_metric():
         for t in why
         if t.startswith("leaderboard_math_") and t != "leaderboard_math_hard"
     )
-    assert "--log_samples" in why["leaderboard_mmlu_pro"]  # a function gives each item's letters
-    assert all("--log_samples" in why[t] for t in why if t.startswith("leaderboard_musr_"))
+    assert res["leaderboard_mmlu_pro"].options_range == (2, 10)  # a function: letters per item
     assert len(got) + len(skipped) == len(obj["results"])  # nothing passed over silently
     # --metric overrides every task's: acc exists only for MMLU-Pro, and nothing fails the file
     got, skipped, _ = lm_eval.read_results(f, metric="acc")
-    assert (
-        got == []
-        and "metric 'acc' not in the results" in {s.task: s.reason for s in skipped}[bbh[0]]
-    )
+    assert [r.task for r in got] == ["leaderboard_mmlu_pro"]
+    assert "metric 'acc' not in the results" in {s.task: s.reason for s in skipped}[bbh[0]]
 
 
 LB_DETAILS = PUB / "leaderboard_details"

@@ -4,6 +4,7 @@ their per-example schema and rules, resumable shards (CPU, seconds)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ pytest.importorskip("transformers")
 
 from evalsci.lm.icl import OPTION_COLUMNS, PER_EXAMPLE_COLUMNS, authors_table  # noqa: E402
 from evalsci.lm.load import tiny_model  # noqa: E402
+from evalsci.settings import resolved  # noqa: E402
 from evalsci.studies.baselines import recompute_grid, shards  # noqa: E402
 
 pytestmark = pytest.mark.lm
@@ -34,17 +36,11 @@ def tiny_ckpt(tmp_path_factory):
     return d
 
 
-def _recompute(**kw):
-    return {
-        "scale": "default",
-        "default": {"models": ["tiny"], "tasks": [TASK], "shots": [SHOTS], "prompts": PROMPTS},
-        "demonstrations": "released",
-        "prompts_of": "OLMo-7B",
-        "prompts_per_shard": 3,
-        "option_tokens": "authors",
-        "max_length": 512,
-        **kw,
-    }
+def _recompute(**kw) -> recompute_grid.RecomputeSettings:
+    """The settings the workflow builds for this grid (`kw`: other recompute keys)."""
+    section = {"tasks": [TASK], "shots": [SHOTS], "prompts": PROMPTS, "prompts_per_shard": 3}
+    cfg = resolved({"baselines": {"recompute": {**section, **kw}}})["baselines"]["recompute"]
+    return replace(recompute_grid.RecomputeSettings.from_config(cfg), models=("tiny",))
 
 
 def _run(tmp, mirror, ckpt, name, **kw):
@@ -60,7 +56,7 @@ def _run(tmp, mirror, ckpt, name, **kw):
         bigbench_dir=mirror / "bigbench",
         idxs_dir=srb / "few-shot-eval" / "subsampled-idxs",
         per_example_dir=srb,
-        recompute=_recompute(**kw),
+        settings=_recompute(**kw),
         lm={"device": "cpu", "cpu_dtype": "float32"},
         seed=1,
         out=out,
@@ -138,7 +134,7 @@ def test_random_demonstrations_are_seeded_and_outside_the_eval_set(mirror):
     idxs = mirror / "gyauney-stronger-random-baselines" / "few-shot-eval" / "subsampled-idxs"
     ex = load_task("winowhy", mirror / "bigbench")
     sub = subsample_positions("winowhy", idxs)
-    s = recompute_grid.settings(_recompute(demonstrations="random"))
+    s = _recompute(demonstrations="random")
     a = recompute_grid.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=7)
     b = recompute_grid.prompt_plans("other", "winowhy", 4, len(ex), sub, s, None, seed=7)
     c = recompute_grid.prompt_plans("tiny", "winowhy", 4, len(ex), sub, s, None, seed=8)

@@ -10,23 +10,40 @@ predictions and the parse-time checks of config `precision_pairs`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from evalsci.lm.icl import OPTION_COLUMNS, authors_table, predictions
 from evalsci.maxrandom.requests import answer_requests
+from evalsci.settings import resolved
 from evalsci.studies.baselines import keys, table1, table2
+from evalsci.studies.baselines.recompute_grid import RecomputeSettings
 from evalsci.studies.baselines.settings import Cell, eval_size
 
 TASK, SHOTS, PROMPTS = "known_unknowns", 2, 4  # 2 options per example
 N = eval_size(TASK, SHOTS)  # 46 - 2 = 44 (Appendix B: demonstrations come out of the task)
-SETTINGS = {
-    "tasks": [TASK],
-    "shots": [SHOTS],
-    "prompts": PROMPTS,
-    "precision_pairs": [{"nf4": "m-nf4", "full": "m"}],
-}
+# the recompute settings of a run with this grid (the workflow builds them the same way)
+SETTINGS = RecomputeSettings.from_config(
+    resolved(
+        {
+            "baselines": {
+                "recompute": {
+                    "tasks": [TASK],
+                    "shots": [SHOTS],
+                    "prompts": PROMPTS,
+                    "precision_pairs": [{"nf4": "m-nf4", "full": "m"}],
+                }
+            }
+        }
+    )["baselines"]["recompute"]
+)
+
+
+def _pairs(nf4: str, full: str) -> RecomputeSettings:
+    return replace(SETTINGS, precision_pairs=((nf4, full),))
 
 
 def _options(correct: np.ndarray) -> pd.DataFrame:
@@ -119,11 +136,11 @@ def test_predictions_follow_the_authors_tie_rule():
 
 def test_precision_pairs_are_checked_at_parse_time():
     models = {"m": {"quantize": "none"}, "m-nf4": {"quantize": "nf4"}, "a": {}}
-    where = "config baselines.recompute.default"
+    where = "config baselines.recompute"
     table2.check_pairs(SETTINGS, models, where)
-    with pytest.raises(ValueError, match=r"precision_pairs\[0\]\.full: unknown model 'x'"):
-        table2.check_pairs({"precision_pairs": [{"nf4": "a", "full": "x"}]}, models, where)
+    with pytest.raises(ValueError, match=r"precision_pairs\[0\]\.full \(.*\): unknown model 'x'"):
+        table2.check_pairs(_pairs("a", "x"), models, where)
     with pytest.raises(ValueError, match=r"precision_pairs\[0\]\.nf4: model 'm' has quantize"):
-        table2.check_pairs({"precision_pairs": [{"nf4": "m", "full": "a"}]}, models, where)
+        table2.check_pairs(_pairs("m", "a"), models, where)
     with pytest.raises(ValueError, match=r"precision_pairs\[0\]\.full: model 'm-nf4'"):
-        table2.check_pairs({"precision_pairs": [{"nf4": "a", "full": "m-nf4"}]}, models, where)
+        table2.check_pairs(_pairs("a", "m-nf4"), models, where)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from evalsci.cli import main
 from evalsci.maxrandom import max_random_auc, max_random_baseline, max_random_tail, standard_tail
@@ -165,6 +166,23 @@ def test_check_config_names_file_and_line(capsys, tmp_path):
     assert rc == 0 and f"ok {good} (2 top-level keys)" in out
     rc, _, err = run(capsys, "check-config", str(good), str(bad))
     assert rc == 2 and f"config file {bad}, line 2, column 1:" in err
+
+
+def test_check_config_resolves_what_the_workflow_runs(capsys, tmp_path):
+    """The files over config.yaml and the presets, by evalsci.settings.resolve: the preset's
+    values come out, and a bad value is named by its key before any job could run."""
+    paper = tmp_path / "paper.yaml"
+    paper.write_text("scale: paper\nmc_icl: {num_trials: 3}\n")
+    rc, out, _ = run(capsys, "check-config", str(paper), "--resolved")
+    assert rc == 0 and "presets: assessors paper, baselines paper, mc_icl paper, tapt paper" in out
+    cfg = yaml.safe_load(out[out.index("\n", out.index("ok resolved")) :])
+    assert cfg["mc_icl"]["num_trials"] == 3 and cfg["mc_icl"]["num_demos"] == 20
+    assert cfg["baselines"]["recompute"]["prompts"] == 200
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("mc_icl: {num_trials: 0}\n")
+    rc, _, err = run(capsys, "check-config", str(bad))
+    assert rc == 2 and f"config mc_icl.num_trials (set in {bad}, line 1)" in err
+    assert "0 is less than the minimum of 1" in err
 
 
 def test_verify_rehashes_a_file_changed_at_the_same_size_and_mtime(tmp_path, capsys, mirror):

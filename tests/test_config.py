@@ -74,8 +74,9 @@ def test_strict_loader_rejects_duplicates():
         *SCHEMAS,
         REPO / "config.yaml",
         *sorted((REPO / "workflow" / "profiles").glob("*/config.yaml")),
+        *sorted((REPO / "workflow" / "presets").glob("*/*.yaml")),
     ],
-    ids=lambda p: p.name if p.name != "config.yaml" else str(p.parent.name),
+    ids=lambda p: str(p.relative_to(REPO)),
 )
 def test_yaml_has_no_duplicate_keys(path):
     yaml.load(path.read_text(), Loader=StrictLoader)
@@ -115,19 +116,20 @@ def _failing_dry_run(tmp_path, config_yaml: str) -> str:
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
-        ("recompute: {default: {prompts: 0}}", "0 is less than the minimum of 1"),
-        ("recompute: {default: {prompts: -1}}", "-1 is less than the minimum of 1"),
-        ("recompute: {full: {prompts: '4'}}", "'4' is not of type 'integer'"),
-        ("recompute: {default: {promts: 4}}", "unknown key 'promts'"),
-        ("recompute: {full: {tasks: [not_a_task]}}", "'not_a_task' is not one of"),
-        ("recompute: {default: {shots: [3]}}", "3 is not one of [1, 2, 4]"),
+        ("recompute: {prompts: 0}", "0 is less than the minimum of 1"),
+        ("recompute: {prompts: -1}", "-1 is less than the minimum of 1"),
+        ("{scale: paper, recompute: {prompts: '4'}}", "'4' is not of type 'integer'"),
+        ("recompute: {promts: 4}", "unknown key 'promts'"),
+        ("{scale: paper, recompute: {tasks: [not_a_task]}}", "'not_a_task' is not one of"),
+        ("recompute: {shots: [3]}", "3 is not one of [1, 2, 4]"),
     ],
 )
 def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
-    """baselines.recompute.default/full were unchecked (duplicate keys in the schema)."""
-    out = _failing_dry_run(tmp_path, f"baselines: {{{override}}}\n")
-    key = override.split("{")[1].split(":")[0].strip()  # default / full
-    assert f"config baselines.recompute.{key}." in out and needle in out, out[-2000:]
+    """The recompute grid, the preset's values under the user's, is checked (it once was not:
+    duplicate keys in the schema), naming the key and the file and line that set it."""
+    body = override if override.startswith("{") else f"{{{override}}}"
+    out = _failing_dry_run(tmp_path, f"baselines: {body}\n")
+    assert "config baselines.recompute." in out and needle in out, out[-2000:]
     assert f"(set in {tmp_path / 'override.yaml'}, line 1)" in out  # the file is named
     assert not (tmp_path / "results").exists()
 
@@ -138,48 +140,56 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
     [
         # a name with '_' used to come back as model 'no', task 'such_model_emoji_movie'
         (
-            "baselines: {recompute: {default: {models: [no_such_model]}}}",
-            ["config baselines.recompute.default.models", "'no_such_model'", "cannot contain '_'"],
+            "baselines: {recompute: {models: [no_such_model]}}",
+            ["config baselines.recompute.models", "'no_such_model'", "cannot contain '_'"],
         ),
         (
-            "baselines: {recompute: {default: {models: [nosuchmodel]}}}",
-            ["config baselines.recompute.default.models: unknown model 'nosuchmodel'", "'smollm2'"],
+            "baselines: {recompute: {models: [nosuchmodel]}}",
+            [
+                "config baselines.recompute.models (set in {f}, line 2): unknown model 'nosuchmodel'",
+                "'smollm2'",
+            ],
         ),
         (
-            "mc_icl: {default: {models: [nosuchmodel]}}",
-            ["config mc_icl.default.models: unknown model 'nosuchmodel'", "'pythia-160m'"],
+            "mc_icl: {models: [nosuchmodel]}",
+            [
+                "config mc_icl.models (set in {f}, line 2): unknown model 'nosuchmodel'",
+                "'pythia-160m'",
+            ],
         ),
         (
-            "mc_icl: {default: {datasets: [nosuchdata]}}",
+            "mc_icl: {datasets: [nosuchdata]}",
             ["'nosuchdata' is not one of", "'sst2'"],
         ),  # the schema's enum lists them
         (
             "tapt: {training: {datasets: [no_dataset]}}",
             [
-                "config tapt.training.datasets: unknown classification dataset 'no_dataset'",
+                "config tapt.training.datasets (set in {f}, line 2): unknown classification "
+                "dataset 'no_dataset'",
                 "'sst2'",
             ],
         ),
         (
             "tapt: {training: {lms: [nolm]}}",
-            ["config tapt.training.lm_types: no LM type 'nolm'", "'bert'"],
+            ["config tapt.training.lm_types (set in {f}, line 2): no LM type 'nolm'", "'bert'"],
         ),
     ],
 )
 def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):
+    """The key, the file and line that set it (issue 35 item 2), and the known names."""
     out = _failing_dry_run(tmp_path, f"recompute: true\n{override}\n")
     assert "Building DAG of jobs" not in out  # failed while parsing, before the DAG
     for needle in needles:
-        assert needle in out, out[-2000:]
+        assert needle.format(f=tmp_path / "override.yaml") in out, out[-2000:]
 
 
 @pytest.mark.workflow  # runs snakemake (a dry run)
 def test_nested_cli_numbers_are_numbers(tmp_path, mirror):
     """Snakemake reads nested --config values as strings; the schema must still accept the
-    documented `--config 'baselines={recompute: {default: {prompts: 1, shots: [1]}}}'`."""
+    documented `--config 'baselines={recompute: {prompts: 1, shots: [1]}}'`."""
     cfg = (
-        "baselines={source: recompute, recompute: {scale: default, default: {models: "
-        "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}"
+        "baselines={source: recompute, recompute: {models: [smollm2], tasks: [known_unknowns], "
+        "shots: [1], prompts: 1}}"
     )
     proc = snakemake(
         tmp_path,
@@ -342,8 +352,8 @@ def test_check_config_uses_the_workflows_validator(capsys, tmp_path):
         "unknown.yaml": ("seed: 1\nnosuchkey: 1\n", "config nosuchkey (set in {f}, line 2): "),
         "bound.yaml": ("seed: -3\n", "config seed (set in {f}, line 1): -3 is less than"),
         "deep.yaml": (
-            "baselines:\n  recompute:\n    default:\n      prompts: 0\n",
-            "config baselines.recompute.default.prompts (set in {f}, line 4): 0 is less",
+            "baselines:\n  recompute:\n    prompts: 0\n",
+            "config baselines.recompute.prompts (set in {f}, line 3): 0 is less",
         ),
     }
     for name, (text, needle) in cases.items():

@@ -183,3 +183,83 @@ def test_a_run_reading_a_live_runs_outputs_is_refused(workdir):
     c = _run(workdir, "results/read.txt")  # A has ended: C runs
     assert c.returncode == 0, c.stderr[-3000:]
     assert (workdir / "results" / "read.txt").read_text() == WHOLE
+
+
+# --- the suite's counts, rendered into docs/reproducibility.md -------------------------------
+
+DOC = REPO / "docs" / "reproducibility.md"
+MARKERS = ("<!-- generated:fault_suite:start -->", "<!-- generated:fault_suite:end -->")
+
+
+def fault_counts() -> dict[str, int]:
+    """How many cases each class of the suite tries, counted from the tests' own lists."""
+    from test_config_names import BOUNDS, HOSTILE, NAME_KEYS
+    from test_config_selections import ASSESSOR_TYPOS, TYPOS
+    from test_faults_audit import INPUTS, OPTIONS
+    from test_faults_mirror import CORRUPTIONS
+
+    return {
+        "names": len(NAME_KEYS) * len(HOSTILE),
+        "name_keys": len(NAME_KEYS),
+        "hostile_names": len(HOSTILE),
+        "bounds": len(BOUNDS),
+        "typos": len(TYPOS) + len(ASSESSOR_TYPOS),
+        "kills": len(KILL_STAGES),
+        "contention": 1,
+        "corruptions": len(CORRUPTIONS),
+        "inputs": len(INPUTS),
+        "options": len(OPTIONS),
+    }
+
+
+def render() -> str:
+    c = fault_counts()
+    configs = c["names"] + c["bounds"] + c["typos"]
+    faults = c["kills"] + c["contention"] + c["corruptions"]
+    rows = [
+        ("interrupted write", "tests/test_faults.py", f"{c['kills']} kill -9 stages"),
+        ("lock contention between runs", "tests/test_faults.py", f"{c['contention']} scenario"),
+        ("corrupted mirror", "tests/test_faults_mirror.py", f"{c['corruptions']} damages"),
+        (
+            "hostile config",
+            "tests/test_config_names.py, tests/test_config_selections.py",
+            f"{c['names']} names ({c['hostile_names']} hostile names x {c['name_keys']} keys), "
+            f"{c['bounds']} bounds, {c['typos']} selection typos",
+        ),
+        (
+            "hostile audit input",
+            "tests/test_faults_audit.py",
+            f"{c['inputs']} inputs, {c['options']} options",
+        ),
+    ]
+    lines = [
+        MARKERS[0],
+        f"- Configs tried and named (key, file, line) before any job: **{configs}**.",
+        f"- Faults survived with nothing lost or left behind: **{faults}**.",
+        f"- Hostile audit inputs tried, each one line naming it: **{c['inputs'] + c['options']}**.",
+        "",
+        "| class | test | cases |",
+        "| --- | --- | --- |",
+        *(f"| {a} | {b} | {n} |" for a, b, n in rows),
+        MARKERS[1],
+    ]
+    return "\n".join(lines)
+
+
+def _current() -> str:
+    text = DOC.read_text()
+    start, end = text.index(MARKERS[0]), text.index(MARKERS[1]) + len(MARKERS[1])
+    return text[start:end]
+
+
+def test_fault_suite_counts_in_the_docs():
+    """The counts in docs/reproducibility.md are the suite's (`python tests/test_faults.py`)."""
+    assert _current() == render(), (
+        "docs/reproducibility.md is stale: run python tests/test_faults.py"
+    )
+
+
+if __name__ == "__main__":  # rewrite the block from the suite's lists
+    text = DOC.read_text()
+    DOC.write_text(text.replace(_current(), render()))
+    print(render())

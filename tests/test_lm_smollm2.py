@@ -60,8 +60,8 @@ def test_recompute_target_end_to_end(shared_workdir, mirror):
     """One experiment (SmolLM2, known_unknowns, 1-shot, 1 prompt) through the rules:
     GGUF conversion -> shard -> authors' per-example CSV -> aggregated-results.json."""
     cfg = (
-        "baselines={source: recompute, recompute: {scale: default, default: {models: "
-        "[smollm2], tasks: [known_unknowns], shots: [1], prompts: 1}}}"
+        "baselines={source: recompute, recompute: {models: [smollm2], tasks: [known_unknowns], "
+        "shots: [1], prompts: 1}}"
     )
     rel_out = "results/baselines/recompute/results"
     out = shared_workdir / rel_out

@@ -29,7 +29,7 @@ from conftest import snakemake
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
-# Not the defaults: config.yaml has 6 models x 16 tasks x shots 1, 2, 4 and section53.t 10.
+# Not the defaults: the config has 6 models x 16 tasks x shots 1, 2, 4 and section53.t 10.
 BASELINES = {
     "baselines": {
         "cells": {
@@ -79,7 +79,7 @@ def test_baselines_table1_reads_the_configured_cells(baselines_run):
         assert r.max_baseline == pytest.approx(eq9(r.n, r.standard_baseline, r.t), rel=1e-9)
 
 
-# Not the defaults: config.yaml sweeps 41 log-spaced t from 1 to 10000.
+# Not the defaults: the config sweeps 41 log-spaced t from 1 to 10000.
 AUDIT = {"audit": {"sweep": {"t_max": 300, "points": 5}}}
 
 

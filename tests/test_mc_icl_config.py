@@ -1,22 +1,20 @@
-"""The `full` configuration is the paper's setup (reference.yaml), one switch away."""
+"""The `paper` preset is the paper's setup (reference.yaml), one switch away."""
 
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 import pytest
 import yaml
 
+from evalsci.settings import preset
 from evalsci.studies.mc_icl.maxrandom_requests import requests
 from evalsci.studies.mc_icl.params import PAPER_MODELS, effective
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def section():
-    return yaml.safe_load((REPO / "config.yaml").read_text())["mc_icl"]
+    return preset("mc_icl", "default")
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +23,8 @@ def reference():
     return yaml.safe_load(text)["setup"]
 
 
-def test_full_scale_is_the_paper(section, reference):
-    full = effective({**section, "scale": "full"})
+def test_paper_scale_is_the_paper(reference):
+    full = effective(preset("mc_icl", "paper"))
     for key in (
         "num_demos",
         "num_permutations",
@@ -53,13 +51,13 @@ def test_default_scale_runs_offline_only(section):
 
 
 def test_effective_rejects_inconsistent_config(section):
-    bad = {**section, "default": {**section["default"], "figure3_dataset": "mnli"}}
+    bad = {**section, "figure3_dataset": "mnli"}
     with pytest.raises(ValueError, match="figure3_dataset"):
         effective(bad)
 
 
-def test_maxrandom_requests_follow_the_plan(section):
-    p = effective({**section, "scale": "full"})
+def test_maxrandom_requests_follow_the_plan():
+    p = effective(preset("mc_icl", "paper"))
     req = requests(["wnli", "sst2"], p, seed=1).set_index("key")
     assert req.loc["wnli|k_curve", "n"] == 71  # fewer than 256: the whole split
     assert req.loc["sst2|k_curve", "n"] == 256

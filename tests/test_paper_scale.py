@@ -1,6 +1,7 @@
-"""Paper scale, planned without a GPU: dry runs of each study's full-scale recompute DAG
-through workflow/profiles/slurm (`--configfile workflow/paper_scale/*.yaml --config
-recompute=true`), checked against the papers' job counts and each GPU rule's request.
+"""Paper scale, planned without a GPU: dry runs of each study's paper-preset recompute DAG
+through workflow/profiles/slurm (`--config scale=paper recompute=true`; tapt's Section 9
+zero-shot runs: `'tapt={scale: paper_zero_shot}'`), checked against the papers' job counts and
+each GPU rule's request.
 
 - baselines (000 Sec. 5.1, App. C): 288 experiments (6 models x 16 tasks x 1/2/4 shots) x 200
   prompts in 4-bit, and again in full precision for Table 2: 2 x 288 cells of 8 shards
@@ -27,7 +28,6 @@ from conftest import REPO, snakemake
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
-PAPER_SCALE = REPO / "workflow" / "paper_scale"
 SLURM = REPO / "workflow" / "profiles" / "slurm"
 # GPU rule -> (mem_mb values, runtime minutes): what a cluster job asks for
 GPU_REQUESTS = {
@@ -39,7 +39,7 @@ GPU_REQUESTS = {
 }
 
 
-def _dry_run(tmp_path: Path, mirror, configfiles, *targets):
+def _dry_run(tmp_path: Path, mirror, configfiles, *targets, scale="scale=paper"):
     proc = snakemake(
         tmp_path,
         "-n",
@@ -50,6 +50,7 @@ def _dry_run(tmp_path: Path, mirror, configfiles, *targets):
         *map(str, configfiles),
         "--config",
         "recompute=true",
+        scale,
         "--",
         *targets,
         mirror=mirror,
@@ -88,9 +89,7 @@ def _check_gpu_requests(counts, requests):
 
 
 def test_baselines_paper_scale_dag(tmp_path, mirror):
-    counts, requests = _dry_run(
-        tmp_path, mirror, [PAPER_SCALE / "main.yaml"], "baselines_table1", "baselines_table2"
-    )
+    counts, requests = _dry_run(tmp_path, mirror, [], "baselines_table1", "baselines_table2")
     cells = 6 * 16 * 3
     assert counts["baselines_icl_cell"] == 2 * cells  # NF4 grid + full-precision twins
     assert counts["baselines_icl_shard"] == 2 * cells * 200 // 25
@@ -102,20 +101,16 @@ def test_baselines_paper_scale_dag(tmp_path, mirror):
 
 
 def test_mc_icl_paper_scale_dag(tmp_path, mirror):
-    counts, requests = _dry_run(
-        tmp_path, mirror, [PAPER_SCALE / "main.yaml"], "mc_icl_figure1", "mc_icl_figure4"
-    )
+    counts, requests = _dry_run(tmp_path, mirror, [], "mc_icl_figure1", "mc_icl_figure4")
     assert counts["mc_icl_shard"] == 8 * 8 * 5 + 3  # trials + high/low/random selected sets
     _check_gpu_requests(counts, requests)
 
 
 def test_tapt_paper_scale_dags(tmp_path, mirror):
+    from evalsci.settings import preset
     from evalsci.studies.tapt.training import settings
 
-    main = yaml.safe_load((PAPER_SCALE / "main.yaml").read_text())["tapt"]["training"]
-    base = yaml.safe_load((REPO / "config.yaml").read_text())["tapt"]["training"]
-    paper = {**base, **main, "lm_types": {**base["lm_types"], **main["lm_types"]}}
-    runs = settings.runs(paper)
+    runs = settings.runs(preset("tapt", "paper")["training"])
     assert len(runs) == 25 * 2 * 2 * 4
     assert sum(r["num_subsamples"] for r in runs) == 27_000  # x 3 models = 81,000 (002 Sec. 4.4)
 
@@ -124,7 +119,7 @@ def test_tapt_paper_scale_dags(tmp_path, mirror):
     counts, requests = _dry_run(
         tmp_path / "main",
         mirror,
-        [PAPER_SCALE / "main.yaml", one_task],
+        [one_task],
         "results/tapt/recompute/manifest.csv",
     )
     assert counts["tapt_train_shard"] == 27_000 // 25
@@ -134,8 +129,9 @@ def test_tapt_paper_scale_dags(tmp_path, mirror):
     counts, requests = _dry_run(
         tmp_path / "zero_shot",
         mirror,
-        [PAPER_SCALE / "tapt_zero_shot.yaml"],
+        [],
         "results/tapt/recompute/manifest.csv",
+        scale="tapt={scale: paper_zero_shot}",
     )
     assert counts["tapt_zero_shot_shard"] == 2 * 25 * 20  # without and with packing
     assert "tapt_train_shard" not in counts

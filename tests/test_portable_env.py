@@ -14,7 +14,7 @@ from evalsci.determinism import PORTABLE_ENV, apply_portable
 from conftest import REPO
 
 
-def test_portable_is_on_by_default_in_config_and_schema():
+def test_portable_is_on_by_default_in_config_and_schema():  # config.yaml shows the switch
     schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
     assert schema["properties"]["portable"]["default"] is True
     assert yaml.safe_load((REPO / "config.yaml").read_text())["portable"] is True
@@ -59,9 +59,10 @@ def test_tapt_fits_use_a_pinned_sampler_under_portable_arithmetic():
     with portable: true, or a nutpie-only option given to PyMC, is an error naming the keys."""
     import pytest
 
+    from evalsci.settings import resolve
     from evalsci.studies.tapt.targets import BackendConfigError, resolve_backend
 
-    cfg = yaml.safe_load((REPO / "config.yaml").read_text())["tapt"]["bayes"]
+    cfg = resolve(yaml.safe_load((REPO / "config.yaml").read_text()))["tapt"]["bayes"]
     assert cfg["backend"] == "auto"
     assert resolve_backend(cfg, portable=True) == "pymc"
     assert resolve_backend(cfg, portable=False) == "nutpie"
@@ -85,7 +86,7 @@ def test_a_cpu_dependent_sampler_with_portable_stops_the_workflow_before_any_job
         tmp_path / "wd", "-n", "tapt_beta_posteriors", "--configfile", str(cfg), check=False
     )
     assert proc.returncode != 0
-    assert "tapt.bayes.backend: 'nutpie'" in proc.stderr + proc.stdout
+    assert f"tapt.bayes.backend (set in {cfg}, line 3): 'nutpie'" in proc.stderr + proc.stdout
     # the same with portable arithmetic off is a valid (dry) run
     ok = snakemake(
         tmp_path / "wd",

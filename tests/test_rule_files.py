@@ -47,3 +47,18 @@ def test_a_studys_helpers_carry_its_name():
         # the study's config section is <STUDY> itself; `re` is the standard module
         bad = [n for n in names if not n.startswith(ok) and n not in (study.upper(), "re")]
         assert not bad, f"{study}_common.smk: helpers not named for the study: {bad}"
+
+
+def test_parse_time_side_effects_are_setup_smks_alone():
+    """Issue 33: sys.path, the environment and the config change in one place a reader finds,
+    workflow/rules/setup.smk, which the Snakefile includes before any other rule file."""
+    effect = re.compile(
+        r"\bsys\.path\.|os\.environ\[.*\]\s*=|os\.environ\.(?:setdefault|update|pop)"
+        r"|^config\[.*\]\s*=|\bconfig\.(?:update|clear|pop|setdefault)\("
+        r"|\bapply_portable\(|\bprepend_pythonpath\(",
+        re.M,
+    )
+    bad = [p.name for p in FILES if p.name != "setup.smk" and effect.search(_code(p))]
+    assert not bad, f"parse-time side effects belong in setup.smk: {bad}"
+    includes = re.findall(r'^include: "workflow/rules/(\w+)\.smk"', _code(ROOT / "Snakefile"), re.M)
+    assert includes[0] == "setup", includes

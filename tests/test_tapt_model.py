@@ -143,13 +143,10 @@ def test_refit_reuses_the_nutpie_compilation_and_samples_identically(small, monk
 def test_mass_matrix_adaptation_is_chosen_per_comparison():
     """config tapt.bayes.variance_mass_matrix reaches nutpie per comparison (none by default:
     in the reparametrised coordinates nutpie's gradient-based adaptation mixes best)."""
-    from pathlib import Path
-
-    import yaml
-
+    from evalsci.settings import resolved
     from evalsci.studies.tapt import steps
 
-    cfg = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["tapt"]["bayes"]
+    cfg = resolved()["tapt"]["bayes"]
     assert cfg["variance_mass_matrix"] == []
     cfg = {**cfg, "backend": "nutpie", "variance_mass_matrix": ["boost"]}  # portable: false
     boost, _ = steps.sampler_settings(cfg, 1, "boost")

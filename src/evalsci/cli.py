@@ -4,10 +4,10 @@
     evalsci baseline --n 100 --labels '{"2": 50, "4": 50}' --t 10
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
-    evalsci audit PATH... [--t N] [--format md|csv|json | --format eee --out DIR] [--compare] [--plot F]  (result files)
+    evalsci audit PATH... [--t N] [--format table|md|csv|json | --format eee --out DIR] [--compare]
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
-    evalsci check-config FILE...                              (config files, read strictly)
+    evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
 
 Heavy modules are imported inside the subcommands so that `evalsci --help` stays instant.
 """
@@ -108,13 +108,63 @@ def _check_audit_options(args) -> None:
         raise ValueError("--format eee and --out DIR go together: give both or neither")
 
 
-def cmd_audit(args) -> None:
-    from evalsci.audit import judge_inputs, read_inputs
-    from evalsci.audit.judge import family_line, t_summary, verdict_counts
-    from evalsci.audit.output import write
+STDIN = "<stdin>"
 
-    _check_audit_options(args)
-    found = read_inputs(args.paths, metric=args.metric)
+
+def _stdin_paths(paths: list[str], tmp: Path) -> list[str]:
+    """`-` (once) becomes a file holding what stdin gives, read like any named file."""
+    if paths.count("-") > 1:
+        raise ValueError("'-' (stdin) may be given once")
+    if "-" not in paths:
+        return paths
+    f = tmp / "stdin"
+    f.write_bytes(sys.stdin.buffer.read())
+    return [str(f) if p == "-" else p for p in paths]
+
+
+def _unstdin(found, tmp: Path) -> None:
+    """Name stdin `<stdin>` wherever the temporary file's path would show."""
+    from dataclasses import replace
+
+    name = str(tmp / "stdin")
+    found.results[:] = [
+        replace(r, source=STDIN, run=STDIN) if r.source == name else r for r in found.results
+    ]
+    found.skipped[:] = [replace(s, path=STDIN) if s.path == name else s for s in found.skipped]
+    for f in found.frames:
+        if name in f["source"].cat.categories:
+            f["source"] = f["source"].cat.rename_categories({name: STDIN})
+
+
+def cmd_audit(args) -> int:
+    import tempfile
+
+    _check_audit_options(args)  # before any reading
+    with tempfile.TemporaryDirectory(prefix="evalsci-stdin-") as tmp:
+        tmp = Path(tmp)
+        found = read_inputs_or_nothing(_stdin_paths(list(args.paths), tmp), args.metric)
+        if found is None:
+            return EXIT_NOTHING_TO_AUDIT
+        _unstdin(found, tmp)  # before the file goes: the frames' sources are read lazily
+        return _audit_found(args, found)
+
+
+def read_inputs_or_nothing(paths, metric):
+    """`read_inputs`' answer, or None (after saying why on stderr) when every input was read
+    and nothing in it has a random baseline."""
+    from evalsci.audit import read_inputs
+    from evalsci.audit.records import NothingToAudit
+
+    try:
+        return read_inputs(paths, metric=metric)
+    except NothingToAudit as e:
+        print(f"evalsci audit: {e}", file=sys.stderr)
+        return None
+
+
+def _audit_found(args, found) -> int:
+    from evalsci.audit import judge_inputs
+
     frame, df = judge_inputs(found, t=args.t, alpha=args.alpha, adjust=args.adjust)
     tests = groups = None
     notes = []
@@ -127,34 +177,71 @@ def cmd_audit(args) -> None:
 
         plot_scores(df, args.plot)
     # everything is computed before anything is printed: an error never follows half a table
-    for s in found.skipped:  # nothing is passed over silently
-        where = s.path if s.task is None else f"{s.path}: task {s.task!r}"
-        print(f"skipped {where}: {s.reason}", file=sys.stderr)
-    summary = [f"{len(df)} scores: {verdict_counts(df)}", family_line(df)]
-    for line in [*summary, *t_summary(df), *notes]:
-        print(line, file=sys.stderr)
+    _say_audit(args.format, df, found.skipped, notes)
     if args.format == "eee":
         from evalsci.audit.eee_write import write_eee
 
         files = write_eee(args.out, df, found.results, found.skipped, tests, groups)
         print(f"wrote {len(files)} files under {args.out}", file=sys.stderr)
-    elif tests is None:
-        write(df, args.format, sys.stdout)
-    elif args.format == "json":
-        from evalsci.audit.output import to_json_text
-
-        sys.stdout.write(to_json_text({"scores": df, "tests": tests, "groups": groups}) + "\n")
-    elif args.format == "csv":  # one table per stream: the tests, with each model's group
-        write(tests, "csv", sys.stdout)
     else:
-        for title, table in (("scores", df), ("tests", tests), ("groups", groups)):
-            sys.stdout.write(f"\n## {title}\n\n")
-            write(table, "md", sys.stdout)
+        _write_audit(args.format, df, found.skipped, tests, groups)
     if args.plot:
         print(
             f"wrote {args.plot} and its {'PDF' if args.plot.suffix == '.png' else 'PNG'}",
             file=sys.stderr,
         )
+    return 0
+
+
+def _say_audit(fmt: str, df, skipped, notes: list[str]) -> None:
+    """The words around the scores: on stdout with the table (for people, each once), else on
+    stderr beside the data (skipped files and tasks, the verdicts' counts and family, t)."""
+    from evalsci.audit.judge import family_line, t_summary, verdict_counts
+
+    if fmt == "table":
+        from evalsci.audit.terminal import write_table
+
+        write_table(df, skipped, t_summary(df), sys.stdout)
+        lines = notes
+    else:
+        lines = [
+            *(f"skipped {s.path}" + (f": task {s.task!r}" if s.task else "") + f": {s.reason}"
+              for s in skipped),  # nothing is passed over silently
+            f"{len(df)} scores: {verdict_counts(df)}",
+            family_line(df),
+            *t_summary(df),
+            *notes,
+        ]  # fmt: skip
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def _write_audit(fmt: str, df, skipped, tests, groups) -> None:
+    """The scores (and --compare's tests and groups) in `fmt` on stdout."""
+    from evalsci.audit.judge import family_line, verdict_counts
+    from evalsci.audit.output import skipped_frame, to_json_text, write, write_skipped_csv
+
+    if fmt == "json":
+        parts = {"scores": df, "skipped": skipped_frame(skipped)}
+        if tests is not None:
+            parts |= {"tests": tests, "groups": groups}
+        summary = {"verdicts": f"{len(df)} scores: {verdict_counts(df)}", "family": family_line(df)}
+        sys.stdout.write(to_json_text(parts, summary=summary) + "\n")
+    elif fmt == "csv" and tests is None:
+        write(df, "csv", sys.stdout)
+        write_skipped_csv(skipped, list(df.columns), sys.stdout)
+    elif fmt == "csv":  # one table per stream: the tests, with each model's group
+        write(tests, "csv", sys.stdout)
+    elif fmt == "md" and tests is None:
+        write(df, "md", sys.stdout)
+    elif fmt == "table" and tests is not None:  # the scores are above
+        from evalsci.audit.terminal import compare_tables
+
+        sys.stdout.write("\n" + compare_tables(tests, groups, df["model"].astype(str)))
+    elif tests is not None:
+        for title, table in (("scores", df), ("tests", tests), ("groups", groups)):
+            sys.stdout.write(f"\n## {title}\n\n")
+            write(table, "md", sys.stdout)
 
 
 def cmd_manifest(args) -> None:
@@ -194,13 +281,29 @@ def cmd_verify(args) -> None:
 
 
 def cmd_check_config(args) -> None:
-    from evalsci.configcheck import check_config_cli
-    from evalsci.configfiles import load_config_file
+    import yaml
 
+    from evalsci.configfiles import load_config_file
+    from evalsci.settings import merge, resolve
+
+    root = Path(args.root)
+    files = [root / "config.yaml"]
+    user = load_config_file(files[0])
     for path in args.files:
         keys = load_config_file(path)  # ConfigFileError (a ValueError) names file and line
-        check_config_cli([path])  # the workflow's validator, over config.yaml as it merges them
         print(f"ok {path} ({len(keys)} top-level keys)")
+        if Path(path).resolve() != files[0].resolve():
+            files.append(Path(path))
+            user = merge(user, keys)
+    # what the workflow runs with these files as --configfile: the same function resolves and
+    # validates it (ConfigError, a ValueError, names the key and the file and line that set it)
+    cfg = resolve(user, root, files=files)
+    scales = ", ".join(
+        f"{k} {v['scale']}" for k, v in cfg.items() if isinstance(v, dict) and "scale" in v
+    )
+    print(f"ok resolved configuration (presets: {scales})")
+    if args.resolved:
+        print(yaml.safe_dump(cfg, sort_keys=False, width=100), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -252,7 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="result files or directories, recognised by content: lm-eval 0.3/0.4 output "
         "(with or without --log_samples), Open LLM Leaderboard v2 results, inspect-ai logs, "
         "HELM run directories, lighteval results, or a CSV with columns model, task, n, "
-        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md)",
+        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md); '-' reads one "
+        "input from stdin. Exit codes: 0 some score audited, 2 bad input, 3 every input read "
+        "but nothing in it has a random baseline",
     )
     au.add_argument(
         "--t",
@@ -270,9 +375,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--format",
-        choices=("md", "csv", "json", "eee"),
-        default="md",
-        help="eee: Every Eval Ever files under --out DIR (data/<benchmark>/<developer>/<model>/"
+        choices=("table", "md", "csv", "json", "eee"),
+        default="table",
+        help="table (default): a table for people that fits 160 columns, then a summary, the "
+        "family, a legend, each note once and what was skipped; md: every column as "
+        "Markdown; csv: every column, then one row per skipped file or task (verdict "
+        "'skipped', the reason in note); json: {scores, skipped, summary[, tests, groups]}; "
+        "eee: Every Eval Ever files under --out DIR (data/<benchmark>/<developer>/<model>/"
         "<uuid>.json and _samples.jsonl; baselines in score_details.details; the table, "
         "skipped inputs and --compare tests in DIR/evalsci_audit.json)",
     )
@@ -340,25 +449,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check-config",
-        help="check workflow config files as the workflow does (each over config.yaml, as a "
-        "--configfile): a duplicate key, a YAML syntax error, an empty file or a value the "
-        "schema rejects is named with its file and line (Snakemake does not name a bad "
-        "--configfile)",
+        help="check workflow config files as the workflow does: each read strictly (a "
+        "duplicate key, a YAML syntax error, an empty file is named with its line; Snakemake "
+        "does not name a bad --configfile), then all of them over ROOT/config.yaml, as "
+        "--configfile, resolved over the study presets and validated (a value the schema "
+        "rejects is named with its key and the file and line that set it)",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--root",
+        default=str(Path(__file__).resolve().parents[2]),
+        help="the workflow's directory (config.yaml, workflow/presets; default: this checkout)",
+    )
+    c.add_argument(
+        "--resolved", action="store_true", help="print the resolved configuration (YAML)"
+    )
     c.set_defaults(func=cmd_check_config)
     return parser
+
+
+#: exit codes (docs/audit.md): 0 done (audit: some score judged); 2 bad input; 3 audit: every
+#: input read, but nothing in it has a random baseline
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT = 0, 2, 3
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        args.func(args)
+        rc = args.func(args)
     except ValueError as e:
         print(f"evalsci {args.command}: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+        return EXIT_BAD_INPUT
+    return EXIT_OK if rc is None else rc
 
 
 if __name__ == "__main__":

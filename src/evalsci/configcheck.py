@@ -1,4 +1,5 @@
-"""The one config validator: the workflow (Snakefile) and `evalsci check-config` both call it.
+"""The one config validator: evalsci.settings.resolve calls it, for the workflow and for
+`evalsci check-config` alike.
 
 It checks the merged configuration against workflow/schemas/config.schema.yaml (and the study
 schemas it refers to) before any job, and reports the first error in one short paragraph:
@@ -18,6 +19,7 @@ then `--config`, mappings key by key, the last one winning (`origin`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -28,6 +30,11 @@ from evalsci.configfiles import ConfigFileError, StrictLoader, load_config_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = Path("workflow") / "schemas"
+
+
+NAME_PATTERN = yaml.safe_load((ROOT / SCHEMAS / "names.schema.yaml").read_text())["$defs"]["name"][
+    "pattern"
+]
 
 
 class ConfigError(ConfigFileError):
@@ -71,37 +78,54 @@ def _has(data, path: tuple) -> int:
     return depth
 
 
-def origin(path: Iterable, files: Iterable[str | os.PathLike], cli: Mapping | None = None) -> str:
+def origin(path: Iterable, files: Iterable, cli: Mapping | None = None) -> str:
     """Where the value at key `path` was set: `--config`, `<file>, line N`, or not set.
 
-    `files` in Snakemake's order (config.yaml first, then each --configfile); the last source
-    that holds the whole path wins, else the one holding its longest part (a list or mapping
-    the key sits in)."""
+    `files` in the order they were merged (the study presets, then config.yaml, then each
+    --configfile); a preset, which holds one study's section, comes as (file, (study,)). The
+    last source that holds the whole path wins, else the one holding its longest part (a list
+    or mapping the key sits in)."""
     path = tuple(path)
-    sources: list[tuple[str, object, Path | None]] = []
+    sources: list[tuple[str, object, Path | None, tuple]] = []
     for f in files:
+        f, prefix = f if isinstance(f, tuple) else (f, ())
         f = Path(f)
         try:
-            sources.append((str(f), load_config_file(f), f))
+            data = load_config_file(f)
         except ConfigFileError:
             continue
+        for key in reversed(prefix):
+            data = {key: data}
+        sources.append((str(f), data, f, tuple(prefix)))
     if cli:
-        sources.append(("--config", dict(cli), None))
+        sources.append(("--config", dict(cli), None, ()))
     best, best_depth = None, 0
-    for name, data, f in reversed(sources):
+    for name, data, f, prefix in reversed(sources):
         depth = _has(data, path)
-        if depth > best_depth:
-            best, best_depth = (name, f, depth), depth
+        if depth > len(prefix) and depth > best_depth:
+            best, best_depth = (name, f, depth, prefix), depth
         if depth == len(path):
             break
     if best is None:
         return "not set in any config file: a schema default"
-    name, f, depth = best
+    name, f, depth, prefix = best
     if f is None:
         return "set by --config"
-    line = _key_lines(f).get(path[:depth])
+    line = _key_lines(f).get(path[len(prefix) : depth])
     where = f"{name}, line {line}" if line else name
     return f"set in {where}" if depth == len(path) else f"in {where}"
+
+
+# The sources of the configuration being run, set by `check_config` (the Snakefile calls it
+# first), so that a check made later while the workflow is parsed can name the file too.
+_SOURCES: tuple[list, dict | None] = ([], None)
+
+
+def where(key: str | Iterable) -> str:
+    """`origin` of a dotted key (`tapt.fits.configs`) among the sources `check_config` saw."""
+    path = key.split(".") if isinstance(key, str) else list(key)
+    files, cli = _SOURCES
+    return origin(path, files, cli) if files or cli else "no config file given"
 
 
 @cache
@@ -112,6 +136,7 @@ def _validator(schema_dir: str):
 
     folder = Path(schema_dir)
 
+    @cache  # the registry is immutable: without this every $ref would reread its file
     def retrieve(uri: str) -> Resource:
         contents = yaml.safe_load((folder / uri.rsplit("/", 1)[-1]).read_text())
         return Resource.from_contents(contents, default_specification=DRAFT202012)
@@ -122,8 +147,10 @@ def _validator(schema_dir: str):
 
 
 def _path_of(error) -> tuple:
-    """The key the error is about: for an unknown key, that key itself."""
+    """The key the error is about: for an unknown or a bad key name, that key itself."""
     path = tuple(error.absolute_path)
+    if "propertyNames" in error.absolute_schema_path:
+        return path + (error.instance,)
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
         known = set(error.schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in known)
@@ -138,10 +165,38 @@ def _message(error) -> str:
         known = sorted(error.schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in known)
         return f"unknown key {extra[0]!r}; the keys allowed here: {known}"
-    if error.validator in ("oneOf", "anyOf") and error.context:
-        best = min(error.context, key=lambda e: len(e.message))  # the closest alternative
-        return f"{_short(error.instance)} is not valid: {best.message}"
+    if _unsafe(error):
+        return (
+            f"{_short(error.instance)} is not a safe name: it becomes part of a file path, so "
+            "it is a letter or digit, then letters, digits, '.', '_' or '-' (at most 100 "
+            f"characters; {SCHEMAS}/names.schema.yaml)"
+        )
     return error.message
+
+
+def _unsafe(error) -> bool:
+    return error.validator == "pattern" and error.validator_value == NAME_PATTERN
+
+
+def _leaf(error):
+    """For a value no alternative of a oneOf/anyOf accepts, the error of the alternative that
+    got furthest into it (a list of names: the bad name, not "is not of type 'string'")."""
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        error = max(error.context, key=lambda e: len(e.absolute_path))
+    return error
+
+
+def _dotted(path: tuple) -> str:
+    """tapt.fits.configs[1], lm.models['../x']: the key path as the user would write it."""
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", str(p)) and "." not in str(p):
+            out += f".{p}" if out else str(p)
+        else:
+            out += f"[{str(p)!r}]"
+    return out
 
 
 def _short(value) -> str:
@@ -157,37 +212,21 @@ def check_config(
 ) -> None:
     """Raise ConfigError for the first schema error of `cfg` (merged from `files` and `cli`),
     naming its key, the file and line that set it, and the rule broken."""
+    global _SOURCES
     files = list(files)
+    _SOURCES = (files, dict(cli) if cli else None)
     errors = list(_validator(str(root / SCHEMAS)).iter_errors(dict(cfg)))
     if not errors:
         return
-    errors.sort(key=lambda e: [str(p) for p in _path_of(e)])
+    # an unsafe name first (it could write outside the working directory), then by key
+    errors = sorted(
+        map(_leaf, errors), key=lambda e: (not _unsafe(e), [str(p) for p in _path_of(e)])
+    )
     e = errors[0]
     path = _path_of(e)
-    key = ".".join(str(p) for p in path) or "(the top level)"
+    key = _dotted(path) or "(the top level)"
     more = f" ({len(errors) - 1} more error(s) after this one)" if len(errors) > 1 else ""
     raise ConfigError(
         f"config {key} ({origin(path, files, cli)}): {_message(e)}{more}. "
         f"The schema: {SCHEMAS}/*.schema.yaml"
     )
-
-
-def check_config_cli(paths: Iterable[str | os.PathLike], root: Path = ROOT) -> dict:
-    """`evalsci check-config`: config.yaml with `paths` over it, as the workflow merges them
-    (Snakemake's `--configfile`), checked by `check_config`. Returns the merged config."""
-    paths = [Path(p) for p in paths]
-    files = [root / "config.yaml", *(p for p in paths if p.resolve() != root / "config.yaml")]
-    merged: dict = {}
-    for f in files:
-        _merge(merged, load_config_file(f))
-    check_config(merged, files, root=root)
-    return merged
-
-
-def _merge(base: dict, over: Mapping) -> None:
-    """Snakemake's `update_config`: mappings merged key by key, anything else replaced."""
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value

@@ -4,6 +4,11 @@ ASSESSORS = config["assessors"]
 ASSESSORS_COLLECTIONS = {
     k: v for k, v in ASSESSORS["collections"].items() if v.get("enabled", True)
 }
+# A typo in a collection's LLM or dataset names stops the parse, not the first job.
+from evalsci.studies.assessors.names import check_released_names  # noqa: E402
+
+for _name, _collection in ASSESSORS_COLLECTIONS.items():
+    check_released_names(_name, _collection)
 
 
 def assessors_dir(collection):

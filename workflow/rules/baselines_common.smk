@@ -50,20 +50,21 @@ BASELINES_FIGURE_INPUTS = {
     for name in BASELINES_FIGURES
 }
 
-# The recompute path (baselines_recompute.smk). Scale: config baselines.recompute (scale
-# default = SmolLM2 on CPU; full = the paper).
-BASELINES_ICL_CFG = BASELINES["recompute"]
-BASELINES_ICL = _baselines_icl.settings(BASELINES_ICL_CFG)
+# The recompute path (baselines_recompute.smk). Its grid: config baselines.recompute, from the
+# baselines preset (workflow/presets/baselines/).
+# Its settings, built once (a frozen, typed object): every rule, script and function of the
+# recompute path takes this, not the config dict.
+BASELINES_ICL = _baselines_icl.RecomputeSettings.from_config(BASELINES["recompute"])
 # Unknown or unusable model names fail here, before any job, listing the known ones.
-_baselines_icl.check_models(BASELINES_ICL_CFG, config["lm"]["models"])
+_baselines_icl.check_models(BASELINES_ICL, config["lm"]["models"])
 BASELINES_ICL_DIR = "results/baselines/recompute"
 # (model, task, shots) of every recomputed experiment.
-BASELINES_ICL_CELLS = _baselines_icl.cells(BASELINES_ICL_CFG)
+BASELINES_ICL_CELLS = _baselines_icl.cells(BASELINES_ICL)
 # Table 2: both models of every precision pair exist and are not forced the wrong way.
 _baselines_table2.check_pairs(
     BASELINES_ICL,
     config["lm"]["models"],
-    f"config baselines.recompute.{BASELINES_ICL_CFG.get('scale', 'default')}",
+    "config baselines.recompute",
 )
 
 
@@ -94,6 +95,4 @@ def baselines_icl_work_dir(wildcards):
 def baselines_icl_shards(wildcards):
     """The shard files of one (model, task, shots) cell."""
     w = wildcards
-    return _baselines_icl.shard_files(
-        BASELINES_ICL_CFG, BASELINES_ICL_DIR, w.model, w.task, w.shots
-    )
+    return _baselines_icl.shard_files(BASELINES_ICL, BASELINES_ICL_DIR, w.model, w.task, w.shots)

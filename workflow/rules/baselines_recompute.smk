@@ -4,7 +4,7 @@
 # -> one cell: results/baselines/recompute/results/<Model>_<task>_<K>-shot.csv.gz (+ .options)
 # -> results/baselines/recompute/results/aggregated-results.json
 # The analysis rules (baselines.smk) read that directory when the study recomputes.
-# Scale: config baselines.recompute (scale default = SmolLM2 on CPU; full = the paper).
+# Grid: config baselines.recompute (its preset: workflow/presets/baselines/<scale>.yaml).
 # Helpers (grid, paths, input functions): baselines_common.smk.
 
 
@@ -17,9 +17,7 @@ rule baselines_icl_shard:
         aggregated=released("srb_aggregated"),
         # the authors' per-example CSVs hold the demonstration IDs of their prompts
         per_example=(
-            released("srb_per_example")
-            if BASELINES_ICL.get("demonstrations") == "released"
-            else []
+            released("srb_per_example") if BASELINES_ICL.demonstrations == "released" else []
         ),
         checkpoint=baselines_icl_checkpoint,
     output:
@@ -35,7 +33,7 @@ rule baselines_icl_shard:
         start=r"\d+",
         stop=r"\d+",
     conda:
-        ENV["lm"]
+        ENV["gpu"]
     threads: config["lm"]["threads"]
     resources:
         gpu=1,
@@ -44,7 +42,7 @@ rule baselines_icl_shard:
         runtime=240,
     params:
         spec=baselines_icl_model_spec,
-        recompute=BASELINES_ICL_CFG,
+        settings=BASELINES_ICL,
         lm=config["lm"],
         seed=config["seed"],
         work_dir=baselines_icl_work_dir,
@@ -74,7 +72,7 @@ rule baselines_icl_cell:
 rule baselines_icl_aggregated:
     """Per-prompt accuracies of every recomputed experiment (authors' aggregated-results.json)."""
     input:
-        per_example=_baselines_icl.per_example_files(BASELINES_ICL_CFG, BASELINES_ICL_DIR),
+        per_example=_baselines_icl.per_example_files(BASELINES_ICL, BASELINES_ICL_DIR),
     output:
         aggregated=f"{BASELINES_ICL_DIR}/results/aggregated-results.json",
     log:

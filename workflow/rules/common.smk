@@ -1,29 +1,11 @@
-# Python helpers shared by every rule file. No rules here.
+# Python helpers shared by every rule file. No rules here, and no side effects (setup.smk
+# has them all).
 # Naming across the .smk files. A study keeps its helpers in its <study>_common.smk; its constants
 # are <STUDY>_NAME (upper case, the full study name), its functions <study>_name (lower case),
 # and evalsci imports are aliased _<study>_name (private to the .smk files).
 import os
-import sys
-from pathlib import Path
 
-# Scripts import `evalsci` from src/ even inside a conda env that does not have it installed.
-SRC = str(Path(workflow.basedir) / "src")
-if SRC not in sys.path:
-    sys.path.insert(0, SRC)
-# No hub is reachable on the project's machines; without these a hub call hangs ~30 s.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-
-from evalsci.data.released import BUNDLES, MIRROR_ENV  # noqa: E402
-from evalsci.workflow import prepend_pythonpath  # noqa: E402
-
-prepend_pythonpath(SRC)
-
-# Portable arithmetic (config `portable`): the kernel pins go into this process's environment
-# before any job starts; every job (a subprocess) inherits them.
-from evalsci.determinism import apply_portable  # noqa: E402
-
-apply_portable(config["portable"])
+from evalsci.data.released import BUNDLES, MIRROR_ENV
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
@@ -31,7 +13,14 @@ RECOMPUTE_ONLY = {"mc_icl"}
 # Targets of other studies that need our own inference (no released results behind them).
 RECOMPUTE_ONLY_TARGETS = {"baselines_table2"}
 
-ENV = {c: f"../../envs/{c}.yaml" for c in ("core", "lm", "bayes", "assess")}
+# Conda envs (`--use-conda`; docs/workflow.md "Conda envs"): one env, the lock's packages,
+# for every rule; a rule's key names its concern. The GPU rules take the same env with PyPI's
+# CUDA build of torch when EVALSCI_TORCH=cuda (docs/cluster.md), else the lock's CPU build.
+TORCH_BUILD = os.environ.get("EVALSCI_TORCH", "cpu")
+if TORCH_BUILD not in ("cpu", "cuda"):
+    raise ValueError(f"EVALSCI_TORCH={TORCH_BUILD!r}: cpu (the default) or cuda")
+ENV = {c: "../../envs/evalsci.yaml" for c in ("core", "lm", "bayes", "assess")}
+ENV["gpu"] = "../../envs/evalsci-cuda.yaml" if TORCH_BUILD == "cuda" else ENV["lm"]
 
 
 def mirror_dir():
@@ -92,10 +81,3 @@ def table(study, name):
 def figure(study, name):
     """A paper figure: matplotlib PDF + PNG."""
     return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
-
-
-# The hub commits this results/ tree loaded (evalsci.hublock), for the report's front page
-# (workflow/report/workflow.rst); read when the report is made, after the runs.
-from evalsci.hublock import summary as _hub_lock_summary  # noqa: E402
-
-config["hub_lock"] = _hub_lock_summary()

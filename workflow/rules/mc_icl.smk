@@ -21,7 +21,7 @@ rule mc_icl_shard:
     benchmark:
         "logs/mc_icl/shard/{model}/{dataset}/{mc_icl_run}.benchmark.tsv"
     conda:
-        ENV["lm"]
+        ENV["gpu"]
     threads: config["lm"]["threads"]
     resources:
         gpu=1,

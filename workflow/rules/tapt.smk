@@ -204,7 +204,7 @@ rule tapt_meta_slices:
         ENV["bayes"]
     threads: TAPT["bayes"]["threads"]
     params:
-        n_slices=500 if TAPT_FULL else TAPT["meta"]["n_slices"],
+        n_slices=TAPT["meta"]["n_slices"],
         target_accept=TAPT["meta"]["target_accept"],
         tune=TAPT["meta"]["tune"],
         seed=config["seed"],
@@ -284,7 +284,7 @@ rule tapt_make_recovery:
         ENV["bayes"]
     threads: TAPT["bayes"]["threads"]
     params:
-        n_subsamples=50 if TAPT_FULL else TAPT["simulate"]["n_subsamples"],
+        n_subsamples=TAPT["simulate"]["n_subsamples"],
         beta_nonnull=TAPT["simulate"]["beta_nonnull"],
         target_accept=TAPT["simulate"]["target_accept"],
         seed=config["seed"],
@@ -306,6 +306,6 @@ rule tapt_make_pca:
     conda:
         ENV["assess"]
     params:
-        n_trials=2000 if TAPT_FULL else TAPT["pca"]["n_trials"],
+        n_trials=TAPT["pca"]["n_trials"],
     script:
         "../scripts/tapt_pca.py"

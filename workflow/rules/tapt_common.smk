@@ -20,7 +20,6 @@ TAPT_BAYES = {
     "backend": _tapt_targets.resolve_backend(TAPT["bayes"], config["portable"]),
     "on_failure": _tapt_targets.resolve_on_failure(TAPT["bayes"]["on_failure"], recompute("tapt")),
 }
-TAPT_FULL = TAPT["scale"] == "full"
 TAPT_ACCURACIES = "results/tapt/data/accuracies.csv"
 TAPT_FIT = _tapt_targets.FIT
 TAPT_TRAINING = TAPT["training"]

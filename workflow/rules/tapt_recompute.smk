@@ -44,7 +44,7 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
             dataset=r"[^/]+",
             i=r"\d{3}",
         conda:
-            ENV["lm"]
+            ENV["gpu"]
         threads: TAPT_TRAINING["threads"]
         resources:
             gpu=1,

@@ -17,7 +17,7 @@ with logged(smk):
         bigbench_dir=smk.input.bigbench,
         idxs_dir=f"{smk.input.aggregated}/few-shot-eval/subsampled-idxs",
         per_example_dir=smk.input.per_example or None,
-        recompute=smk.params.recompute,
+        settings=smk.params.settings,
         lm=smk.params.lm,
         seed=smk.params.seed,
         out=smk.output.shard,

@@ -61,10 +61,12 @@ def judge_inputs(found, t: int | None = None, alpha: float = 0.05, adjust: str =
     verdicts are tests at `alpha`, adjusted by `adjust` (none, holm, bh) across the rows."""
     from .frames import concat_frames, results_frame
     from .judge import audit_frame, check_t_option
+    from .option_bounds import annotate
 
     check_t_option(t)
     frame = concat_frames([results_frame(found.results), *found.frames])
-    return frame, audit_frame(frame, t=t, alpha=alpha, method=adjust)
+    judged = audit_frame(frame, t=t, alpha=alpha, method=adjust)
+    return frame, annotate(found.results, judged)
 
 
 def audit_inputs(paths, t: int | None = None, metric: str | None = None, **judging):

@@ -282,7 +282,8 @@ def _untested_notes(tests: pd.DataFrame, alpha: float) -> list[str]:
                 f"too small to test against the max baseline: n = {r.n_items}, even n of n "
                 f"correct has p_max >= alpha {alpha:g}"
             )
-        out.append(f"task {r.task!r}: {what}: {why}; out of the family and the groups")
+        where = "the family and the groups" if r.test == "paired" else "the family"
+        out.append(f"task {r.task!r}: {what}: {why}; out of {where}")
     for r in tests[tests["settings_differ"] != ""].itertuples():
         out.append(
             f"task {r.task!r}: {r.model_a} vs {r.model_b}: compared, but run with different "

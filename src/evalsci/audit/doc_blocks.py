@@ -198,10 +198,12 @@ def verdicts(paths) -> str:
     none` so that each example's verdict reads from its own p-values), and the counts under
     each correction."""
     from .judge import VERDICT_MEANING, VERDICTS, verdict_counts
+    from .terminal import short_models
 
     files = [paths[f] for f in FILES] + [paths[f"{HELM_RUN}/run_spec.json"].parent]
     judged = {a: _audit(files, adjust=a)[0] for a in ("none", "holm", "bh")}
     raw = judged["none"].sort_values(["task", "source"], kind="stable")
+    short = short_models(raw["model"].astype(str))
     lines = [
         "```bash",
         f"evalsci audit {FILES[0]} \\",
@@ -217,9 +219,9 @@ def verdicts(paths) -> str:
         if len(rows):
             r = rows.iloc[0]
             ex = (
-                f"{r.model.split(',')[0].removeprefix('pretrained=')} on {r.task}: "
-                f"{r.accuracy:.4g} of n = {r.n} ({r.choices} choices, t = {r.t}); "
-                f"p_standard {r.p_standard:.3g}, p_max {r.p_max:.3g}, p_below {r.p_below:.3g}"
+                f"{short[r.model]} on {r.task}: {r.accuracy:.4g} of n = {r.n} ({r.choices} "
+                f"choices, t = {r.t}); p_standard {r.p_standard:.3g}, p_max {r.p_max:.3g}, "
+                f"p_below {r.p_below:.3g}; point_verdict {r.point_verdict}"
             )
         else:
             ex = "(none in these files)"
@@ -234,11 +236,21 @@ def verdicts(paths) -> str:
 
 
 def quickstart(paths) -> str:
-    """Doc block `audit_quickstart` (README): one audit of a published file, with --t 10."""
-    judged, _, _ = _audit([paths[FILES[0]]], t=10)
-    rows = judged.sort_values("task").head(4)
+    """Doc block `audit_quickstart` (README): the default output of one audit of a published
+    file, with --t 10: the table's first rows, then the summary, family and legend."""
+    from .judge import t_summary
+    from .terminal import report
+
+    judged, _, skipped = _audit([paths[FILES[0]]], t=10)
+    lines = report(judged, skipped, t_summary(judged)).splitlines()
+    rows = len(judged)
+    head, tail = lines[:6], lines[2 + rows + 1 :]
+    tail = tail[: next(i for i, x in enumerate(tail) if x.startswith("notes:"))]
     return (
         "```bash\n"
         f"evalsci audit {FILES[0]} --t 10   # were these the best of 10 checkpoints?\n"
-        "```\n\n" + _fmt(rows[SHOWN])
+        "```\n\n```text\n"
+        + "\n".join([*head, f"... ({rows - 4} more rows)", "", *tail])
+        + "\n... (then each note once, the files read, and every task skipped with its reason)\n"
+        "```\n"
     )

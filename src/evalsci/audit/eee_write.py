@@ -114,6 +114,9 @@ def _details(row: pd.Series, result: Result | None) -> dict[str, str]:
         else str(result.correct),
         "notes": notes,
         "run": "" if result is None else str(result.run or ""),
+        "options_range": ""
+        if result is None or result.options_range is None
+        else "{}-{}".format(*result.options_range),
         "version": __version__,
     }
     if result is not None:

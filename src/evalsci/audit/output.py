@@ -75,8 +75,9 @@ def _plain(v):
     return v
 
 
-def to_json_text(obj) -> str:
-    """A DataFrame as a list of records, or a dict of DataFrames, at full precision."""
+def to_json_text(obj, **extra) -> str:
+    """A DataFrame as a list of records, or a dict of DataFrames (and `extra` plain values
+    beside them), at full precision."""
     if isinstance(obj, pd.DataFrame):
         cols = list(obj.columns)
         obj = [
@@ -84,8 +85,35 @@ def to_json_text(obj) -> str:
             for row in obj.itertuples(index=False, name=None)
         ]
     elif isinstance(obj, dict):
-        return json.dumps({k: json.loads(to_json_text(v)) for k, v in obj.items()}, indent=1)
+        out = {k: json.loads(to_json_text(v)) for k, v in obj.items()}
+        return json.dumps(out | extra, indent=1)
     return json.dumps(obj, indent=1)
+
+
+SKIPPED_COLUMNS = ["path", "task", "reason"]
+
+
+def skipped_frame(skipped) -> pd.DataFrame:
+    """The files and tasks passed over, one row each (task empty for a whole file)."""
+    rows = [(s.path, s.task, s.reason) for s in skipped]
+    return pd.DataFrame(rows, columns=SKIPPED_COLUMNS, dtype=object)
+
+
+def write_skipped_csv(skipped, columns: list[str], stream) -> None:
+    """The skipped files and tasks as rows of the scores CSV (after its last row): `source`
+    the file, `task` the task (empty for a whole file), `verdict` 'skipped', `note` the
+    reason; every other field empty."""
+    import csv
+
+    if not skipped:
+        return
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    for s in skipped:
+        row = dict.fromkeys(columns, "")
+        row |= {"source": s.path, "task": s.task or "", "verdict": "skipped", "note": s.reason}
+        writer.writerow([row[c] for c in columns])
+    stream.write(buf.getvalue())
 
 
 def to_markdown(df: pd.DataFrame) -> str:

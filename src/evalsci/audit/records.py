@@ -21,6 +21,11 @@ class AuditInputError(ValueError):
     the file (and line or key) and the reason."""
 
 
+class NothingToAudit(AuditInputError):
+    """Every input was read, but no task in it has a random baseline (generated text,
+    likelihoods, options unknown): valid input with nothing to judge (exit code 3)."""
+
+
 @dataclass(frozen=True)
 class Result:
     """One model's score on one task: `correct` of `n` items, the items' numbers of options as
@@ -37,6 +42,8 @@ class Result:
       run         the run's identity (file and timestamp, log id), for inferring t
       choices_source    where the numbers of options came from (samples, doc_to_choice, ...)
       item_options      each item's number of options (aligned with items), where known
+      options_range     (least, most) options per item when only those are known: `labels`
+                  then puts every item at the least (the upper bounds of the baselines)
       settings    the run's settings that make two runs comparable (`run_settings`): shots,
                   limit, model arguments beyond the model's name, harness and version;
                   --compare flags pairs whose settings differ
@@ -59,16 +66,20 @@ class Result:
     run: str | None = None
     choices_source: str | None = None
     item_options: tuple[int, ...] | None = None
+    options_range: tuple[int, int] | None = None
     settings: dict | None = None
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file (task None) or one task of a file that was not read, and why."""
+    """A file (task None) or one task of a file that was not read, and why. `no_baseline`:
+    the task was read and has no random baseline the audit can compute (generated text,
+    likelihoods, options unknown), as opposed to a file or request that could not be read."""
 
     path: str
     task: str | None
     reason: str
+    no_baseline: bool = False
 
 
 @dataclass

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..records import AuditInputError, Inputs, Skipped
+from ..records import AuditInputError, Inputs, NothingToAudit, Skipped
 from . import eee, helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
 from .jsonfile import lfs_message
 from .sniff import (
@@ -201,8 +201,14 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             for x in out.skipped
         ]
         more = f"\n  ... and {len(why) - 20} more" if len(why) > 20 else ""
-        raise AuditInputError(
-            "no results found in "
+        # every file read, only tasks without a random baseline passed over: not bad input
+        valid = out.skipped and all(x.no_baseline for x in out.skipped)
+        raise (NothingToAudit if valid else AuditInputError)(
+            (
+                "nothing to audit: no task has a random baseline in "
+                if valid
+                else "no results found in "
+            )
             + ", ".join(map(str, paths))
             + ("; passed over:\n  " + "\n  ".join(why[:20]) + more if why else "")
         )

@@ -29,6 +29,7 @@ from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, la
 from .fields import field
 from .jsonfile import load_json
 from .lm_eval_tasks import lookup
+from .option_counts import options_for
 
 #: the key prefix of the audit's own entries in `score_details.details` (audit/eee_write.py)
 DETAILS = "evalsci_"
@@ -190,9 +191,8 @@ def _score(path, agg, model, name, entry, rows, spath) -> Result | Skipped:
     if mine:
         opts = [o for _, o, _ in mine]
         if any(o is None or o < 2 for o in opts):
-            return Skipped(
-                where, name, "samples without two or more input.choices: not multiple choice"
-            )
+            why = "samples without two or more input.choices: not multiple choice"
+            return Skipped(where, name, why, no_baseline=True)
         items = tuple(i for i, _, _ in mine)
         if len(set(items)) != len(items):
             return Skipped(
@@ -228,23 +228,40 @@ def _score(path, agg, model, name, entry, rows, spath) -> Result | Skipped:
     if own.get("choices"):
         labels = {int(k): int(v) for k, v in json.loads(own["choices"]).items()}
         counted = int(own["correct"]) if own.get("correct") else round(acc * n)
+        span = own.get("options_range")
         return Result(
             model=model,
             task=name,
             n=n,
             correct=counted,
             labels=labels,
+            options_range=tuple(int(x) for x in span.split("-")) if span else None,
             source=where,
             accuracy=acc,
             derived=own.get("derived") == "true",
             choices_source=own.get("choices_source") or "evalsci details",
             **flags,
         )
+    counts = options_for(name, n, flags["limited"])
+    if counts is not None and abs(round(acc * n) / n - acc) <= EXACT:
+        notes = flags.pop("notes") + counts.pop("notes")
+        return Result(
+            model=model,
+            task=name,
+            n=n,
+            correct=round(acc * n),
+            source=where,
+            accuracy=acc,
+            derived=True,
+            notes=notes,
+            **counts,
+            **flags,
+        )
     known = lookup(name)
     if known is None or known.output_type != "multiple_choice" or known.options is None:
         why = "no samples file, and the options are unknown (not in the known-task table"
         why += f": {known.provenance})" if known else ")"
-        return Skipped(where, name, why)
+        return Skipped(where, name, why, no_baseline=True)
     if abs(round(acc * n) / n - acc) > EXACT:
         return Skipped(where, name, f"score {acc!r} is no count out of n = {n}")
     return from_accuracy(

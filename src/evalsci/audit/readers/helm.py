@@ -119,7 +119,7 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
     method = str(field(adapter, "method", str, f"{spec_path}: adapter_spec"))
     if not _is_mc(method):
         reason = f"adapter method {method!r} is not multiple choice (no options to guess among)"
-        return [], [Skipped(str(run_dir), name, reason)]
+        return [], [Skipped(str(run_dir), name, reason, no_baseline=True)]
     model = str(adapter.get("model") or adapter.get("model_deployment") or "unknown")
     trials = adapter.get("num_train_trials", 1)
     pis_path = run_dir / "per_instance_stats.json"

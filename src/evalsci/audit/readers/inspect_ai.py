@@ -200,6 +200,7 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
                     label,
                     f"scorer {entry.get('scorer', name)!r} is not multiple choice (the audit "
                     "reads inspect's choice scorer, used with the multiple_choice solver)",
+                    no_baseline=True,
                 )
             )
             continue

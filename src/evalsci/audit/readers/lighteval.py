@@ -101,14 +101,25 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         if not isinstance(cfg, dict):
             raise AuditInputError(f"{path}: config_tasks.{task}: expected an object")
         names = _metric_names(cfg, f"{path}: config_tasks.{task}")
-        wanted = _pick_metric(entry, names, metric)
-        if isinstance(wanted, str) and wanted.startswith("skip:"):
-            skipped.append(Skipped(str(path), task, wanted[5:]))
+        wanted = _pick_metric(entry, names, metric, _letter_metrics(cfg))
+        letters = wanted.startswith("letters:")
+        wanted = wanted.removeprefix("letters:")
+        if wanted.startswith("skip:"):
+            why = wanted[5:] + _generative_hint(path, model, task, entry, names)
+            skipped.append(Skipped(str(path), task, why, no_baseline=True))
             continue
         acc = entry.get(wanted)
         if not isinstance(acc, (int, float)) or isinstance(acc, bool) or not 0 <= acc <= 1:
             raise AuditInputError(f"{at}: key {wanted!r} = {acc!r} is not an accuracy in [0, 1]")
         details = details_file(path, model, task)
+        if details is None and letters:
+            why = (
+                f"{wanted!r} extracts a letter among each document's choices (letter-extraction "
+                "multiple choice), but without its details parquet (run lighteval with "
+                "--save-details) the options are unknown"
+            )
+            skipped.append(Skipped(str(path), task, why, no_baseline=True))
+            continue
         if details is None:
             got = _without_details(path, task, entry, wanted, model, max_samples)
             (results if isinstance(got, Result) else skipped).append(got)
@@ -124,6 +135,12 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 f"{at}: {wanted} = {acc!r} but {details.name} has {correct} of {n} correct"
             )
         limited = max_samples is not None
+        notes = (f"--max-samples {max_samples}",) if limited else ()
+        if _category(names, wanted) not in (None, MC_CATEGORY):
+            notes += (
+                f"{wanted!r} is scored on generated text from a letter among each document's "
+                "choices: a random guesser picks one of them",
+            )
         results.append(
             Result(
                 model=model,
@@ -135,7 +152,7 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 accuracy=float(acc),
                 metric=wanted,
                 limited=limited,
-                notes=(f"--max-samples {max_samples}",) if limited else (),
+                notes=notes,
                 items=items,
                 outcomes=outcomes,
                 run=f"{model}@{_NAME.match(path.name)['date']}",
@@ -147,8 +164,41 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
     return results, skipped
 
 
-def _pick_metric(entry: dict, names: list, metric: str | None) -> str:
-    """The metric to read, or 'skip:<reason>'."""
+def _letter_metrics(cfg: dict) -> set[str]:
+    """The task's metrics that extract a letter among the document's choices from generated
+    text: lighteval's extractive match with `IndicesExtractionConfig` (gpqa_instruct_metric
+    and the multilingual MCQ metrics), named in the config's `sample_level_fn`."""
+    out = set()
+    for m in cfg.get("metrics") or []:
+        if isinstance(m, dict) and "IndicesExtractionConfig" in str(m.get("sample_level_fn")):
+            out.add(str(m.get("metric_name")))
+    return out
+
+
+def _category(names: list, metric: str):
+    return dict(names).get(metric)
+
+
+def _generative_hint(path: Path, model: str, task: str, entry: dict, names: list) -> str:
+    """For a task skipped for generative metrics: the metric that would read it as multiple
+    choice, where its details list two or more choices per document and score each 0/1."""
+    details = details_file(path, model, task)
+    if details is None:
+        return ""
+    for name, category in names:
+        if category == MC_CATEGORY or name not in entry:
+            continue
+        if isinstance(_from_details(details, name, task), tuple):
+            return (
+                f"; its details list each document's choices and score {name!r} 0/1: if "
+                f"{name!r} scores a choice extracted from the text, --metric {name} reads it"
+            )
+    return ""
+
+
+def _pick_metric(entry: dict, names: list, metric: str | None, letters: set = frozenset()) -> str:
+    """The metric to read ('letters:<name>' for a letter-extraction metric), or
+    'skip:<reason>'."""
     have = sorted(k for k in entry if not k.endswith("_stderr"))
     if metric is not None:
         if metric not in entry:
@@ -158,6 +208,9 @@ def _pick_metric(entry: dict, names: list, metric: str | None) -> str:
     mc = [k for k in have if categories.get(k) == MC_CATEGORY]
     if mc:
         return mc[0]
+    extracted = [k for k in have if k in letters]
+    if extracted:
+        return f"letters:{extracted[0]}"
     if any(c is not None for c in categories.values()):
         cats = sorted({str(c) for c in categories.values()})
         return f"skip:metrics {have} are {cats}, not scored from log-probabilities over options"
@@ -212,12 +265,13 @@ def _without_details(path: Path, task: str, entry: dict, metric: str, model: str
     missing = "no details parquet beside it (run lighteval with --save-details)"
     if known is None:
         why = f"{missing}, and {name!r} is not in the known-task table: options unknown"
-        return Skipped(str(path), task, why)
+        return Skipped(str(path), task, why, no_baseline=True)
     if known.output_type != "multiple_choice":
-        return Skipped(str(path), task, f"{name!r} is {known.output_type} ({known.provenance})")
+        why = f"{name!r} is {known.output_type} ({known.provenance})"
+        return Skipped(str(path), task, why, no_baseline=True)
     if known.options is None:
         why = f"{missing}, and {name!r} has per-item options ({known.provenance})"
-        return Skipped(str(path), task, why)
+        return Skipped(str(path), task, why, no_baseline=True)
     n = n_from_stderr(acc, entry.get(f"{metric}_stderr"))
     if n is None:
         return Skipped(

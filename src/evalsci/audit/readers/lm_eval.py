@@ -33,6 +33,7 @@ from ..records import EXACT, AuditInputError, Result, Skipped, labels_of, run_se
 from . import leaderboard
 from .jsonfile import is_lfs_pointer, iter_jsonl, load_json
 from .lm_eval_tasks import lookup, options_of
+from .option_counts import options_for
 
 _TS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
@@ -221,10 +222,10 @@ def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric, inline=None):
     """(Result, samples path or None) or Skipped."""
     known = lookup(task)
     why = _not_multiple_choice(task, cfg, known)
+    if why is not None:
+        return Skipped(str(path), task, why, no_baseline=True)
     m = metric or leaderboard.default_metric(task) or "acc"
-    key = None
-    if why is None:
-        key, why = metric_key(entry, m)
+    key, why = metric_key(entry, m)
     if why is not None:
         return Skipped(str(path), task, why)
     acc = entry[key]
@@ -317,11 +318,20 @@ def _from_results(path, key, entry, effective, cfg, known, notes, common) -> Res
         source = f"doc_to_choice ({basis} in its config)"
     elif known is not None and known.options is not None:
         k, source = known.options, known.provenance
+    elif (counts := options_for(task, n, common.get("limited", False))) is not None:
+        correct = round(acc * n)
+        if abs(acc * n - correct) > 1e-6:
+            return skip(f"{key} = {acc!r} is no whole number of n = {n} items")
+        notes.extend(counts.pop("notes"))
+        return Result(n=n, correct=correct, derived=True, notes=tuple(notes), **counts, **common)
     else:
         shown = repr(cfg.get("doc_to_choice"))[:60] if cfg is not None else "not in the file"
-        return skip(
+        return Skipped(
+            str(path),
+            task,
             f"number of options unknown without samples (doc_to_choice {shown}: per item); "
-            "run lm_eval with --log_samples"
+            "run lm_eval with --log_samples",
+            no_baseline=True,
         )
     correct = round(acc * n)
     if abs(acc * n - correct) > 1e-6:

@@ -54,8 +54,8 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         if not isinstance(entry, dict):
             raise AuditInputError(f"{path}: key 'results.{task}': expected a JSON object")
 
-        def skip(why: str, task=task) -> None:
-            skipped.append(Skipped(str(path), task, why))
+        def skip(why: str, task=task, no_baseline: bool = True) -> None:
+            skipped.append(Skipped(str(path), task, why, no_baseline))
 
         known = lookup(task)
         if known is None:
@@ -68,7 +68,7 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
             )
             continue
         if m not in entry:
-            skip(f"metric {m!r} not in the results (metrics there: {sorted(entry)})")
+            skip(f"metric {m!r} not in the results (metrics there: {sorted(entry)})", task, False)
             continue
         acc = entry[m]
         if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not 0 <= acc <= 1:
@@ -84,8 +84,9 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         n = n_from_stderr(acc, entry.get(f"{m}_stderr"))
         if n is None:
             skip(
-                f"n unknown: 0.3 states none, and {m}_stderr = {entry.get(f'{m}_stderr')!r} "
-                f"with {m} = {acc!r} gives no whole n"
+                no_baseline=False,
+                why=f"n unknown: 0.3 states none, and {m}_stderr = {entry.get(f'{m}_stderr')!r} "
+                f"with {m} = {acc!r} gives no whole n",
             )
             continue
         out.append(

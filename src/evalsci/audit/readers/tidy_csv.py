@@ -280,6 +280,17 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
         if empty.any():
             i = int(np.flatnonzero(empty)[0])
             raise AuditInputError(f"{where(offset + i)}: field {key!r} is empty")
+    for key in ("model", "task", "run", "metric"):  # a NUL or an escape code in a name would
+        if key not in have:  # go on to every table and terminal that shows it
+            continue
+        control = pc.match_substring_regex(col[key], r"[\x00-\x1f\x7f]")
+        control = control.to_numpy(zero_copy_only=False)
+        if control.any():
+            i = int(np.flatnonzero(control)[0])
+            raise AuditInputError(
+                f"{where(offset + i)}: field {key!r} holds a control character: "
+                f"{col[key][i].as_py()!r}"
+            )
     out = {key: col.get(key) for key in ("model", "task", "run", "metric")}
     n = _int_column(col, "n", where, offset, 1)
     if "accuracy" in have:

@@ -30,17 +30,23 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from evalsci.stats.irt import fit_mirt_2pl, item_features
-
-from .assessors import auc, fit_predict, fit_predict_shared, generic_matrix, instance_block
-from .features import ngram_features
-from .selectors import (
+from evalsci.assess.classifiers import (
+    auc,
+    fit_predict,
+    fit_predict_shared,
+    generic_matrix,
+    instance_block,
+)
+from evalsci.assess.selectors import (
     SELECTORS,
     select_factor_analysis,
     select_kmeans,
     select_random,
     select_random_best_of,
 )
+from evalsci.stats.irt import fit_mirt_2pl, item_features
+
+from .features import ngram_features
 from .splits import LeakageError, check_llm_splits
 
 __all__ = [

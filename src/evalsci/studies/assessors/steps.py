@@ -29,12 +29,10 @@ import pandas as pd
 from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.workflow import atomic_path
 
-from .assessors import PAPER_CLASSIFIERS
 from .collections import configured_llms, load_collection
 from .splits import check_llm_splits, define_splits, make_instance_splits
 
 __all__ = [
-    "resolve",
     "n_combinations",
     "build_data",
     "build_embeddings",
@@ -52,43 +50,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# max_train_rows 0 = every (training LLM, training instance) row, as the paper.
-GRIDS = {
-    "default": {
-        "classifiers": ["logreg_l2_C1", "xgboost_bins64"],
-        "n_ref_sweep": [1, 3, 10, 30, 100, 300],
-        "max_train_rows": 3000,
-    },
-    "paper": {
-        "classifiers": list(PAPER_CLASSIFIERS),
-        "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
-        "max_train_rows": 0,
-    },
-    "full": {
-        "classifiers": [
-            f"logreg_{p}_C{c}" for p in ("l2", "l1") for c in ("0.01", "0.1", "1", "10")
-        ]
-        + ["xgboost"],
-        "n_ref_sweep": [1, 3, 10, 30, 100, 300, 1000],
-        "max_train_rows": 0,
-    },
-}
-
-
-def resolve(cfg: Mapping) -> dict:
-    """The `assessors` config with `classifiers`, `n_ref_sweep` and `max_train_rows` filled in
-    from `grid` where they are null."""
-    out = dict(cfg)
-    grid = GRIDS[out.get("grid", "default")]
-    for k in ("classifiers", "n_ref_sweep", "max_train_rows"):
-        if out.get(k) is None:
-            out[k] = grid[k]
-    return out
-
 
 def n_combinations(cfg: Mapping) -> dict[str, int]:
     """t of each search: the generic assessor's combinations and the n_ref sweep's."""
-    cfg = resolve(cfg)
     return {
         "generic": len(cfg["generic_features"]) * len(cfg["selectors"]) * len(cfg["classifiers"]),
         "nref": len(cfg["n_ref_sweep"]) * len(cfg["generic_features"]),
@@ -200,7 +164,7 @@ def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embedd
 
 
 def uses_irt(cfg: Mapping) -> bool:
-    from .selectors import SELECTORS
+    from evalsci.assess.selectors import SELECTORS
 
     return any(SELECTORS[s][1] == "irt" for s in cfg["selectors"] if s in SELECTORS)
 
@@ -218,7 +182,6 @@ def build_irt(
     import (~2.5 s) is paid once, not by every split's job. Empty without IRT selectors."""
     from .experiment import irt_item_features, split_seed
 
-    cfg = resolve(cfg)
     arrays = {}
     if uses_irt(cfg):
         for split in splits:
@@ -266,7 +229,6 @@ def run_one_split(
 ) -> None:
     from .experiment import run_split, split_seed
 
-    cfg = resolve(cfg)
     data = _load_split(data_paths, split, ccfg)
     irt = _irt_features(data_paths["irt"], data) if uses_irt(cfg) and "irt" in data_paths else None
     preds: list = []
@@ -295,7 +257,6 @@ def run_one_nref(
 ) -> None:
     from .experiment import SplitRunRows, run_nref, split_seed
 
-    cfg = resolve(cfg)
     data = _load_split(data_paths, split, ccfg)
     # Figures 8-9 use XGBoost: the grid's own variant of it (binned as the grid's), else plain.
     xgb = next((c for c in cfg["classifiers"] if c.startswith("xgboost")), "xgboost")

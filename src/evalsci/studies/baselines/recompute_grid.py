@@ -1,17 +1,21 @@
-"""The recompute grid of the `baselines` study: which (model, task, shots) cells, which shard
-files, and which prompts each cell scores.
+"""The recompute grid of the `baselines` study: its settings, which (model, task, shots)
+cells, which shard files, and which prompts each cell scores.
 
-`baselines_recompute.smk` calls these at parse time (`settings`, `check_models`, `cells`,
-`shard_files`, `per_example_files`); `shards.run_shard` calls `prompt_plans`.
+`RecomputeSettings.from_config` builds the settings once, at parse time
+(baselines_common.smk), from the resolved config `baselines.recompute` (evalsci.settings:
+the grid from the baselines preset, every other key's default from its schema). The rules,
+the scripts and these functions take that object, never the config dict.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from evalsci.configcheck import where as config_where
 from evalsci.lm.prompts import check_plan, random_plans, released_plans
 
 RELEASED_MODELS = (
@@ -24,30 +28,49 @@ RELEASED_MODELS = (
 )
 
 
-def settings(section: Mapping[str, Any]) -> dict[str, Any]:
-    """The effective recompute settings: `section` is config["baselines"]["recompute"]; the
-    grid of its `scale` merged with the scale-independent keys."""
-    scale = section.get("scale", "default")
-    if scale not in section:
-        raise KeyError(
-            f"config baselines.recompute.scale = {scale!r}, but there is no "
-            f"baselines.recompute.{scale} section"
+@dataclass(frozen=True)
+class RecomputeSettings:
+    """Our own few-shot inference (config `baselines.recompute`; each field's meaning is in
+    workflow/schemas/baselines.schema.yaml)."""
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    shots: tuple[int, ...]
+    prompts: int
+    # Table 2: (NF4 model, the same model in full precision) per pair
+    precision_pairs: tuple[tuple[str, str], ...]
+    demonstrations: Literal["released", "random"]
+    prompts_of: str
+    prompts_per_shard: int
+    option_tokens: Literal["authors", "span"]
+    max_length: int | None
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any]) -> RecomputeSettings:
+        """From the resolved config["baselines"]["recompute"], which holds every key (no
+        default is repeated here)."""
+        return cls(
+            models=tuple(section["models"]),
+            tasks=tuple(section["tasks"]),
+            shots=tuple(int(k) for k in section["shots"]),
+            prompts=int(section["prompts"]),
+            precision_pairs=tuple(
+                (p["nf4"], p["full"]) for p in section.get("precision_pairs") or ()
+            ),
+            demonstrations=section["demonstrations"],
+            prompts_of=section["prompts_of"],
+            prompts_per_shard=int(section["prompts_per_shard"]),
+            option_tokens=section["option_tokens"],
+            max_length=section["max_length"],
         )
-    out = {k: v for k, v in section.items() if k not in ("default", "full")}
-    out.update(section[scale])
-    for key in ("models", "tasks", "shots", "prompts"):
-        if key not in out:
-            raise KeyError(f"config baselines.recompute.{scale} lacks {key!r}")
-    return out
 
 
-def check_models(section: Mapping[str, Any], lm_models: Mapping[str, Any]) -> None:
+def check_models(s: RecomputeSettings, lm_models: Mapping[str, Any]) -> None:
     """At parse time: every model of the chosen grid is a name in config lm.models, and one
     the file names can carry (`<Model>_<task>_<K>-shot.csv.gz` splits on `_`, so a name with
     `_` or `/` would be read back as another model)."""
-    s = settings(section)
-    where = f"config baselines.recompute.{section.get('scale', 'default')}.models"
-    for m in s["models"]:
+    where = f"config baselines.recompute.models ({config_where('baselines.recompute.models')})"
+    for m in s.models:
         if not isinstance(m, str) or "_" in m or "/" in m:
             raise ValueError(
                 f"{where}: model name {m!r} cannot contain '_' or '/' (file names "
@@ -59,10 +82,9 @@ def check_models(section: Mapping[str, Any], lm_models: Mapping[str, Any]) -> No
             )
 
 
-def cells(section: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+def cells(s: RecomputeSettings) -> list[tuple[str, str, int]]:
     """(model, task, shots) of every recomputed experiment, in config order."""
-    s = settings(section)
-    return [(m, t, int(k)) for m in s["models"] for t in s["tasks"] for k in s["shots"]]
+    return [(m, t, k) for m in s.models for t in s.tasks for k in s.shots]
 
 
 def cell_key(model: str, task: str, shots: int) -> str:
@@ -74,19 +96,18 @@ def shard_ranges(prompts: int, per_shard: int) -> list[tuple[int, int]]:
 
 
 def shard_files(
-    section: Mapping[str, Any], base: str, model: str, task: str, shots: int | str
+    s: RecomputeSettings, base: str, model: str, task: str, shots: int | str
 ) -> list[str]:
     """The shard outputs of one cell under `base` (results/baselines/recompute)."""
-    s = settings(section)
     return [
         f"{base}/shards/{model}/{task}/{shots}-shot/prompts-{a:03d}-{b:03d}.csv.gz"
-        for a, b in shard_ranges(int(s["prompts"]), int(s.get("prompts_per_shard", 25)))
+        for a, b in shard_ranges(s.prompts, s.prompts_per_shard)
     ]
 
 
-def per_example_files(section: Mapping[str, Any], base: str) -> list[str]:
+def per_example_files(s: RecomputeSettings, base: str) -> list[str]:
     """The authors'-schema per-example CSV of every recomputed cell under `base`."""
-    return [f"{base}/results/{cell_key(*c)}.csv.gz" for c in cells(section)]
+    return [f"{base}/results/{cell_key(*c)}.csv.gz" for c in cells(s)]
 
 
 def plan_seed(seed: int, task: str, shots: int) -> int:
@@ -100,14 +121,14 @@ def prompt_plans(
     shots: int,
     n_examples: int,
     subsample,
-    s: Mapping[str, Any],
+    s: RecomputeSettings,
     per_example_dir: str | Path | None,
     seed: int,
 ):
     """The prompts of a cell: the authors' (rebuilt from their CSV) or seeded random ones."""
-    prompts = int(s["prompts"])
-    if s.get("demonstrations", "released") == "released":
-        source = model if model in RELEASED_MODELS else s.get("prompts_of", "OLMo-7B")
+    prompts = s.prompts
+    if s.demonstrations == "released":
+        source = model if model in RELEASED_MODELS else s.prompts_of
         if per_example_dir is None:
             raise ValueError("demonstrations: released needs the srb_per_example bundle")
         base = Path(per_example_dir)

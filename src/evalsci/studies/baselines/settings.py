@@ -103,10 +103,9 @@ def num_prompts(task: str, shots: int, prompts: int = PROMPTS) -> int:
 
 def configured_cells(cfg: dict, recompute: bool = False) -> list[Cell]:
     """The experiments analysed: `cells`, or with a recompute the grid our inference runs
-    (`recompute.<scale>` of the ICL engine's config, when present)."""
+    (config `baselines.recompute`, when present)."""
     c = cfg.get("cells", {})
     if recompute and isinstance(cfg.get("recompute"), dict):
-        rc = cfg["recompute"]
-        c = rc.get(rc.get("scale", "default"), c) or c
+        c = cfg["recompute"]
     kw = {k: c[k] for k in ("models", "tasks", "shots") if k in c}
     return all_cells(**kw)

@@ -25,21 +25,21 @@ from typing import Any
 import pandas as pd
 
 from evalsci.lm.icl import authors_table, evaluate_prompt, prompt_accuracies
-from evalsci.studies.baselines.recompute_grid import cell_key, prompt_plans, settings
+from evalsci.studies.baselines.recompute_grid import RecomputeSettings, cell_key, prompt_plans
 from evalsci.studies.baselines.resumable import read_shards, run_shards, write_frame
 from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 
 
-def scorer_for(model, tok, s: Mapping[str, Any], batch: Mapping[str, Any], progress=True):
+def scorer_for(model, tok, s: RecomputeSettings, batch: Mapping[str, Any], progress=True):
     from evalsci.lm.scoring import Scorer
 
     return Scorer(
         model,
         tok,
-        option_tokens=s.get("option_tokens", "authors"),
-        max_length=s.get("max_length"),
+        option_tokens=s.option_tokens,
+        max_length=s.max_length,
         token_budget=int(batch.get("token_budget", 1024)),
         cache_budget=int(batch.get("cache_budget", 65536)),
         progress=progress,
@@ -57,7 +57,7 @@ def run_shard(
     bigbench_dir: str | Path,
     idxs_dir: str | Path,
     per_example_dir: str | Path | None,
-    recompute: Mapping[str, Any],
+    settings: RecomputeSettings,
     lm: Mapping[str, Any],
     seed: int,
     out: str | Path,
@@ -72,7 +72,7 @@ def run_shard(
     from evalsci.lm.load import load_model
     from evalsci.lm.placement import placement
 
-    s = settings(recompute)
+    s = settings
     examples = load_task(task, bigbench_dir)
     subsample = subsample_positions(task, idxs_dir)
     plans = prompt_plans(model, task, shots, len(examples), subsample, s, per_example_dir, seed)
@@ -86,8 +86,8 @@ def run_shard(
         "shots": shots,
         "device": kind,
         "dtype": dtype,
-        "option_tokens": s.get("option_tokens"),
-        "max_length": s.get("max_length"),
+        "option_tokens": s.option_tokens,
+        "max_length": s.max_length,
         "n_examples": len(examples),
         "prompts": {p.prompt_id: list(p.demos) for p in plans},
     }

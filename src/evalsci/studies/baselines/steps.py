@@ -43,8 +43,7 @@ def _prompts(cfg: dict, recompute: bool) -> int:
     """Prompts every experiment must have: the released 200, or the recompute grid's."""
     if not recompute:
         return load.RELEASED_PROMPTS
-    grid = cfg["recompute"]
-    return int(grid[grid.get("scale", "default")]["prompts"])
+    return int(cfg["recompute"]["prompts"])
 
 
 def is_full_grid(data) -> bool:

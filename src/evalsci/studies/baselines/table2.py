@@ -5,7 +5,7 @@ The paper evaluates its six models in 4-bit (NF4, nested quantisation, bf16 comp
 5.1, Appendix B) and gives the same table for the non-quantized models in Appendix C: 40
 disagreements, 15.8% of results above the standard baseline are not above the maximum
 random baseline (22.0% quantized, Table 1). The authors released no non-quantized results,
-so we recompute both precisions: each pair of config `baselines.recompute.<scale>.
+so we recompute both precisions: each pair of config `baselines.recompute.
 precision_pairs` (an NF4 model and the same model in full precision) runs the grid's tasks,
 shots and prompts (the same prompts: the authors' demonstration IDs).
 
@@ -24,10 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.configcheck import where as config_where
 from evalsci.lm.icl import predictions, prompt_accuracies
 from evalsci.studies.baselines import table1
 from evalsci.studies.baselines.formatting import fmt, md_table
 from evalsci.studies.baselines.keys import Baselines
+from evalsci.studies.baselines.recompute_grid import RecomputeSettings
 from evalsci.studies.baselines.settings import Cell
 
 COLUMNS = [
@@ -50,19 +52,21 @@ COLUMNS = [
 ]
 
 
-def pairs(settings: Mapping) -> list[tuple[str, str]]:
+def pairs(settings: RecomputeSettings) -> list[tuple[str, str]]:
     """(nf4 model, full-precision model) of every configured pair."""
-    return [(p["nf4"], p["full"]) for p in settings.get("precision_pairs") or []]
+    return list(settings.precision_pairs)
 
 
-def check_pairs(settings: Mapping, lm_models: Mapping, where: str) -> None:
+def check_pairs(settings: RecomputeSettings, lm_models: Mapping, where: str) -> None:
     """At parse time: both models of a pair are in lm.models, the NF4 one is not forced to
     full precision and the full one is not forced to NF4 (clear error naming the key)."""
+    key = f"{where.removeprefix('config ')}.precision_pairs"
     for i, (nf4, full) in enumerate(pairs(settings)):
         for role, name, forbidden in (("nf4", nf4, "none"), ("full", full, "nf4")):
             if name not in lm_models:
                 raise ValueError(
-                    f"{where}.precision_pairs[{i}].{role}: unknown model {name!r}; "
+                    f"{where}.precision_pairs[{i}].{role} ({config_where(key)}): "
+                    f"unknown model {name!r}; "
                     f"known (config lm.models): {sorted(lm_models)}"
                 )
             if (lm_models[name] or {}).get("quantize", "auto") == forbidden:
@@ -75,7 +79,7 @@ def check_pairs(settings: Mapping, lm_models: Mapping, where: str) -> None:
 
 
 def cell_files(
-    settings: Mapping, base: str | Path, kind: str = "per_example"
+    settings: RecomputeSettings, base: str | Path, kind: str = "per_example"
 ) -> dict[tuple[str, str, int], str]:
     """{(model, task, shots): file} of both models of every pair; kind = per_example or
     options (the per-option scores beside it)."""
@@ -83,8 +87,8 @@ def cell_files(
     out = {}
     for nf4, full in pairs(settings):
         for model in (nf4, full):
-            for task in settings["tasks"]:
-                for shots in settings["shots"]:
+            for task in settings.tasks:
+                for shots in settings.shots:
                     key = Cell(model, task, int(shots)).key
                     out[(model, task, int(shots))] = f"{base}/{key}{suffix}"
     return out
@@ -95,7 +99,7 @@ def _predictions(path) -> pd.Series:
 
 
 def build(
-    settings: Mapping,
+    settings: RecomputeSettings,
     per_example: Mapping[tuple[str, str, int], str],
     options: Mapping[tuple[str, str, int], str],
     baselines: Baselines,
@@ -103,8 +107,8 @@ def build(
     """One row per (full-precision model, task, shots): see the module docstring."""
     rows = []
     for nf4, full in pairs(settings):
-        for task in settings["tasks"]:
-            for shots in map(int, settings["shots"]):
+        for task in settings.tasks:
+            for shots in settings.shots:
                 accs = {
                     m: np.asarray(prompt_accuracies(pd.read_csv(per_example[(m, task, shots)])))
                     for m in (nf4, full)

@@ -1,10 +1,12 @@
-"""The effective mc_icl parameters: config `mc_icl.<scale>` for the chosen `mc_icl.scale`."""
+"""The effective mc_icl parameters: config `mc_icl` (its preset, workflow/presets/mc_icl/, with
+the user's settings over it: evalsci.settings), checked against the tasks and models known."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from evalsci.configcheck import where as config_where
 from evalsci.data.glue import TASKS
 
 # Paper numbering of the per-dataset appendix figures (Appendix C, alphabetical datasets).
@@ -40,23 +42,22 @@ DATASET_NAMES = {
 def effective(
     section: Mapping[str, Any], lm_models: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """`section` is config["mc_icl"]; returns the parameter set of its `scale`. With
-    `lm_models` (config lm.models), every model must be one of those or a paper model."""
-    scale = section.get("scale", "default")
-    if scale not in section:
-        raise KeyError(f"config mc_icl.scale = {scale!r}, but there is no mc_icl.{scale} section")
-    p = dict(section[scale])
+    """`section` is the resolved config["mc_icl"]; returns its run parameters (every key but
+    the tokenizer's `add_bos`). With `lm_models` (config lm.models), every model must be one
+    of those or a paper model."""
+    p = {k: v for k, v in section.items() if k != "add_bos"}
     for d in p["datasets"]:
         if d not in TASKS:
             raise ValueError(
-                f"config mc_icl.{scale}.datasets: unknown dataset {d!r}; known {list(TASKS)}"
+                f"config mc_icl.datasets ({config_where('mc_icl.datasets')}): unknown dataset {d!r}; "
+                f"known {list(TASKS)}"
             )
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
         for m in p["models"]:
             if m not in known:
                 raise ValueError(
-                    f"config mc_icl.{scale}.models: unknown model {m!r}; known "
+                    f"config mc_icl.models ({config_where('mc_icl.models')}): unknown model {m!r}; known "
                     f"(config lm.models and the paper's): {known}"
                 )
     sel = p["selection"]
@@ -64,14 +65,15 @@ def effective(
         bad = [x for x in sel[key] if x not in allowed]
         if bad:
             raise ValueError(
-                f"config mc_icl.{scale}.selection.{key}: {bad} not in mc_icl.{scale}.{key}"
+                f"config mc_icl.selection.{key} ({config_where(f'mc_icl.selection.{key}')}): {bad} "
+                f"not in mc_icl.{key}: {allowed}"
             )
     for key in ("figure2_dataset", "figure3_dataset"):
         if p[key] not in p["datasets"]:
             raise ValueError(
-                f"config mc_icl.{scale}.{key} = {p[key]!r} is not in mc_icl.{scale}.datasets"
+                f"config mc_icl.{key} = {p[key]!r} ({config_where(f'mc_icl.{key}')}) is not in "
+                f"mc_icl.datasets: {p['datasets']}"
             )
-    p["scale"] = scale
     return p
 
 

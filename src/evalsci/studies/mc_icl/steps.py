@@ -87,7 +87,7 @@ def make_figure(n: int, accuracy_path, baselines_path, params: dict, outputs) ->
         d = params["figure3_dataset"] if n == 3 else one_shot_figures(params)[n]
         figures.one_shot(acc, base, params["models"], d, outputs)
     else:
-        raise ValueError(f"figure {n}: its dataset is not in mc_icl.{params['scale']}.datasets")
+        raise ValueError(f"figure {n}: its dataset is not in config mc_icl.datasets")
 
 
 def figure4_data(score_paths, accuracy_out) -> None:

@@ -121,7 +121,7 @@ def sampler_settings(
 ) -> tuple[bayes.SamplerSettings, bayes.Thresholds]:
     """NUTS settings and checks from config `tapt.bayes`; `comparison` picks the mass matrix
     adaptation (`variance_mass_matrix`: the comparisons adapted from draw variances)."""
-    variance = comparison is not None and comparison in cfg.get("variance_mass_matrix", [])
+    variance = comparison is not None and comparison in cfg["variance_mass_matrix"]
     settings = bayes.SamplerSettings(
         backend=cfg["backend"],
         chains=cfg["chains"],
@@ -145,7 +145,7 @@ def sampler_settings(
 def noncentred_contrast(cfg: dict, comparison: str) -> bool:
     """Whether `comparison`'s fits sample the task x treatment contrast non-centred
     (config `tapt.bayes.noncentred_contrast`; evalsci.studies.tapt.reparam)."""
-    return comparison in cfg.get("noncentred_contrast", [])
+    return comparison in cfg["noncentred_contrast"]
 
 
 def make_fit(
@@ -170,7 +170,7 @@ def make_fit(
         thresholds=thresholds,
         counts=count_rule,
         on_failure=bayes_cfg["on_failure"],
-        max_draws=bayes_cfg.get("max_draws"),
+        max_draws=bayes_cfg["max_draws"],
         noncentred_contrast=noncentred_contrast(bayes_cfg, comparison),
     )
     with atomic_path(summary_out) as tmp:
@@ -344,7 +344,7 @@ def make_recovery(
         seed=seed,
         settings=settings,
         thresholds=thresholds,
-        max_draws=bayes_cfg.get("max_draws"),
+        max_draws=bayes_cfg["max_draws"],
     )
     write_table(t, table_out, floatfmt=".4f")
     simulate.plot_recovery(t, figure_out)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from evalsci.studies.tapt.data import configs_of_files, family_of_config
+from evalsci.configcheck import where as config_where
+from evalsci.studies.tapt.data import RELEASED_CONFIGS, configs_of_files, family_of_config
 
 FIT = "results/tapt/fits/{config}/{comparison}_{variant}"
 COMPARISONS = ("boost", "bias")
@@ -19,21 +20,39 @@ def present_configs(recompute: bool, recompute_files, released_configs) -> list[
     return configs_of_files(recompute_files()) if recompute else list(released_configs)
 
 
-def select(present: list[str], wanted) -> list[str]:
-    """`all`, or the listed configurations that are present; a recompute subset that has none
-    of them gets all it has."""
+class SelectionError(ValueError):
+    """A config list names a configuration that does not exist."""
+
+
+def check_names(key: str, wanted, present: list[str]) -> None:
+    """Every name of `wanted` is a configuration: of the released data, or of this run's
+    source (a recompute run's own). Else an error naming the key, its file and the names."""
+    valid = list(dict.fromkeys([*present, *RELEASED_CONFIGS]))
+    unknown = [c for c in wanted if c not in valid]
+    if unknown:
+        raise SelectionError(
+            f"config {key} ({config_where(key)}): unknown configuration(s) {unknown}; the "
+            f"configurations: {valid}"
+        )
+
+
+def select(present: list[str], wanted, key: str = "tapt.fits.configs") -> list[str]:
+    """`all`, or the listed configurations that are present. A name that is no configuration
+    is an error (a typo used to select them all). A recompute source holds none of the
+    released configurations the defaults list: it then gets all it has."""
     if wanted == "all":
         return list(present)
-    return [c for c in present if c in wanted] or list(present)
+    check_names(key, wanted, present)
+    chosen = [c for c in present if c in wanted]
+    return chosen if chosen or not wanted else list(present)
 
 
 def fit_stems(tapt_cfg: dict, present: list[str]) -> list[str]:
     """Every (config, comparison, variant) fit of this run, as path stems."""
-    full = tapt_cfg["scale"] == "full"
     fits = tapt_cfg["fits"]
     stems = []
-    for variant, wanted in (("authors", fits["configs"]), ("eq2", fits["eq2_configs"])):
-        for config in select(present, "all" if full else wanted):
+    for variant, key in (("authors", "configs"), ("eq2", "eq2_configs")):
+        for config in select(present, fits[key], f"tapt.fits.{key}"):
             for comparison in COMPARISONS:
                 stems.append(FIT.format(config=config, comparison=comparison, variant=variant))
     return stems
@@ -61,7 +80,11 @@ def family_draws(stems: list[str], family: str) -> list[str]:
 
 
 def meta_configs(tapt_cfg: dict, present: list[str]) -> list[str]:
-    return [c for c in present if c in tapt_cfg["meta"]["configs"]]
+    """The configurations of the Section 10 meta-analysis present in this run's source (a typo
+    is an error: merged over the defaults, it used to be dropped without a word)."""
+    wanted = list(tapt_cfg["meta"]["configs"])
+    check_names("tapt.meta.configs", wanted, present)
+    return [c for c in present if c in wanted]
 
 
 def resolve_on_failure(setting: str, recomputing: bool) -> str:
@@ -97,7 +120,7 @@ def resolve_backend(bayes_cfg: dict, portable: bool) -> str:
         backend = PORTABLE_BACKENDS[0] if portable else "nutpie"
     elif portable and setting not in PORTABLE_BACKENDS:
         raise BackendConfigError(
-            f"config tapt.bayes.backend: {setting!r} picks its SIMD code by CPU at run time, so "
+            f"config tapt.bayes.backend ({config_where('tapt.bayes.backend')}): {setting!r} picks its SIMD code by CPU at run time, so "
             f"its posteriors differ between CPUs, which `portable: true` promises they do not. "
             f"Use tapt.bayes.backend: auto (or {', '.join(PORTABLE_BACKENDS)}), or set "
             f"portable: false to trade that promise for {setting}'s speed"
@@ -108,7 +131,8 @@ def resolve_backend(bayes_cfg: dict, portable: bool) -> str:
     if backend != "nutpie" and nutpie_only:
         why = " (backend auto with portable: true)" if setting == "auto" else ""
         raise BackendConfigError(
-            f"config tapt.bayes.{nutpie_only[0]} is an option of nutpie's sampler, but the fits "
+            f"config tapt.bayes.{nutpie_only[0]} ({config_where(f'tapt.bayes.{nutpie_only[0]}')}) "
+            f"is an option of nutpie's sampler, but the fits "
             f"use {backend}{why}, which would ignore it: remove it, or set backend: nutpie "
             f"and portable: false"
         )

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalsci.configcheck import where as config_where
+
 METHODS = ("mlm", "clm", "zero-shot")
 HP_KEYS = ("batch_size_pretrain", "batch_size_train", "batch_size_eval", "epochs_train")
 
@@ -30,18 +32,19 @@ def lm_type(cfg: Mapping, lm: str) -> dict[str, Any]:
     types = _get(cfg, "lm_types")
     if lm not in types:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types: no LM type {lm!r}; known: {sorted(types)}"
+            f"config tapt.training.lm_types ({config_where('tapt.training.lms')}): no LM type {lm!r}; "
+            f"known: {sorted(types)}"
         )
     t = dict(types[lm])
     for key in ("model", "method", "pretrain_epochs", "hyperparameters"):
         _get(t, key, f"tapt.training.lm_types.{lm}")
     if t["method"] not in METHODS:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types.{lm}.method: {t['method']!r} not in {METHODS}"
+            f"config tapt.training.lm_types.{lm}.method ({config_where(f'tapt.training.lm_types.{lm}.method')}): {t['method']!r} not in {METHODS}"
         )
     if t.get("pack") and t["method"] != "zero-shot":
         raise TrainingConfigError(
-            f"config tapt.training.lm_types.{lm}.pack: packing is the zero-shot variant "
+            f"config tapt.training.lm_types.{lm}.pack ({config_where(f'tapt.training.lm_types.{lm}.pack')}): packing is the zero-shot variant "
             f"(Section 9); method is {t['method']!r}"
         )
     return t
@@ -57,19 +60,19 @@ def hyperparameters(cfg: Mapping, lm: str, dataset: str) -> dict[str, Any]:
     tables = _get(cfg, "hyperparameters")
     if table_name not in tables:
         raise TrainingConfigError(
-            f"config tapt.training.lm_types.{lm}.hyperparameters: no table {table_name!r} "
+            f"config tapt.training.lm_types.{lm}.hyperparameters ({config_where(f'tapt.training.lm_types.{lm}.hyperparameters')}): no table {table_name!r} "
             f"in tapt.training.hyperparameters ({sorted(tables)})"
         )
     table = tables[table_name]
     if "default" not in table:
         raise TrainingConfigError(
-            f"config tapt.training.hyperparameters.{table_name}: needs a `default` entry"
+            f"config tapt.training.hyperparameters.{table_name} ({config_where(f'tapt.training.hyperparameters.{table_name}')}): needs a `default` entry"
         )
     hp = {**table["default"], **table.get(dataset, {})}
     missing = [k for k in HP_KEYS if k not in hp]
     if missing:
         raise TrainingConfigError(
-            f"config tapt.training.hyperparameters.{table_name}: {dataset} lacks {missing}"
+            f"config tapt.training.hyperparameters.{table_name} ({config_where(f'tapt.training.hyperparameters.{table_name}')}): {dataset} lacks {missing}"
         )
     return hp
 
@@ -93,10 +96,12 @@ def num_subsamples(cfg: Mapping, n: int) -> int:
         return counts
     if len(counts) != len(ns):
         raise TrainingConfigError(
-            f"config tapt.training.num_subsamples: {len(counts)} values for {len(ns)} n values"
+            f"config tapt.training.num_subsamples ({config_where('tapt.training.num_subsamples')}): {len(counts)} values for {len(ns)} n values"
         )
     if n not in ns:
-        raise TrainingConfigError(f"config tapt.training.n: {n} not in {ns}")
+        raise TrainingConfigError(
+            f"config tapt.training.n ({config_where('tapt.training.n')}): {n} not in {ns}"
+        )
     return int(counts[ns.index(n)])
 
 
@@ -109,7 +114,9 @@ def runs(cfg: Mapping) -> list[dict[str, Any]]:
         try:
             get_spec(dataset)
         except ClassificationDataError as e:
-            raise TrainingConfigError(f"config tapt.training.datasets: {e}") from None
+            raise TrainingConfigError(
+                f"config tapt.training.datasets ({config_where('tapt.training.datasets')}): {e}"
+            ) from None
     out = []
     for m in _get(cfg, "m"):
         for n in _get(cfg, "n"):

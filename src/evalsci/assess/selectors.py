@@ -87,7 +87,7 @@ def select_random_best_of(
     """The best of `n_draws` random subsets, scored by hard-label AUC on a 30 % holdout."""
     from sklearn.linear_model import LogisticRegression
 
-    from .assessors import auc  # roc_auc_score without its per-call label checks
+    from .classifiers import auc  # roc_auc_score without its per-call label checks
 
     n = len(features)
     perm = rng.permutation(n)

@@ -1,0 +1,116 @@
+"""Tasks whose items have different numbers of options, read without per-item records: the
+exact histogram where the released prompts give it, else exact bounds on both baselines from
+the least and most options (readers/option_counts.py, option_bounds.py).
+
+The bounds are checked against a brute force in exact fractions that shares nothing with
+evalsci.maxrandom: every assignment of options to items, each guesser's count distribution by
+convolution, E[max of t] = sum_c P(max >= c)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from evalsci.audit import audit_inputs
+from evalsci.audit.option_bounds import bounds
+from evalsci.audit.readers import read_inputs
+from evalsci.audit.readers.option_counts import options_for, table
+
+REPO = Path(__file__).resolve().parents[1]
+LEADERBOARD = REPO / "tests" / "fixtures" / "audit" / "lm_eval" / "published" / "leaderboard"
+
+
+def count_distribution(options: tuple[int, ...]) -> list[Fraction]:
+    dist = [Fraction(1)]
+    for k in options:
+        p = Fraction(1, k)
+        dist = [
+            (dist[c] if c < len(dist) else 0) * (1 - p) + (dist[c - 1] * p if c else 0)
+            for c in range(len(dist) + 1)
+        ]
+    return dist
+
+
+def expected_max(options: tuple[int, ...], t: int) -> Fraction:
+    dist = count_distribution(options)
+    cdf, total, below = Fraction(0), Fraction(0), []
+    for q in dist:
+        cdf += q
+        below.append(cdf)
+    # E[max] = sum_{c=1..n} P(max >= c) = sum (1 - F(c-1)^t)
+    for c in range(1, len(dist)):
+        total += 1 - below[c - 1] ** t
+    return total / (len(dist) - 1)
+
+
+@pytest.mark.parametrize("t", [1, 2, 5])
+def test_bounds_are_the_extremes_over_every_mix(t):
+    n, least, most = 4, 2, 4
+    values = {
+        mix: expected_max(mix, t) for mix in itertools.product(range(least, most + 1), repeat=n)
+    }
+    s_lo, s_hi, m_lo, m_hi = bounds(n, least, most, t)
+    assert min(values.values()) == values[(most,) * n]  # monotone: the extremes are uniform
+    assert max(values.values()) == values[(least,) * n]
+    assert m_lo == pytest.approx(float(values[(most,) * n]), abs=1e-14)
+    assert m_hi == pytest.approx(float(values[(least,) * n]), abs=1e-14)
+    assert (s_lo, s_hi) == (pytest.approx(1 / most), pytest.approx(1 / least))
+
+
+def test_published_limited_leaderboard_run_reads_mmlu_pro_and_musr():
+    """Qwen3-8B's leaderboard results (lm-eval, --limit 1, no samples; published by
+    mattdepaolis/llm-evaluation): MMLU-Pro and MuSR were skipped for per-item options. Now
+    MMLU-Pro and MuSR object_placements are read at their least options with the bounds in
+    the note; murder_mysteries and team_allocation have one count per task (2 and 3)."""
+    found = read_inputs([LEADERBOARD])
+    by_task = {r.task: r for r in found.results}
+    mmlu = by_task["leaderboard_mmlu_pro"]
+    assert (mmlu.n, mmlu.labels, mmlu.options_range) == (1, {2: 1}, (2, 10))
+    place = by_task["leaderboard_musr_object_placements"]
+    assert (place.labels, place.options_range) == ({2: 1}, (2, 5))  # a subset: no histogram
+    assert by_task["leaderboard_musr_murder_mysteries"].labels == {2: 1}
+    assert by_task["leaderboard_musr_team_allocation"].labels == {3: 1}
+    judged, _ = audit_inputs([LEADERBOARD])
+    row = judged[judged["task"] == "leaderboard_mmlu_pro"].iloc[0]
+    # n = 1, t = 1: the baselines are the chance of one item, 1/10 to 1/2
+    assert row["standard"] == 0.5 and row["max_baseline"] == 0.5
+    assert "standard baseline 0.1 to 0.5, max baseline 0.1 to 0.5" in row["note"]
+
+
+def test_a_whole_task_gets_its_exact_histogram():
+    got = options_for("leaderboard_musr_object_placements", 256, limited=False)
+    assert got["labels"] == {2: 4, 3: 112, 4: 96, 5: 44} and got["options_range"] is None
+    assert "PredictaBoard" in got["choices_source"]
+    assert options_for("leaderboard_musr_object_placements", 256, limited=True)[
+        "options_range"
+    ] == (2, 5)
+    assert options_for("leaderboard_musr_object_placements", 100, limited=False)[
+        "options_range"
+    ] == (2, 5)
+    assert options_for("no_such_task", 10, limited=False) is None
+
+
+@pytest.mark.skipif(
+    not (
+        Path(os.environ.get("EVALSCI_MIRROR", "/nonexistent"))
+        / "kinds-of-intelligence-cfi-PredictaBoard"
+    ).is_dir(),
+    reason="needs the released PredictaBoard prompts (EVALSCI_MIRROR) to rebuild the table",
+)
+def test_table_is_what_the_released_prompts_give():
+    spec = importlib.util.spec_from_file_location(
+        "build_option_counts", REPO / "scripts" / "build_option_counts.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    rebuilt = build.histograms(Path(os.environ["EVALSCI_MIRROR"]))
+    shipped = table()
+    assert len(rebuilt) == 27
+    for task, hist, source in rebuilt:
+        assert shipped[task].histogram == hist and shipped[task].source == source
+        assert (shipped[task].least, shipped[task].most) == (min(hist), max(hist))

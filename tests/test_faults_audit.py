@@ -1,0 +1,149 @@
+"""The fault suite, hostile audit input: every input below makes `evalsci audit` stop with exit
+status 2 and one line naming the file (or the option) and the reason: no traceback, nothing on
+stdout (an error never follows half a table)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zipfile
+
+import pytest
+
+from evalsci.cli import main
+
+HEADER = "model,task,n,accuracy,choices\n"
+
+
+def _write(text: str | bytes, name: str = "in.csv"):
+    def make(tmp_path):
+        f = tmp_path / name
+        f.write_bytes(text if isinstance(text, bytes) else text.encode())
+        return f
+
+    return make
+
+
+def _special(kind: str):
+    def make(tmp_path):
+        f = tmp_path / f"{kind}.csv"
+        if kind == "fifo":
+            os.mkfifo(f)
+        elif kind == "loop":
+            f.symlink_to(f.name)
+        else:
+            f.symlink_to(tmp_path / "gone.csv")
+        return f
+
+    return make
+
+
+def _nested(depth: int):
+    return _write("[" * depth + "]" * depth, "deep.json")
+
+
+def _bad_zip(tmp_path):
+    f = tmp_path / "log.eval"
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr("header.json", "{")
+    return f
+
+
+def _gzip_not(tmp_path):
+    f = tmp_path / "in.csv.gz"
+    f.write_bytes(gzip.compress(b"x")[:10])
+    return f
+
+
+#: name -> (make the input in tmp_path, extra arguments, what the error says)
+INPUTS = {
+    "binary bytes as csv": (_write(bytes(range(256)) * 4), [], ""),
+    "invalid UTF-8": (_write(HEADER.encode() + b"m,t\xff\xfe,10,0.5,2\n"), [], ""),
+    "NUL byte": (_write(HEADER + "m,t\x00,10,0.5,2\n"), [], ""),
+    "empty csv": (_write(""), [], ""),
+    "header only": (_write(HEADER), [], ""),
+    "empty json": (_write("", "r.json"), [], ""),
+    "json null": (_write("null", "r.json"), [], ""),
+    "json list": (_write("[1, 2]", "r.json"), [], ""),
+    "json string": (_write('"results"', "r.json"), [], ""),
+    "deeply nested json": (_nested(100_000), [], ""),
+    "n = 0": (_write(HEADER + "m,t,0,0.5,2\n"), [], "'n'"),
+    "n negative": (_write(HEADER + "m,t,-5,0.5,2\n"), [], "'n'"),
+    "n huge": (_write(HEADER + "m,t,1e400,0.5,2\n"), [], "'n'"),
+    "n fractional": (_write(HEADER + "m,t,10.5,0.5,2\n"), [], "'n'"),
+    "accuracy NaN": (_write(HEADER + "m,t,10,nan,2\n"), [], "'accuracy'"),
+    "accuracy inf": (_write(HEADER + "m,t,10,inf,2\n"), [], "'accuracy'"),
+    "accuracy above 1": (_write(HEADER + "m,t,10,1.5,2\n"), [], "'accuracy'"),
+    "accuracy no count": (_write(HEADER + "m,t,3,0.5,2\n"), [], "no count"),
+    "one option, half right": (_write(HEADER + "m,t,4,0.5,1\n"), [], "one option"),
+    "choices 0": (_write(HEADER + "m,t,10,0.5,0\n"), [], "'choices'"),
+    "correct above n": (_write("model,task,n,correct,choices\nm,t,10,11,2\n"), [], "'correct'"),
+    "labels not summing to n": (
+        _write('model,task,n,correct,labels\nm,t,10,5,"{""2"": 3}"\n'),
+        [],
+        "'labels'",
+    ),
+    "labels not JSON": (_write('model,task,n,correct,labels\nm,t,10,5,"{2: 3"\n'), [], "labels"),
+    "t = 0 in the file": (_write("model,task,n,correct,choices,t\nm,t,10,5,2,0\n"), [], "'t'"),
+    "duplicate row": (_write(HEADER + "m,t,10,0.5,2\nm,t,10,0.5,2\n"), [], "duplicate"),
+    "duplicate column": (_write("model,task,n,n,accuracy,choices\nm,t,3,3,1,2\n"), [], "twice"),
+    "missing column": (_write("model,task,n,accuracy\nm,t,10,0.5\n"), [], "choices"),
+    "ragged row": (_write(HEADER + "m,t,10\n"), [], "fields"),
+    "empty model": (_write(HEADER + ",t,10,0.5,2\n"), [], "'model'"),
+    "truncated inspect log": (_bad_zip, [], ""),
+    "not gzip": (_gzip_not, [], ""),
+    "FIFO": (_special("fifo"), [], "named pipe"),
+    "symlink loop": (_special("loop"), [], "symbolic link loop"),
+    "broken symlink": (_special("broken"), [], "broken symbolic link"),
+    "missing file": (lambda tmp_path: tmp_path / "nope.csv", [], "no such file"),
+    "empty directory": (lambda tmp_path: tmp_path, [], "no .json, .jsonl, .csv or .eval"),
+}
+
+#: hostile options, each with a good input
+OPTIONS = {
+    "--t 0": (["--t", "0"], "t must be"),
+    "--t -1": (["--t", "-1"], "t must be"),
+    "--t 2.5": (["--t", "2.5"], "t must be"),
+    "--t nan": (["--t", "nan"], "t must be"),
+    "--t inf": (["--t", "inf"], "t must be"),
+    "--t 1e309": (["--t", "1e309"], "t must be"),
+    "--t of 310 digits": (["--t", "1" + "0" * 309], "at most 1.798e+308"),
+    "--plot wrong suffix": (["--plot", "out.txt"], "--plot"),
+    "--alpha 2": (["--compare", "--alpha", "2"], "alpha"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(INPUTS))
+def test_a_hostile_input_is_one_line_naming_it(tmp_path, capsys, what):
+    make, extra, needle = INPUTS[what]
+    path = make(tmp_path)
+    try:
+        rc = main(["audit", str(path), *extra])
+    except SystemExit as e:  # argparse
+        rc = e.code
+    out = capsys.readouterr()
+    assert rc == 2 and out.out == "", f"{what}: rc {rc}, stdout {out.out[:200]!r}"
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalsci audit: error: "), f"{what}: {out.err}"
+    assert str(path) in lines[0] and needle in lines[0], f"{what}: {lines[0]}"
+
+
+@pytest.mark.parametrize("what", sorted(OPTIONS))
+def test_a_hostile_option_is_refused_before_reading(tmp_path, capsys, what):
+    args, needle = OPTIONS[what]
+    f = tmp_path / "ok.csv"
+    f.write_text(HEADER + "m1,t,100,0.62,2\nm2,t,100,0.5,2\n")
+    try:
+        rc = main(["audit", str(f), *args])
+    except SystemExit as e:  # argparse
+        rc = e.code
+    out = capsys.readouterr()
+    assert rc == 2 and out.out == "", what
+    assert needle in out.err and "Traceback" not in out.err, f"{what}: {out.err}"
+
+
+def test_the_suite_tries_every_class_of_input():
+    """Counted in docs/reproducibility.md (tests/test_faults.py renders the block)."""
+    assert len(INPUTS) >= 30 and len(OPTIONS) >= 8
+    assert json.dumps(sorted(INPUTS))  # names are plain text for the docs

@@ -1,0 +1,145 @@
+"""Issue 32 item 5: a light install for audit users. `pip install .` installs the core
+dependencies only (no torch, PyMC or Snakemake: those are the `lm`, `bayes`, `assess` and
+`workflow` extras, which `.ci/install` and the lock add), and in a fresh venv that gives a
+working `evalsci audit` on every input format, printing what the full environment prints.
+
+The fresh venv gets the lock's versions (`-c requirements/envs/lock-pins.txt`, pins without
+hashes: pip cannot hash-check a local directory), so its output can be compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+FIXTURES = REPO / "tests" / "fixtures" / "audit"
+# One real client's output per format the audit reads (PROVENANCE files beside them), and a
+# tidy CSV, the audit's own input format (docs/audit.md).
+FORMATS = {
+    "lm-eval 0.4 with samples": FIXTURES / "lm_eval" / "smollm2" / "full",
+    "lm-eval 0.3": FIXTURES / "lm_eval" / "published" / "pythia",
+    "inspect-ai .eval": FIXTURES / "inspect_ai" / "eval",
+    "inspect-ai .json": FIXTURES / "inspect_ai" / "json",
+    "HELM": FIXTURES / "helm" / "runs",
+    "lighteval": FIXTURES / "lighteval" / "out",
+    "Every Eval Ever": FIXTURES / "eee" / "inspect",
+    "tidy CSV": None,
+}
+TIDY_CSV = "model,task,n,correct,choices\nm1,boolq,100,62,2\nm2,boolq,100,53,2\n"
+# Distributions (and their modules) that `pip install .` must not install: the extras'.
+HEAVY = {
+    "torch": "torch",
+    "pymc": "pymc",
+    "pytensor": "pytensor",
+    "snakemake": "snakemake",
+    "transformers": "transformers",
+    "bambi": "bambi",
+    "xgboost-cpu": "xgboost",
+    "sentence-transformers": "sentence_transformers",
+    "datasets": "datasets",
+}
+# Core dependencies the audit does not import either, without --plot: the modules it loads
+# stay few (start-up time).
+NOT_IMPORTED = {*HEAVY.values(), "matplotlib", "sklearn"}
+
+
+def _inputs(tmp: Path) -> dict[str, Path]:
+    out = dict(FORMATS)
+    out["tidy CSV"] = tmp / "tidy.csv"
+    out["tidy CSV"].write_text(TIDY_CSV)
+    return out
+
+
+def _audit(python: list[str], path: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*python, "audit", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+
+
+def test_the_audit_path_imports_nothing_heavy(tmp_path):
+    """Also in the full environment: `evalsci audit` (no --plot) on every format loads none
+    of the heavy packages, so the light install has nothing to miss."""
+    code = (
+        "import sys\nfrom evalsci.cli import main\n"
+        "rc = main(['audit', *sys.argv[1:]])\n"
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {NOT_IMPORTED!r})\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    for name, path in _inputs(tmp_path).items():
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert proc.returncode == 0, f"{name}: {proc.stderr[-2000:]}"
+        assert "HEAVY []" in proc.stderr, f"{name}: {proc.stderr.splitlines()[-1]}"
+
+
+@pytest.fixture(scope="module")
+def light_venv(tmp_path_factory) -> Path:
+    """A fresh venv with `pip install .` of a copy of the package (core dependencies only)."""
+    root = tmp_path_factory.mktemp("light")
+    src = root / "evalsci"
+    src.mkdir()
+    # a copy: building in the checkout would leave build/ and *.egg-info behind
+    shutil.copytree(REPO / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    venv = root / "venv"
+    start = time.monotonic()
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    steps = [
+        ["--require-hashes", "--no-deps", "-r", str(REPO / "requirements" / "pip.txt")],
+        ["-c", str(REPO / "requirements" / "envs" / "lock-pins.txt"), str(src)],
+    ]
+    for args in steps:
+        proc = subprocess.run(pip + args, capture_output=True, text=True, cwd=root)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    print(f"light venv: pip install . in {time.monotonic() - start:.0f} s")
+    return venv
+
+
+@pytest.mark.slow
+def test_pip_install_dot_installs_no_heavy_package(light_venv):
+    names = subprocess.run(
+        [
+            str(light_venv / "bin" / "python"),
+            "-c",
+            "import importlib.metadata as m; print('\\n'.join(d.metadata['Name'] for d in m.distributions()))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    from packaging.utils import canonicalize_name
+
+    have = {canonicalize_name(n) for n in names}
+    assert "evalsci" in have
+    assert not have & set(HEAVY), sorted(have & set(HEAVY))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_evalsci_audit_works_from_the_light_install(fmt, light_venv, tmp_path):
+    """The light install's `evalsci audit` prints exactly what the full environment's does."""
+    path = _inputs(tmp_path)[fmt]
+    # no PYTHONPATH: the light venv's own evalsci, not a checkout's
+    light = _audit([str(light_venv / "bin" / "evalsci")], path, tmp_path, PYTHONPATH="")
+    full = _audit([sys.executable, "-m", "evalsci.cli"], path, tmp_path)
+    assert light.returncode == 0, light.stderr[-2000:]
+    assert light.stdout.strip(), f"{fmt}: no table"
+    assert (light.returncode, light.stdout) == (full.returncode, full.stdout)
