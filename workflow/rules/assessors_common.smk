@@ -5,10 +5,12 @@ ASSESSORS_COLLECTIONS = {
     k: v for k, v in ASSESSORS["collections"].items() if v.get("enabled", True)
 }
 # A typo in a collection's LLM or dataset names stops the parse, not the first job.
-from evalsci.studies.assessors.names import check_released_names  # noqa: E402
+from evalsci.studies.assessors.names import (  # noqa: E402
+    check_released_names as _assessors_check_released_names,
+)
 
 for _name, _collection in ASSESSORS_COLLECTIONS.items():
-    check_released_names(_name, _collection)
+    _assessors_check_released_names(_name, _collection)
 
 
 def assessors_dir(collection):

@@ -1,4 +1,4 @@
-"""The `assessors` study: Pacchiardi, Cheke & Hernández-Orallo, "100 instances is all you
+"""The assessors study: Pacchiardi, Cheke & Hernández-Orallo, "100 instances is all you
 need: predicting the success of a new LLM on unseen data by testing on a few instances"
 (paper 003).
 
@@ -11,5 +11,5 @@ every combination and baseline), `selection` (win-rate selection, Figure 2 / Tab
 the paper's choice), `figures` (Figure 2, Figures 8-9), `steps` (one function per workflow
 rule), `doc_blocks` (the generated blocks of docs/assessors.md). The reference selectors and
 the classifiers / generic-assessor features are shared with `evalsci reference`: they live
-in `evalsci.assess` (`selectors`, `classifiers`).
+in evalsci.assess (evalsci.assess.selectors, evalsci.assess.classifiers).
 """
