@@ -13,7 +13,10 @@ def holm(p) -> np.ndarray:
     m = p.size
     if m == 0:
         return p
-    order = np.argsort(p, kind="stable")
+    # the order of tied p-values does not matter, so no stable sort (4x slower on a million):
+    # a tie block at sorted positions i.. has its largest step (m - i) p first, and the running
+    # maximum gives every member max(before, that step); NaNs sort last either way
+    order = np.argsort(p)
     stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
     out = np.empty(m)
     out[order] = np.maximum.accumulate(stepped)
