@@ -173,10 +173,11 @@ rule assessors_make_selection:
 
 
 rule assessors_make_figure2:
-    """Figure 2: test AUC per method, split and test LLM, with the max random line."""
+    """Figure 2: test AUC per method, split and test LLM, against chance (0.5), with the
+    generic assessor's DeLong interval and winner stability per split."""
     input:
         figure2="results/assessors/{collection}/tables/figure2.csv",
-        baselines=maxrandom_file("assessors"),
+        summary="results/assessors/{collection}/tables/figure2_summary.csv",
     output:
         figure=report(
             multiext("results/assessors/{collection}/figures/figure2", ".pdf", ".png"),
@@ -187,8 +188,6 @@ rule assessors_make_figure2:
         "logs/assessors/{collection}/figure2.log",
     conda:
         ENV["core"]
-    params:
-        cfg=ASSESSORS,
     script:
         "../scripts/assessors_figure2.py"
 

@@ -356,20 +356,12 @@ def select_collection(
     write_table(t3, [out["table3"]])
 
 
-def make_figure2(
-    figure2_path: str, baselines_path: str, collection: str, cfg: Mapping, outputs
-) -> None:
-    """Figure 2 of one collection: test AUC per method, split and test LLM, max random line."""
+def make_figure2(figure2_path: str, summary_path: str, collection: str, outputs) -> None:
+    """Figure 2 of one collection: test AUC per method, split and test LLM, against chance,
+    with the generic assessor's interval and winner stability per split."""
     from .figures import plot_figure2
-    from .maxrandom_requests import read_answers
 
-    plot_figure2(
-        pd.read_csv(figure2_path),
-        read_answers(baselines_path),
-        collection,
-        n_combinations(cfg)["generic"],
-        outputs,
-    )
+    plot_figure2(pd.read_csv(figure2_path), pd.read_csv(summary_path), collection, outputs)
 
 
 def make_table3(
