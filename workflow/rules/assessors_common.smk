@@ -75,6 +75,14 @@ def assessors_run_files(wildcards):
     ]
 
 
+def assessors_prediction_files(wildcards):
+    """The per-split prediction vectors of one collection (same order as the runs)."""
+    return [
+        f"{assessors_dir(wildcards.collection)}/runs/{s}_predictions.npz"
+        for s in assessors_split_names(wildcards.collection)
+    ]
+
+
 def assessors_nref_files(wildcards):
     """The per-split n_ref sweeps of one collection."""
     return [

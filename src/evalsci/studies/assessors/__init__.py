@@ -6,6 +6,7 @@ Modules: `collections` (load a collection into normalised tables), `names` (pars
 checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `experiment` (one split:
 every combination and baseline), `selection` (win-rate selection, Figure 2 / Table 3 data),
+`uncertainty` (test AUCs against 0.5 with DeLong intervals, winners' stability),
 `maxrandom_requests` (requests to the shared max random baseline), `table3` (Table 3 beside
 the paper's choice), `figures` (Figure 2, Figures 8-9), `steps` (one function per workflow
 rule), `doc_blocks` (the generated blocks of docs/assessors.md). The reference selectors and
