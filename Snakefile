@@ -120,6 +120,14 @@ rule baselines_figure7:
     localrule: True
 
 
+# 001's Figure 9: p-value under the max random baseline against BIG-bench's normalized score,
+# per BBL and BBH task (a function of each task's n and choices; no model results needed).
+rule baselines_figure9_001:
+    input:
+        figure("baselines", "figure9_001"),
+    localrule: True
+
+
 rule baselines_figure8:
     input:
         figure("baselines", "figure8"),

@@ -3,7 +3,7 @@
 # it builds `assessors_table3` and `mc_icl_figure1` twice, in two fresh working directories
 # with different --cores, and compares the sha256 of every table (results/<study>/**/tables/*).
 # With --qemu CPU (e.g. Nehalem, Haswell; repeatable) it builds them once more with every job
-# on that emulated CPU (Debian's qemu-user; evalsci.emulated_cpu): with portable arithmetic
+# on that emulated CPU (Debian's qemu-user; tests/emulated_cpu.py): with portable arithmetic
 # (config `portable`, the default) every table must be byte-identical to the first run, and
 # exit status 1 says one differs. --not-portable adds a run with `portable=false` on this CPU
 # and lists the tables that differ (there bit-identity is not promised; the tests compare the
@@ -85,7 +85,7 @@ if [[ $same == 1 ]]; then
 fi
 
 for cpu in "${cpus[@]}"; do
-  qpy=$("$py" -m evalsci.emulated_cpu "$root/venv-$cpu" "$cpu")
+  qpy=$("$py" tests/emulated_cpu.py "$root/venv-$cpu" "$cpu")
   run "$cpu" 2 "$qpy"
   hashes "$cpu" > "$root/$cpu.sha256"
   if diff "$root/a.sha256" "$root/$cpu.sha256" > "$root/a$cpu.diff"; then

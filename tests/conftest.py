@@ -50,7 +50,7 @@ def snakemake(
 ):
     """Run the repo's workflow with `workdir` as working directory (results land there);
     `env` adds environment variables; `python` runs snakemake with another interpreter
-    (evalsci.emulated_cpu: jobs on an emulated CPU)."""
+    (tests/emulated_cpu.py: jobs on an emulated CPU)."""
     full_env = dict(os.environ)
     if mirror is not None:
         full_env["EVALSCI_MIRROR"] = str(mirror)

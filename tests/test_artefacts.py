@@ -105,7 +105,7 @@ def test_report_captions_carry_the_registry_titles():
         text = (ROOT / rel).read_text()
         assert text.split("\n", 1)[0] == title, f"{rel}: stale title; run --captions"
         name = Path(rel).name
-        loop_made = re.sub(r"figure\d+\.rst$", "{name}.rst", name)  # baselines_make_figures
+        loop_made = re.sub(r"figure\w+\.rst$", "{name}.rst", name)  # baselines_make_figures
         assert f"report/{name}" in rules or f"report/{loop_made}" in rules, (
             f"{rel}: no rule uses this caption"
         )

@@ -76,7 +76,7 @@ def env_python(tmp_path_factory) -> Path:
     ).stdout
     broken = [ln for ln in check.splitlines() if not any(n in ln for n in LEFT_OUT)]
     assert not broken or broken == ["No broken requirements found."], broken
-    # The wrapper, as evalsci.emulated_cpu builds one: argv[0] is its own path, so Snakemake
+    # The wrapper, as tests/emulated_cpu.py builds one: argv[0] is its own path, so Snakemake
     # (sys.executable) starts every job through it.
     wrapper = root / "driver"
     (wrapper / "bin").mkdir(parents=True)

@@ -192,61 +192,66 @@ def test_tapt_comparisons_counts_the_tests_the_paper_states(tmp_path):
     assert "| n = 25: matches; n = 500: within noise |" in text
 
 
-def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_path):
+def test_assessors_findings_tests_against_half_and_flags_non_reproductions(tmp_path):
+    """Test AUCs against 0.5 (Holm over the collection's split x method tests), paired
+    differences with their SEs, stability, and the findings that contradict the paper."""
     import pandas as pd
+    from scipy.stats import norm
 
+    z = norm.isf(0.025)
+    # (auc, se, diff to generic, se of the diff, stability)
     methods = {
         "random": dict(
-            specific=0.70, generic=0.68, all_train=0.69, reference_only=0.60, random_selector=0.67
+            generic=(0.60, 0.02, 0.0, 0.0, 0.4),
+            specific=(0.66, 0.02, 0.06, 0.02, float("nan")),
+            all_train=(0.64, 0.02, 0.04, 0.03, 1.0),
+            reference_only=(0.63, 0.02, 0.03, 0.02, 0.5),
+            random_selector=(0.62, 0.02, 0.02, 0.02, 0.3),
         ),
         "ood_x": dict(
-            specific=0.45, generic=0.52, all_train=0.50, reference_only=0.51, random_selector=0.53
+            generic=(0.56, 0.02, 0.0, 0.0, 0.2),
+            specific=(0.45, 0.02, -0.11, 0.03, float("nan")),
+            all_train=(0.50, 0.02, -0.06, 0.03, 1.0),
+            reference_only=(0.51, 0.02, -0.05, 0.03, 0.9),
+            random_selector=(0.53, 0.02, -0.03, 0.03, 0.6),
         ),
     }
-    answers = []
     for c in assessors_doc_blocks.COLLECTIONS:
-        fig = [
-            dict(split=s, llm=llm, method=m, auc=a + d)
+        rows = [
+            dict(
+                split=s,
+                method=m,
+                n_llms=4,
+                auc_mean=a,
+                se=se,
+                ci_low=a - z * se,
+                ci_high=a + z * se,
+                p_above_half=norm.sf((a - 0.5) / se),
+                diff_vs_generic=d,
+                se_diff_vs_generic=sd,
+                z=z,
+                stability=st,
+                within_noise=st < 0.5,
+            )
             for s, ms in methods.items()
-            for m, a in ms.items()
-            for llm, d in (("l1", -0.01), ("l2", 0.01))
+            for m, (a, se, d, sd, st) in ms.items()
         ]
-        _write(tmp_path, f"results/assessors/{c}/tables/figure2.csv", pd.DataFrame(fig))
-        for s, line in (("random", 0.55), ("ood_x", 0.60)):
-            for llm in ("l1", "l2"):
-                answers.append(
-                    dict(
-                        key=f"{c}|{s}|test|{llm}|generic",
-                        metric="auc",
-                        n=100,
-                        p="",
-                        labels="",
-                        n_pos=50,
-                        n_neg=50,
-                        t=48,
-                        correct="",
-                        distribution=False,
-                        standard=0.5,
-                        expected_max=line,
-                        tail_standard="",
-                        tail_max="",
-                    )
-                )
-    _write(tmp_path, "results/assessors/maxrandom/baselines.csv", pd.DataFrame(answers))
+        _write(tmp_path, f"results/assessors/{c}/tables/figure2_summary.csv", pd.DataFrame(rows))
     t3 = [
         dict(
             collection=c,
             split=s,
-            features=f,
+            features="similarity",
             selector=sel,
             classifier="xgboost",
             val_auc_mean=v,
             max_random_val_auc=0.56,
+            stability=st,
         )
         for c in assessors_doc_blocks.COLLECTIONS
-        for s, f, sel, v in (
-            ("random", "similarity", "random", 0.60),
-            ("ood_x", "embeddings", "clustering_irt", 0.58),
+        for s, sel, v, st in (
+            ("random", "random", 0.60, 0.4),
+            ("ood_x", "clustering_irt", 0.58, 0.7),
         )
     ]
     _write(tmp_path, "results/assessors/tables/table3.csv", pd.DataFrame(t3))
@@ -256,27 +261,20 @@ def test_assessors_findings_compares_methods_per_split_against_max_random(tmp_pa
         for r in text.splitlines()[2:]
         if r.startswith("| ")
     }
-    assert (
-        row["in distribution: generic / specific / all train / reference only / random selector"]
-        == "0.680 / 0.700 / 0.690 / 0.600 / 0.670"
-    )
-    assert (
-        row[
-            "in distribution: max random line (test); chosen combination's validation AUC "
-            "vs max random validation AUC"
-        ]
-        == "0.550; 0.600 vs 0.560"
-    )
-    assert row["random selector >= generic (splits)"] == "1 of 2"
-    assert (
-        row["out of distribution: splits whose best method is below the max random line"]
-        == "1 of 1"
-    )
-    assert row["out of distribution: splits where the specific assessor is below 0.5"] == "1 of 1"
-    assert (
-        row["out of distribution: range of the methods' mean test AUC"]
-        == "0.450-0.530 (in distribution 0.600-0.700)"
-    )
+    key = next(k for k in row if k.startswith("out of distribution: (split, method) test AUCs"))
+    # ood_x: generic 0.56 (z = 3, p 0.0013) and random selector 0.53 (z = 1.5, p 0.067);
+    # Holm over the 10 tests: 0.0013 x k stays < 0.05, 0.067 does not
+    assert row[key] == "1 of 5; generic assessor 1 of 1"
+    assert row["random selector within z SE of generic (splits, paired)"] == "2 of 2"
+    assert row["Table 3 winners within noise (stability below 0.5)"] == "1 of 2"
+    key = next(k for k in row if k.startswith("out of distribution: splits where the specific"))
+    assert row[key] == "1 of 1"  # 0.45 + 1.96 x 0.02 < 0.5
+    flags = row["non-reproductions"]
+    # generic 0.60 is the worst of five: -0.06 +- 0.02 is beyond 1.96 SE; all train's -0.04
+    # +- 0.03 is within noise
+    assert "worst of the five methods" in flags and "-0.060 ± 0.020 (significant)" in flags
+    assert "generic below all train: generic - all train = -0.040 ± 0.030 (within noise)" in flags
+    assert "does not decline" not in flags
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))

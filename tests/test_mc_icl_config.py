@@ -7,14 +7,19 @@ from importlib import resources
 import pytest
 import yaml
 
-from evalsci.settings import preset
+from evalsci.settings import resolved
 from evalsci.studies.mc_icl.maxrandom_requests import requests
 from evalsci.studies.mc_icl.params import PAPER_MODELS, effective
 
 
+def _section(scale: str) -> dict:
+    """Config `mc_icl` of a run at this preset, as the workflow resolves it."""
+    return resolved({"mc_icl": {"scale": scale}})["mc_icl"]
+
+
 @pytest.fixture(scope="module")
 def section():
-    return preset("mc_icl", "default")
+    return _section("default")
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +29,7 @@ def reference():
 
 
 def test_paper_scale_is_the_paper(reference):
-    full = effective(preset("mc_icl", "paper"))
+    full = effective(_section("paper"))
     for key in (
         "num_demos",
         "num_permutations",
@@ -35,19 +40,20 @@ def test_paper_scale_is_the_paper(reference):
         "figure2_dataset",
         "figure3_dataset",
     ):
-        assert full[key] == reference[key]["value"], key
-    assert full["selection"]["set_size"] == reference["selection_set_size"]["value"]
-    assert full["selection"]["z_threshold"] == reference["z_threshold"]["value"]
+        value = getattr(full, key)
+        assert (list(value) if isinstance(value, tuple) else value) == reference[key]["value"], key
+    assert full.selection.set_size == reference["selection_set_size"]["value"]
+    assert full.selection.z_threshold == reference["z_threshold"]["value"]
     fig4 = reference["figure4"]["value"]
-    assert full["selection"]["models"] == [fig4["model"]]
-    assert full["selection"]["datasets"] == [fig4["dataset"]]
-    assert set(full["models"]) == set(PAPER_MODELS)
+    assert full.selection.models == (fig4["model"],)
+    assert full.selection.datasets == (fig4["dataset"],)
+    assert set(full.models) == set(PAPER_MODELS)
 
 
 def test_default_scale_runs_offline_only(section):
     p = effective(section)
-    assert p["scale"] == "default"
-    assert set(p["datasets"]) <= {"sst2", "rte", "wnli", "mrpc"}
+    assert p.scale == "default"
+    assert set(p.datasets) <= {"sst2", "rte", "wnli", "mrpc"}
 
 
 def test_effective_rejects_inconsistent_config(section):
@@ -57,7 +63,7 @@ def test_effective_rejects_inconsistent_config(section):
 
 
 def test_maxrandom_requests_follow_the_plan():
-    p = effective(preset("mc_icl", "paper"))
+    p = effective(_section("paper"))
     req = requests(["wnli", "sst2"], p, seed=1).set_index("key")
     assert req.loc["wnli|k_curve", "n"] == 71  # fewer than 256: the whole split
     assert req.loc["sst2|k_curve", "n"] == 256

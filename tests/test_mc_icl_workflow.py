@@ -118,7 +118,7 @@ def test_maxrandom_round_trip_with_the_tiny_config(built):
 
     from evalsci.settings import preset
 
-    p = preset("mc_icl", yaml.safe_load(TINY.read_text())["mc_icl"]["scale"])
+    p = preset("mc_icl", yaml.safe_load(TINY.read_text())["mc_icl"]["scale"])  # its values
     n, t = p["num_eval"], p["num_demos"] + 1
     k = np.arange(n + 1)
     cdf = binom.cdf(k, n, 0.5)

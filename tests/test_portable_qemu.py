@@ -1,7 +1,7 @@
 """Portable arithmetic (config `portable`, default true): every study's tiny configuration gives
 byte-identical result files natively (this CPU: AVX-512 on the project machines) and with its
 jobs on two emulated CPUs, Nehalem (SSE4.2, no AVX) and Haswell (AVX2 + FMA), through Debian's
-qemu-user (evalsci.emulated_cpu). Under each CPU, torch, oneDNN, MKL, OpenBLAS, numpy, numba and
+qemu-user (tests/emulated_cpu.py). Under each CPU, torch, oneDNN, MKL, OpenBLAS, numpy, numba and
 glibc pick that CPU's kernels unless pinned (evalsci.determinism.PORTABLE_ENV).
 
 Marker `qemu` (README "Test"). Without qemu-x86_64 these tests skip, saying so; CI installs
@@ -23,9 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalsci.emulated_cpu import CPUS, emulated_python, qemu_path
-
 from conftest import snakemake
+from emulated_cpu import CPUS, emulated_python, qemu_path
 
 pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
 

@@ -76,12 +76,16 @@ def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
     found before a write, or after its run was killed (`runlocks.check_runs`), is debris."""
     path = Path(path)
     pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{re.escape(path.suffix)}")
-    removed = []
-    with contextlib.suppress(OSError):
-        for f in path.parent.iterdir():
-            if pattern.fullmatch(f.name) and not f.is_symlink() and f.is_file():
-                f.unlink(missing_ok=True)
-                removed.append(f)
+    prefix, removed = f".{path.name}.", []
+    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:
+        for e in entries:  # scandir and a prefix test: a shard directory may hold thousands
+            if (
+                e.name.startswith(prefix)
+                and pattern.fullmatch(e.name)
+                and e.is_file(follow_symlinks=False)
+            ):
+                Path(e.path).unlink(missing_ok=True)
+                removed.append(Path(e.path))
     return removed
 
 

@@ -110,6 +110,7 @@ rule assessors_run:
     output:
         results="results/assessors/{collection}/runs/{asplit}.csv.gz",
         references="results/assessors/{collection}/runs/{asplit}_references.json",
+        predictions="results/assessors/{collection}/runs/{asplit}_predictions.npz",
         nref="results/assessors/{collection}/nref/{asplit}.csv.gz",
     log:
         "logs/assessors/{collection}/run_{asplit}.log",
@@ -148,9 +149,11 @@ rule assessors_maxrandom_requests:
 
 
 rule assessors_make_selection:
-    """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows."""
+    """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows, the
+    test AUCs against 0.5 (DeLong) and each winner's stability under resampling."""
     input:
         runs=assessors_run_files,
+        predictions=assessors_prediction_files,
     output:
         figure2=report(
             multiext("results/assessors/{collection}/tables/figure2", ".csv", ".md", ".tex"),
@@ -158,19 +161,23 @@ rule assessors_make_selection:
             category="assessors",
         ),
         table3="results/assessors/{collection}/tables/table3.csv",
+        summary="results/assessors/{collection}/tables/figure2_summary.csv",
     log:
         "logs/assessors/{collection}/select.log",
     conda:
         ENV["core"]
+    params:
+        seed=config["seed"],
     script:
         "../scripts/assessors_select.py"
 
 
 rule assessors_make_figure2:
-    """Figure 2: test AUC per method, split and test LLM, with the max random line."""
+    """Figure 2: test AUC per method, split and test LLM, against chance (0.5), with the
+    generic assessor's DeLong interval and winner stability per split."""
     input:
         figure2="results/assessors/{collection}/tables/figure2.csv",
-        baselines=maxrandom_file("assessors"),
+        summary="results/assessors/{collection}/tables/figure2_summary.csv",
     output:
         figure=report(
             multiext("results/assessors/{collection}/figures/figure2", ".pdf", ".png"),
@@ -181,8 +188,6 @@ rule assessors_make_figure2:
         "logs/assessors/{collection}/figure2.log",
     conda:
         ENV["core"]
-    params:
-        cfg=ASSESSORS,
     script:
         "../scripts/assessors_figure2.py"
 

@@ -5,10 +5,12 @@ ASSESSORS_COLLECTIONS = {
     k: v for k, v in ASSESSORS["collections"].items() if v.get("enabled", True)
 }
 # A typo in a collection's LLM or dataset names stops the parse, not the first job.
-from evalsci.studies.assessors.names import check_released_names  # noqa: E402
+from evalsci.studies.assessors.names import (  # noqa: E402
+    check_released_names as _assessors_check_released_names,
+)
 
 for _name, _collection in ASSESSORS_COLLECTIONS.items():
-    check_released_names(_name, _collection)
+    _assessors_check_released_names(_name, _collection)
 
 
 def assessors_dir(collection):
@@ -69,6 +71,14 @@ def assessors_run_files(wildcards):
     """The per-split runs of one collection."""
     return [
         f"{assessors_dir(wildcards.collection)}/runs/{s}.csv.gz"
+        for s in assessors_split_names(wildcards.collection)
+    ]
+
+
+def assessors_prediction_files(wildcards):
+    """The per-split prediction vectors of one collection (same order as the runs)."""
+    return [
+        f"{assessors_dir(wildcards.collection)}/runs/{s}_predictions.npz"
         for s in assessors_split_names(wildcards.collection)
     ]
 

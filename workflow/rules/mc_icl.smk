@@ -32,7 +32,6 @@ rule mc_icl_shard:
         seed=config["seed"],
         spec=mc_icl_shard_model_spec,
         lm=config["lm"],
-        add_bos=config["mc_icl"]["add_bos"],
     script:
         "../scripts/mc_icl_shard.py"
 

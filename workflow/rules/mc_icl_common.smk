@@ -8,6 +8,8 @@ from evalsci.studies.mc_icl.params import effective as _mc_icl_effective
 from evalsci.studies.mc_icl.params import one_shot_figures as _mc_icl_one_shot_figures
 from evalsci.studies.mc_icl.params import trial_figures as _mc_icl_trial_figures
 
+# The study's settings, built once (a frozen, typed object): the rules, scripts and functions
+# take this, not the config dict.
 MC_ICL = _mc_icl_effective(config["mc_icl"], config["lm"].get("models") or {})
 MC_ICL_OFFLINE = {"sst2", "rte", "wnli", "mrpc"}
 # Appendix figure numbers of this configuration (Snakefile targets mc_icl_figures_*).
@@ -16,18 +18,18 @@ MC_ICL_TRIAL_FIGURES = _mc_icl_trial_figures(MC_ICL)
 
 
 def mc_icl_scores(model, dataset, runs=None):
-    runs = runs or [f"trial{i}" for i in range(MC_ICL["num_trials"])]
+    runs = runs or [f"trial{i}" for i in range(MC_ICL.num_trials)]
     return [f"results/mc_icl/scores/{model}/{dataset}/{r}.parquet" for r in runs]
 
 
 def mc_icl_all_trial_scores(wildcards=None):
-    return [s for m in MC_ICL["models"] for d in MC_ICL["datasets"] for s in mc_icl_scores(m, d)]
+    return [s for m in MC_ICL.models for d in MC_ICL.datasets for s in mc_icl_scores(m, d)]
 
 
 def mc_icl_all_set_scores(wildcards=None):
-    sel = MC_ICL["selection"]
+    sel = MC_ICL.selection
     runs = ["set_high", "set_low", "set_random"]
-    return [s for m in sel["models"] for d in sel["datasets"] for s in mc_icl_scores(m, d, runs)]
+    return [s for m in sel.models for d in sel.datasets for s in mc_icl_scores(m, d, runs)]
 
 
 def mc_icl_model_spec(name):
@@ -62,9 +64,5 @@ def mc_icl_selection_inputs(wildcards):
 
 
 def mc_icl_selected_sets(wildcards=None):
-    sel = MC_ICL["selection"]
-    return [
-        f"results/mc_icl/selection/{m}/{d}/sets.json"
-        for m in sel["models"]
-        for d in sel["datasets"]
-    ]
+    sel = MC_ICL.selection
+    return [f"results/mc_icl/selection/{m}/{d}/sets.json" for m in sel.models for d in sel.datasets]

@@ -1,4 +1,5 @@
-"""assessors: Figure 2 (test AUC per method, split and test LLM) with the max random line."""
+"""assessors: Figure 2 (test AUC per method, split and test LLM) against chance, with the
+generic assessor's interval and winner stability."""
 
 from evalsci.studies.assessors.steps import make_figure2
 from evalsci.workflow import logged
@@ -7,8 +8,7 @@ smk = snakemake  # noqa: F821
 with logged(smk):
     make_figure2(
         smk.input.figure2,
-        smk.input.baselines,
+        smk.input.summary,
         smk.wildcards.collection,
-        smk.params.cfg,
         smk.output.figure,
     )

@@ -15,7 +15,11 @@ with logged(smk):
         smk.params.ccfg,
         smk.params.cfg,
         smk.params.seed,
-        {"results": smk.output.results, "references": smk.output.references},
+        {
+            "results": smk.output.results,
+            "references": smk.output.references,
+            "predictions": smk.output.predictions,
+        },
         threads=smk.threads,
     )
     run_one_nref(

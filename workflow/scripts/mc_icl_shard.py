@@ -18,5 +18,4 @@ with logged(snakemake):  # noqa: F821
         glue_root=smk.input.get("glue"),
         sets_path=smk.input.get("sets"),
         lm=smk.params.lm,
-        add_bos=smk.params.add_bos,
     )

@@ -162,21 +162,27 @@ _TABLE = 1 << 16
 
 
 def _groups(frame: pd.DataFrame):
-    """(n, choices, labels, row indices) per distinct (n, options), by a sort of the rows
-    (pandas' groupby hashes every key column: several times the memory for a million rows)."""
+    """(n, choices, labels, row indices in increasing order) per distinct (n, options): a hash
+    of the keys (pandas' groupby hashes every key column: several times the memory for a
+    million rows), then a stable sort of the group numbers (small integers: a radix sort)."""
+    if not len(frame):
+        return
     n = frame["n"].to_numpy(dtype=np.int64)
     choices = frame["choices"].to_numpy(dtype=np.int64)
     mixed = choices == 0
     lab = np.zeros(len(frame), dtype=np.int64)
     if mixed.any():
         lab[mixed] = pd.factorize(frame["labels"].to_numpy(dtype=object)[mixed])[0] + 1
-    order = np.lexsort((lab, choices, n))
-    keys = (n[order], choices[order], lab[order])
-    cut = np.flatnonzero(np.any([np.diff(k) != 0 for k in keys], axis=0)) + 1
+    key = np.zeros(len(frame), dtype=np.int64)
+    for k in (n, choices, lab):  # each factor < len(frame) + 1, so no product overflows
+        codes, uniq = pd.factorize(k)
+        key = pd.factorize(key * len(uniq) + codes)[0]
+    order = np.argsort(key.astype(np.min_scalar_type(max(int(key.max()), 0))), kind="stable")
+    cut = np.flatnonzero(np.diff(key[order])) + 1
     labels = frame["labels"].to_numpy(dtype=object)
     for idx in np.split(order, cut):
         i = idx[0]
-        yield int(n[i]), int(choices[i]), labels[i], np.sort(idx)
+        yield int(n[i]), int(choices[i]), labels[i], idx
 
 
 def _baselines(frame: pd.DataFrame, tt: np.ndarray):

@@ -14,20 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalsci.stats.multiple import holm  # one Holm for the audit and the studies
+
 ADJUST = ("none", "holm", "bh")
-
-
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values: max over j <= i of min(1, (m - j + 1) p_(j))."""
-    p = np.asarray(p, dtype=float)
-    m = p.size
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.maximum.accumulate(stepped)
-    return out
 
 
 def check_adjust(method: str) -> str:

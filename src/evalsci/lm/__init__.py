@@ -33,6 +33,9 @@ API (stable; the `baselines`, `mc_icl` and `tapt` studies build on it)
     `Query(context, options)`: candidate = prefix + context + option (options carry their
         leading space). `QueryScores`: per-option `sums`, `counts`, `means`, `losses`,
         `cached`, `prediction()` (argmax mean log-likelihood, Holtzman et al. 2021).
+    Split by role into `queries` (Query, QueryScores, ScoringStats), `planner` (Planner,
+    TokenPlan), `head` (float32 output head, KV cache) and `packing`; `scoring` re-exports
+    the public names.
 `evalsci.lm.prompts`
     BIG-bench few-shot prompts as the `baselines` authors built them: `demonstration(ex)`,
     `few_shot_prefix(examples)`, `prompt_plan(...)` (demonstration positions per prompt).

@@ -118,9 +118,7 @@ def _group_pmf(q: float, m: int) -> tuple[int, np.ndarray, int]:
         # which is below CUTOFF * mode (the mode is >= 1 / (m + 1))
         half = bernstein_halfwidth(m * q * (1 - q), -np.log(CUTOFF) + np.log(m + 1.0), m)
         lo, hi = max(0, int(np.floor(mu - half))), min(m, int(np.ceil(mu + half)))
-        from scipy import stats  # here, not at import: scipy.stats costs ~0.5 s per job
-
-        f = stats.binom.pmf(np.arange(lo, hi + 1, dtype=float), m, q)
+        f = BinomialCounts(m, q).pmf(np.arange(lo, hi + 1, dtype=float))
         return _trim(lo, f, 0)
     return _trim(0, f, 0)
 

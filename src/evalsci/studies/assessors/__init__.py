@@ -1,4 +1,4 @@
-"""The `assessors` study: Pacchiardi, Cheke & Hernández-Orallo, "100 instances is all you
+"""The assessors study: Pacchiardi, Cheke & Hernández-Orallo, "100 instances is all you
 need: predicting the success of a new LLM on unseen data by testing on a few instances"
 (paper 003).
 
@@ -6,9 +6,10 @@ Modules: `collections` (load a collection into normalised tables), `names` (pars
 checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `experiment` (one split:
 every combination and baseline), `selection` (win-rate selection, Figure 2 / Table 3 data),
+`uncertainty` (test AUCs against 0.5 with DeLong intervals, winners' stability),
 `maxrandom_requests` (requests to the shared max random baseline), `table3` (Table 3 beside
 the paper's choice), `figures` (Figure 2, Figures 8-9), `steps` (one function per workflow
 rule), `doc_blocks` (the generated blocks of docs/assessors.md). The reference selectors and
 the classifiers / generic-assessor features are shared with `evalsci reference`: they live
-in `evalsci.assess` (`selectors`, `classifiers`).
+in evalsci.assess (evalsci.assess.selectors, evalsci.assess.classifiers).
 """

@@ -6,32 +6,55 @@ from __future__ import annotations
 import pandas as pd
 
 from evalsci import reference
-from evalsci.studies.assessors.maxrandom_requests import read_answers
+from evalsci.stats.multiple import holm
+from evalsci.studies.assessors.uncertainty import N_RESAMPLES, NOISE_SHARE
 from evalsci.tables import markdown_table
 
 COLLECTIONS = ("cfi_ground_truth", "predictaboard")
 _METHOD_ORDER = ("specific", "generic", "random_selector", "reference_only", "all_train")
 
 
+ALPHA = 0.05
+
+
+def _summary(paths, collection: str) -> pd.DataFrame:
+    """figure2_summary.csv of one collection with Holm-adjusted p-values of H1: mean test
+    AUC > 0.5, the family being the collection's (split, method) tests."""
+    s = pd.read_csv(paths[f"results/assessors/{collection}/tables/figure2_summary.csv"])
+    s["p_holm"] = holm(s["p_above_half"].to_numpy())
+    return s
+
+
+def _auc_ci(r) -> str:
+    star = "*" if r["p_holm"] < ALPHA else ""
+    return f"{r['auc_mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{star}"
+
+
 def figure2_means(paths, collection: str) -> str:
-    """Mean test AUC per (split, method) of one collection's Figure 2, with the max random
-    line (the expected best of t random scorers on the test LLMs' test sets)."""
-    fig2 = f"results/assessors/{collection}/tables/figure2.csv"
-    base = "results/assessors/maxrandom/baselines.csv"
-    d = pd.read_csv(paths[fig2])
-    mean = d.groupby(["split", "method"], sort=False)["auc"].mean().unstack("method")
-    mean = mean[[m for m in _METHOD_ORDER if m in mean.columns]]
-    mr = read_answers(paths[base])
-    mr = mr[
-        (mr["collection"] == collection) & (mr["search"] == "generic") & (mr["eval_set"] == "test")
-    ]
-    t = sorted(set(mr["t"].astype(int)))
-    col = f"max random (t={t[0]})" if len(t) == 1 else "max random"
-    mean[col] = mr.groupby("split")["expected_max"].mean().reindex(mean.index)
-    out = mean.reset_index().rename(columns={m: m.replace("_", " ") for m in _METHOD_ORDER})
-    for c in out.columns[1:]:
-        out[c] = out[c].map(lambda v: f"{v:.3f}" if pd.notna(v) else "n/a")
-    return markdown_table(out)
+    """Mean test AUC per (split, method) of one collection's Figure 2 with its DeLong 95%
+    interval (* = above 0.5, Holm over the collection's split x method tests), then how often
+    each method's chosen combination is chosen again on resampled validation data."""
+    s = _summary(paths, collection)
+    methods = [m for m in _METHOD_ORDER if m in set(s["method"])]
+    ci = s.assign(cell=s.apply(_auc_ci, axis=1)).pivot(
+        index="split", columns="method", values="cell"
+    )
+    ci = ci.reindex(index=list(dict.fromkeys(s["split"])), columns=methods)
+    st = s[s["method"] != "specific"].pivot(index="split", columns="method", values="stability")
+    st = st.reindex(index=ci.index, columns=[m for m in methods if m != "specific"])
+    st = st.map(lambda v: f"{v:.2f}" + (" (noise)" if v < NOISE_SHARE else ""))
+    lo, hi = int(s["n_llms"].min()), int(s["n_llms"].max())
+    n = f"{lo}" if lo == hi else f"{lo}-{hi}"
+    out = ci.reset_index().rename(columns={m: m.replace("_", " ") for m in methods})
+    stab = st.reset_index().rename(columns={m: m.replace("_", " ") for m in methods})
+    return (
+        markdown_table(out)
+        + f"\nMean over {n} test LLMs with both labels; 95% DeLong intervals over instances;"
+        f" * = above 0.5 at {ALPHA} (one-sided z, Holm over the {len(s)} tests above)."
+        f" Winner stability (share of {N_RESAMPLES} resamples of the validation LLMs and"
+        ' instances in which the method\'s chosen combination wins again; "(noise)" below'
+        f" {NOISE_SHARE}; the specific assessor is chosen per test LLM):\n\n" + markdown_table(stab)
+    )
 
 
 def table3(paths) -> str:
@@ -44,6 +67,7 @@ def table3(paths) -> str:
         "classifier",
         "val_auc_mean",
         "max_random_val_auc",
+        "stability",
         "features_paper",
         "selector_paper",
         "classifier_paper",
@@ -52,63 +76,108 @@ def table3(paths) -> str:
     for c in ("val_auc_mean", "max_random_val_auc"):
         if c in out:
             out[c] = out[c].map(lambda v: f"{float(v):.3f}" if v != "" else "n/a")
+    if "stability" in out:
+        out["stability"] = out["stability"].map(
+            lambda v: f"{float(v):.2f}" + (" (noise)" if float(v) < NOISE_SHARE else "")
+        )
     return markdown_table(
-        out.rename(columns={"val_auc_mean": "val AUC", "max_random_val_auc": "max random val AUC"})
+        out.rename(
+            columns={
+                "val_auc_mean": "val AUC",
+                "max_random_val_auc": "max random val AUC",
+                "stability": "winner stability",
+            }
+        )
     )
 
 
-def _figure2_means(path, baselines, collection: str) -> pd.DataFrame:
-    """Mean test AUC over the test LLMs per (split, method), with the max random line (the
-    expected best of t random scorers on the test LLMs' test sets) as column `max_random`."""
-    d = pd.read_csv(path)
-    mean = d.groupby(["split", "method"], sort=False)["auc"].mean().unstack("method")
-    mr = read_answers(baselines)
-    mr = mr[
-        (mr["collection"] == collection) & (mr["search"] == "generic") & (mr["eval_set"] == "test")
-    ]
-    mean["max_random"] = mr.groupby("split")["expected_max"].mean().reindex(mean.index)
-    return mean
+def _pm(v, se) -> str:
+    return f"{v:+.3f} ± {se:.3f}"
+
+
+def _non_reproductions(s: pd.DataFrame) -> list[str]:
+    """The paper's findings our numbers contradict, each with its paired test (z = the
+    summary's 95% quantile; a gap within z SE is marked "within noise")."""
+    ind = s[s["split"] == "random"].set_index("method")
+    z = float(ind["z"].iloc[0])
+    out = []
+
+    def gap(m):
+        d, se = ind.loc[m, "diff_vs_generic"], ind.loc[m, "se_diff_vs_generic"]
+        noise = "within noise" if abs(d) <= z * se else "significant"
+        return f"generic - {m.replace('_', ' ')} = {_pm(-d, se)} ({noise})"
+
+    others = [m for m in ind.index if m != "generic"]
+    if all(ind.loc["generic", "auc_mean"] < ind.loc[m, "auc_mean"] for m in others):
+        g = ind.loc["generic"]
+        spread = (
+            f"; cause tested: the chosen combination's stability is {g['stability']:.2f}, and "
+            f"the median of the generic combinations' test AUCs is "
+            f"{g['auc_median_combination']:.3f}, the best {g['auc_best_combination']:.3f}"
+            if "auc_median_combination" in ind.columns
+            else ""
+        )
+        out.append(
+            "in distribution the generic assessor is the worst of the five methods, against "
+            "'only slightly worse than the specific assessor': " + gap("specific") + spread
+        )
+    for m in ("all_train", "reference_only"):
+        if ind.loc["generic", "auc_mean"] < ind.loc[m, "auc_mean"]:
+            out.append(f"in distribution generic below {m.replace('_', ' ')}: " + gap(m))
+    ood = s[s["split"] != "random"].groupby("method")["auc_mean"].mean()
+    for m in ood.index:
+        if ood[m] >= ind.loc[m, "auc_mean"]:
+            out.append(f"{m.replace('_', ' ')} does not decline out of distribution")
+    return out or ["none"]
 
 
 def findings(paths) -> str:
     """The numbers behind "Against the paper's findings": per collection, in distribution
-    (split `random`) and out of distribution (the held-out-dataset splits)."""
-    base = paths["results/assessors/maxrandom/baselines.csv"]
+    (split `random`) and out of distribution (the held-out-dataset splits), each test AUC
+    with its DeLong SE or interval, chance = 0.5."""
     t3 = pd.read_csv(paths["results/assessors/tables/table3.csv"], keep_default_na=False)
     findings = reference.load("assessors")["findings"]
     rows = {}
     for c in COLLECTIONS:
-        m = _figure2_means(paths[f"results/assessors/{c}/tables/figure2.csv"], base, c)
-        ind, ood = m.loc["random"], m.drop(index="random")
+        s = _summary(paths, c)
+        z = float(s["z"].iloc[0])
+        ind = s[s["split"] == "random"].set_index("method")
+        ood = s[s["split"] != "random"]
         win = t3[t3["collection"] == c].set_index("split")
-        best = ood.drop(columns="max_random").max(axis=1)
-
-        def f3(v):
-            return f"{v:.3f}" if pd.notna(v) else "n/a"
-
+        rs = s[s["method"] == "random_selector"]
+        comparable = (rs["diff_vs_generic"].abs() <= z * rs["se_diff_vs_generic"]).sum()
         rows[c] = {
-            "in distribution: generic / specific / all train / reference only / random "
-            "selector": " / ".join(
-                f3(ind.get(k))
+            "in distribution: mean test AUC ± SE, generic / specific / all train / reference "
+            "only / random selector": " / ".join(
+                f"{ind.loc[k, 'auc_mean']:.3f} ± {ind.loc[k, 'se']:.3f}"
                 for k in ("generic", "specific", "all_train", "reference_only", "random_selector")
             ),
-            "in distribution: max random line (test); chosen combination's validation AUC vs "
-            "max random validation AUC": f"{f3(ind['max_random'])}; {f3(float(win.loc['random', 'val_auc_mean']))} vs "
-            f"{f3(float(win.loc['random', 'max_random_val_auc']))}",
-            "random selector >= generic (splits)": f"{int((m['random_selector'] >= m['generic']).sum())} of {len(m)}",
+            "in distribution: generic minus specific / all train / reference only (paired ± SE)": " / ".join(
+                _pm(-ind.loc[k, "diff_vs_generic"], ind.loc[k, "se_diff_vs_generic"])
+                for k in ("specific", "all_train", "reference_only")
+            ),
+            "in distribution: chosen combination's validation AUC vs max random validation AUC": f"{float(win.loc['random', 'val_auc_mean']):.3f} vs "
+            f"{float(win.loc['random', 'max_random_val_auc']):.3f}",
+            "random selector within z SE of generic (splits, paired)": f"{int(comparable)} of {len(rs)}",
             "Table 3 winning selectors (splits)": ", ".join(
                 f"{k} {v}" for k, v in win["selector"].value_counts().items()
             ),
             "Table 3 winning features (splits)": ", ".join(
                 f"{k} {v}" for k, v in win["features"].value_counts().items()
             ),
-            "out of distribution: range of the methods' mean test AUC": f"{ood.drop(columns='max_random').min().min():.3f}-"
-            f"{ood.drop(columns='max_random').max().max():.3f} (in distribution "
-            f"{ind.drop('max_random').min():.3f}-{ind.drop('max_random').max():.3f})",
-            "out of distribution: splits whose best method is below the max random line": f"{int((best < ood['max_random']).sum())} of {len(ood)}",
-            "out of distribution: splits where the specific assessor is below 0.5": f"{int((ood['specific'] < 0.5).sum())} of {len(ood)}",
+            "Table 3 winners within noise (stability below "
+            f"{NOISE_SHARE})": f"{int((win['stability'].astype(float) < NOISE_SHARE).sum())} of {len(win)}",
+            "out of distribution: range of the methods' mean test AUC": f"{ood['auc_mean'].min():.3f}-{ood['auc_mean'].max():.3f} (in distribution "
+            f"{ind['auc_mean'].min():.3f}-{ind['auc_mean'].max():.3f})",
+            f"out of distribution: (split, method) test AUCs above 0.5 (Holm, {ALPHA})": f"{int((ood['p_holm'] < ALPHA).sum())} of {len(ood)}; generic assessor "
+            f"{int((ood[ood['method'] == 'generic']['p_holm'] < ALPHA).sum())} of "
+            f"{int((ood['method'] == 'generic').sum())}",
+            "out of distribution: splits where the specific assessor's 95% interval lies below "
+            "0.5": f"{int((ood[ood['method'] == 'specific']['ci_high'] < 0.5).sum())} of "
+            f"{int((ood['method'] == 'specific').sum())}",
             "out of distribution: chosen combinations' validation AUC": f"{win.drop(index='random')['val_auc_mean'].astype(float).min():.3f}-"
             f"{win.drop(index='random')['val_auc_mean'].astype(float).max():.3f}",
+            "non-reproductions": "; ".join(_non_reproductions(s)),
         }
     out = pd.DataFrame(rows).rename_axis("").reset_index()
     paper = "\n".join(

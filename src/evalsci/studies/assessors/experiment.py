@@ -217,7 +217,8 @@ def tall_rows(n_llm: int, n_inst: int, cap: int | None, seed: int) -> np.ndarray
 
 
 def _rows(split, method, features, selector, classifier, n_ref, data, role_llms, preds):
-    """AUC rows for LLMs `role_llms` = {llm_role: llms} with predictions preds[llm]."""
+    """AUC rows for LLMs `role_llms` = {llm_role: llms} with predictions preds[llm]; each row
+    carries its prediction vector as a trailing element (`run_split` takes it off)."""
     rows = []
     for llm_role, llms in role_llms.items():
         eval_set = "validation" if llm_role == "validation" else "test"
@@ -237,6 +238,7 @@ def _rows(split, method, features, selector, classifier, n_ref, data, role_llms,
                     auc(y, preds[m]),
                     int(y.sum()),
                     int(len(y) - y.sum()),
+                    preds[m],
                 ]
             )
     return rows
@@ -255,8 +257,12 @@ def run_split(
     threads: int = 1,
     return_predictions: bool = False,
     irt_features: np.ndarray | None = None,
+    row_predictions: list | None = None,
 ):
     """All assessors of one split; returns (results DataFrame, references[, predictions]).
+
+    `row_predictions`: a list that receives one prediction vector per result row (on that
+    row's evaluation instances), for the DeLong intervals and the resampling of selection.
 
     Steps: reference selection, the generic assessors (every feature set x selector x
     classifier), the reference-only and all-train-data baselines, the specific assessors.
@@ -288,6 +294,9 @@ def run_split(
         data, cfg.get("specific_features", ["embeddings"]), classifiers, seed, threads
     )
     _phase(split, "specific assessors", clock)
+    preds = [r.pop() for r in rows]
+    if row_predictions is not None:
+        row_predictions.extend(preds)
     res = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     references = {s: data.ids["train"][r].tolist() for s, r in refs.items()}
     if return_predictions:
@@ -463,6 +472,7 @@ def _specific_assessors(
                             auc(y, p),
                             int(y.sum()),
                             int(len(y) - y.sum()),
+                            p,
                         ]
                     )
     return rows
@@ -530,9 +540,12 @@ def run_nref(
                     strict=True,
                 )
             )
-            rows += _rows(
-                split, "generic", feat, selector, classifier, n_ref, data, eval_llms, preds
-            )
+            rows += [
+                r[:-1]  # the sweep keeps AUCs only
+                for r in _rows(
+                    split, "generic", feat, selector, classifier, n_ref, data, eval_llms, preds
+                )
+            ]
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 

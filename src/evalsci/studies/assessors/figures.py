@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .selection import METHODS
+from .uncertainty import NOISE_SHARE
 
 __all__ = ["plot_figure2", "plot_nref"]
 
@@ -42,10 +43,11 @@ def _style():
     return COLORS
 
 
-def plot_figure2(
-    fig2: pd.DataFrame, maxrandom: pd.DataFrame, collection: str, t: int, outputs
-) -> None:
-    """Horizontal bars of test AUC per test LLM (rows) and method, one panel per split."""
+def plot_figure2(fig2: pd.DataFrame, summary: pd.DataFrame, collection: str, outputs) -> None:
+    """Horizontal bars of test AUC per test LLM (rows) and method, one panel per split, with
+    chance (0.5: a combination chosen on validation data is one fixed scorer on the test
+    instances); each panel's title gives the mean test AUC of the generic assessor with its
+    95% DeLong interval and how stable its chosen combination is (`uncertainty`)."""
     import matplotlib.pyplot as plt
 
     from evalsci.plots import savefig
@@ -63,11 +65,7 @@ def plot_figure2(
         squeeze=False,
     )
     h = 0.8 / len(METHODS)
-    mr = maxrandom[
-        (maxrandom["collection"] == collection)
-        & (maxrandom["search"] == "generic")
-        & (maxrandom["eval_set"] == "test")
-    ]
+    generic = summary[summary["method"] == "generic"].set_index("split")
     for ax, split in zip(axes.flat, splits, strict=False):
         d = fig2[fig2["split"] == split]
         for k, method in enumerate(METHODS):
@@ -79,21 +77,17 @@ def plot_figure2(
                 color=METHOD_COLORS[method],
                 label=LABELS[method],
             )
-        m = mr[mr["split"] == split].set_index("llm")["expected_max"].reindex(llms).to_numpy()
-        for i, val in enumerate(m):
-            if np.isfinite(val):
-                ax.plot(
-                    [val, val],
-                    [i - 0.45, i + 0.45],
-                    color=colors["max"],
-                    lw=1.5,
-                    label=f"max random (t={t})" if i == 0 else None,
-                )
-        ax.axvline(0.5, color=colors["standard"], ls="--", lw=1, label="random (0.5)")
+        ax.axvline(0.5, color=colors["standard"], ls="--", lw=1, label="chance (0.5)")
         ax.set_yticks(np.arange(len(llms)), [s.split("__")[-1][:24] for s in llms])
         ax.invert_yaxis()
         ax.set_xlim(0.4, 1.0)
-        ax.set_title(split)
+        g = generic.loc[split]
+        noise = " (noise)" if g["stability"] < NOISE_SHARE else ""
+        ax.set_title(
+            f"{split}\ngeneric {g['auc_mean']:.2f} [{g['ci_low']:.2f}, {g['ci_high']:.2f}],"
+            f" stability {g['stability']:.2f}{noise}",
+            fontsize=8,
+        )
         ax.set_xlabel("test AUC")
     for ax in list(axes.flat)[len(splits) :]:
         ax.axis("off")

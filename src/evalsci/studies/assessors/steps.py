@@ -231,9 +231,17 @@ def run_one_split(
 
     data = _load_split(data_paths, split, ccfg)
     irt = _irt_features(data_paths["irt"], data) if uses_irt(cfg) and "irt" in data_paths else None
-    res, refs = run_split(data, cfg, split_seed(seed, split), threads=threads, irt_features=irt)
+    preds: list = []
+    res, refs = run_split(
+        data, cfg, split_seed(seed, split), threads=threads, irt_features=irt, row_predictions=preds
+    )
     with atomic_path(out["results"]) as tmp:
         res.to_csv(tmp, index=False, compression="gzip")
+    if "predictions" in out:
+        from .uncertainty import write_predictions
+
+        with atomic_path(out["predictions"]) as tmp:
+            write_predictions(tmp, res, preds, data)
     with atomic_path(out["references"]) as tmp:
         tmp.write_text(json.dumps(refs, indent=1, sort_keys=True))
 
@@ -298,8 +306,13 @@ def build_requests_file(
 def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
     from .experiment import RESULT_COLUMNS
 
+    # `row`: the row's position in its own split's file (how its predictions are stored)
     df = pd.concat(
-        [pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True
+        [
+            pd.read_csv(p, keep_default_na=False, na_values=[""]).rename_axis("row").reset_index()
+            for p in paths
+        ],
+        ignore_index=True,
     )
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
@@ -309,8 +322,15 @@ def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
     return df
 
 
-def select_collection(run_paths: Sequence[str], out: Mapping[str, Sequence[str] | str]) -> None:
-    """Figure 2 data (figure2.{csv,md,tex}) and the winning combinations (table3.csv)."""
+def select_collection(
+    run_paths: Sequence[str],
+    out: Mapping[str, Sequence[str] | str],
+    prediction_paths: Sequence[str] | None = None,
+    seed: int = 0,
+) -> None:
+    """Figure 2 data (figure2.{csv,md,tex}) and the winning combinations (table3.csv); with
+    the runs' predictions also the test AUCs against 0.5 with DeLong intervals and each
+    winner's stability under resampling (figure2_summary.csv, table3's `stability`)."""
     from evalsci.tables import write_table
 
     from .selection import figure2_table, table3
@@ -318,23 +338,30 @@ def select_collection(run_paths: Sequence[str], out: Mapping[str, Sequence[str] 
     res = _read_runs(run_paths)
     fig2 = figure2_table(res)
     write_table(fig2, out["figure2"])
-    write_table(table3(res), [out["table3"]])
+    t3 = table3(res)
+    if prediction_paths is not None:
+        from .uncertainty import NOISE_SHARE, RunPredictions, test_auc_summary, winner_stability
+
+        preds = RunPredictions.read(run_paths, prediction_paths)
+        summary = test_auc_summary(res, preds)
+        summary["stability"] = [
+            winner_stability(res, preds, s, m, seed) if m != "specific" else float("nan")
+            for s, m in zip(summary["split"], summary["method"], strict=True)
+        ]
+        summary["within_noise"] = summary["stability"] < NOISE_SHARE
+        write_table(summary, [out["summary"]])
+        stab = summary[summary["method"] == "generic"].set_index("split")["stability"]
+        t3["stability"] = t3["split"].map(stab)
+        t3["within_noise"] = t3["stability"] < NOISE_SHARE
+    write_table(t3, [out["table3"]])
 
 
-def make_figure2(
-    figure2_path: str, baselines_path: str, collection: str, cfg: Mapping, outputs
-) -> None:
-    """Figure 2 of one collection: test AUC per method, split and test LLM, max random line."""
+def make_figure2(figure2_path: str, summary_path: str, collection: str, outputs) -> None:
+    """Figure 2 of one collection: test AUC per method, split and test LLM, against chance,
+    with the generic assessor's interval and winner stability per split."""
     from .figures import plot_figure2
-    from .maxrandom_requests import read_answers
 
-    plot_figure2(
-        pd.read_csv(figure2_path),
-        read_answers(baselines_path),
-        collection,
-        n_combinations(cfg)["generic"],
-        outputs,
-    )
+    plot_figure2(pd.read_csv(figure2_path), pd.read_csv(summary_path), collection, outputs)
 
 
 def make_table3(

@@ -1,5 +1,5 @@
 """Expected maximum validation accuracy against t, with the baselines' tail probabilities
-(Figures 3, 4, 9-11), and the parameter grids of the analytic Figures 2, 6 and 7.
+(Figures 3, 4, 9-11), and the parameter grids of the analytic Figures 2, 6, 7 and 001's 9.
 
 Appendix B: these figures draw the max random baseline for the dataset's full number of
 examples n = min(200, N) (slightly weaker than each setting's exact baseline); 1-shot
@@ -59,6 +59,31 @@ def cell_curve(cell: Cell, accs) -> pd.DataFrame:
     return df
 
 
+# 001's Figure 9: p-value (tail under the max random baseline) against BIG-bench's
+# normalized score 100 (acc - p) / (1 - p) for each BBL and BBH task, at its (n, k) from
+# the authors' task constants. The extracted paper text lost the values of t; t = 1 (one
+# evaluation, the standard baseline), 10 (Section 5.3's t) and 200 (Table 1's prompts).
+FIG9_001_TS = (1, 10, 200)
+FIG9_001_SCORES = np.arange(0, 101)
+
+
+def normalized_score_counts(n: int, k: int, scores=FIG9_001_SCORES) -> np.ndarray:
+    """Correct counts of each normalized score on a task of n examples with k choices."""
+    p = 1 / k
+    return correct_count(np.clip(p + np.asarray(scores) / 100 * (1 - p), 0, 1), n)
+
+
+def figure9_001_keys() -> set[str]:
+    from evalsci.data.bigbench_meta import BBH_TASKS, BBL_TASKS
+
+    return {
+        keys.tail(n, k, t, int(c))
+        for n, k in (*BBL_TASKS.values(), *BBH_TASKS.values())
+        for t in FIG9_001_TS
+        for c in np.unique(normalized_score_counts(n, k))
+    }
+
+
 def tail_keys(aggregated: dict[Cell, np.ndarray]) -> set[str]:
     out: set[str] = set()
     for cell, accs in aggregated.items():
@@ -78,4 +103,4 @@ def analytic_keys() -> set[str]:
     for n in FIG7_NS:
         counts = np.unique(correct_count(FIG7_ACCS, n))
         out |= {keys.tail(n, k, t, c) for k in FIG7_CHOICES for t in FIG7_TS for c in counts}
-    return out
+    return out | figure9_001_keys()

@@ -349,6 +349,43 @@ def figure7(baselines, outputs):
     savefig(fig, outputs)
 
 
+def figure9_001(baselines, outputs):
+    """001's Figure 9: for every BBL and BBH task, the p-value of a normalized score under
+    the max random baseline with t = 1 (standard), 10 and 200 (columns), BBL and BBH (rows)."""
+    from evalsci.data.bigbench_meta import BBH_TASKS, BBL_TASKS
+
+    suites = {"BIG-bench Lite": BBL_TASKS, "BIG-bench Hard": BBH_TASKS}
+    ts = curves.FIG9_001_TS
+    fig, axs = plt.subplots(len(suites), len(ts), figsize=(4.2 * len(ts), 3.4 * len(suites)))
+    x = curves.FIG9_001_SCORES
+    for i, (suite, tasks) in enumerate(suites.items()):
+        for j, t in enumerate(ts):
+            ax = axs[i, j]
+            for task, (n, k) in sorted(tasks.items()):
+                counts = curves.normalized_score_counts(n, k)
+                ax.plot(
+                    x,
+                    baselines.many([keys.tail(n, k, t, int(c)) for c in counts], "tail_max"),
+                    lw=0.9,
+                    label=task,
+                )
+            ax.set_yscale("log")
+            ax.set_ylim(1e-4, 1.05)
+            ax.set_xlim(0, 60)
+            ax.axhline(0.01, color="gray", lw=0.6, ls=":")
+            if i == 0:
+                ax.set_title(
+                    "t = 1 (standard baseline)" if t == 1 else f"t = {t}", fontweight="bold"
+                )
+            if j == 0:
+                ax.set_ylabel(f"{suite}\np-value", fontweight="bold")
+            if i == len(suites) - 1:
+                ax.set_xlabel("normalized score")
+        axs[i, -1].legend(fontsize=5, loc="upper right", ncol=1, frameon=False)
+    fig.tight_layout()
+    savefig(fig, outputs)
+
+
 # ------------------------------------------------------------- held-out Figures 5, 8
 def _roc(ax, df, points=True):
     from sklearn.metrics import roc_curve
@@ -454,6 +491,7 @@ def make(name: str, outputs, aggregated=None, baselines=None, predictions=None):
         "figure6": lambda: figure6(baselines, outputs),
         "figure7": lambda: figure7(baselines, outputs),
         "figure8": lambda: figure8(predictions, outputs),
+        "figure9_001": lambda: figure9_001(baselines, outputs),
     }
     if name not in table:
         raise ValueError(f"unknown baselines figure {name!r}")

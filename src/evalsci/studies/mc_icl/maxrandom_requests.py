@@ -18,6 +18,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evalsci.data.glue import EVAL_SPLIT, SPLIT_SIZES
+from evalsci.studies.mc_icl.params import McIclSettings
 from evalsci.studies.mc_icl.sampler import plan_trial, prefix_tree
 from evalsci.studies.mc_icl.templates import num_choices
 
@@ -26,14 +27,14 @@ def eval_size(dataset: str, num_eval: int) -> int:
     return min(num_eval, SPLIT_SIZES[dataset, EVAL_SPLIT[dataset]])
 
 
-def requests(datasets: list[str], params: dict, seed: int) -> pd.DataFrame:
+def requests(datasets: list[str], params: McIclSettings, seed: int) -> pd.DataFrame:
     """One request row per (dataset, selection) for the config's effective parameters."""
     from evalsci.maxrandom.requests import accuracy_request, requests_frame
 
     rows = []
-    K, P, trials = params["num_demos"], params["num_permutations"], params["num_trials"]  # noqa: N806
+    K, P, trials = params.num_demos, params.num_permutations, params.num_trials  # noqa: N806
     for d in datasets:
-        n = eval_size(d, params["num_eval"])
+        n = eval_size(d, params.num_eval)
         labels = {num_choices(d): n}  # every example has the dataset's number of labels
 
         def row(key: str, t: int, n=n, labels=labels) -> dict:
@@ -46,6 +47,6 @@ def requests(datasets: list[str], params: dict, seed: int) -> pd.DataFrame:
             rows.append(row(f"{d}|trial{i}|prompts", len(prefix_tree(plan))))
             first |= {int(perm[0]) for perm in plan.permutations} if K else set()
         rows.append(row(f"{d}|one_shot", max(len(first), 1)))
-        for s in range(1, params["selection"]["set_size"] + 1):
+        for s in range(1, params.selection.set_size + 1):
             rows.append(row(f"{d}|set_k_curve|s{s}", s + 1))
     return requests_frame(rows)

@@ -4,6 +4,7 @@ the user's settings over it: evalsci.settings), checked against the tasks and mo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from evalsci.configcheck import where as config_where
@@ -39,14 +40,41 @@ DATASET_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Section 5.2 / Figure 4: the high, low and random sets."""
+
+    models: tuple[str, ...]
+    datasets: tuple[str, ...]
+    set_size: int
+    z_threshold: float
+
+
+@dataclass(frozen=True)
+class McIclSettings:
+    """The study's settings, built once from the resolved config `mc_icl` (each field's
+    meaning: workflow/schemas/mc_icl.schema.yaml); the rules, scripts and functions take it."""
+
+    scale: str
+    models: tuple[str, ...]
+    datasets: tuple[str, ...]
+    num_demos: int  # K
+    num_permutations: int  # P
+    num_trials: int
+    num_eval: int
+    selection: Selection
+    figure2_dataset: str
+    figure3_dataset: str
+    add_bos: bool
+
+
 def effective(
     section: Mapping[str, Any], lm_models: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """`section` is the resolved config["mc_icl"]; returns its run parameters (every key but
-    the tokenizer's `add_bos`). With `lm_models` (config lm.models), every model must be one
-    of those or a paper model."""
-    p = {k: v for k, v in section.items() if k != "add_bos"}
-    for d in p["datasets"]:
+) -> McIclSettings:
+    """`section` is the resolved config["mc_icl"] (every key present: no default is repeated
+    here). With `lm_models` (config lm.models), every model must be one of those or a paper
+    model; the selection and figure datasets must be among the run's."""
+    for d in section["datasets"]:
         if d not in TASKS:
             raise ValueError(
                 f"config mc_icl.datasets ({config_where('mc_icl.datasets')}): unknown dataset {d!r}; "
@@ -54,34 +82,51 @@ def effective(
             )
     if lm_models is not None:
         known = sorted(set(lm_models) | set(PAPER_MODELS))
-        for m in p["models"]:
+        for m in section["models"]:
             if m not in known:
                 raise ValueError(
                     f"config mc_icl.models ({config_where('mc_icl.models')}): unknown model {m!r}; known "
                     f"(config lm.models and the paper's): {known}"
                 )
-    sel = p["selection"]
-    for key, allowed in (("models", p["models"]), ("datasets", p["datasets"])):
-        bad = [x for x in sel[key] if x not in allowed]
+    sel = section["selection"]
+    for key in ("models", "datasets"):
+        bad = [x for x in sel[key] if x not in section[key]]
         if bad:
             raise ValueError(
                 f"config mc_icl.selection.{key} ({config_where(f'mc_icl.selection.{key}')}): {bad} "
-                f"not in mc_icl.{key}: {allowed}"
+                f"not in mc_icl.{key}: {list(section[key])}"
             )
     for key in ("figure2_dataset", "figure3_dataset"):
-        if p[key] not in p["datasets"]:
+        if section[key] not in section["datasets"]:
             raise ValueError(
-                f"config mc_icl.{key} = {p[key]!r} ({config_where(f'mc_icl.{key}')}) is not in "
-                f"mc_icl.datasets: {p['datasets']}"
+                f"config mc_icl.{key} = {section[key]!r} ({config_where(f'mc_icl.{key}')}) is "
+                f"not in mc_icl.datasets: {list(section['datasets'])}"
             )
-    return p
+    return McIclSettings(
+        scale=section["scale"],
+        models=tuple(section["models"]),
+        datasets=tuple(section["datasets"]),
+        num_demos=int(section["num_demos"]),
+        num_permutations=int(section["num_permutations"]),
+        num_trials=int(section["num_trials"]),
+        num_eval=int(section["num_eval"]),
+        selection=Selection(
+            models=tuple(sel["models"]),
+            datasets=tuple(sel["datasets"]),
+            set_size=int(sel["set_size"]),
+            z_threshold=float(sel["z_threshold"]),
+        ),
+        figure2_dataset=section["figure2_dataset"],
+        figure3_dataset=section["figure3_dataset"],
+        add_bos=bool(section["add_bos"]),
+    )
 
 
-def one_shot_figures(p: Mapping[str, Any]) -> dict[int, str]:
+def one_shot_figures(p: McIclSettings) -> dict[int, str]:
     """Appendix figures 5-12 whose dataset this configuration runs."""
-    return {n: d for n, d in ONE_SHOT_FIGURES.items() if d in p["datasets"]}
+    return {n: d for n, d in ONE_SHOT_FIGURES.items() if d in p.datasets}
 
 
-def trial_figures(p: Mapping[str, Any]) -> dict[int, str]:
+def trial_figures(p: McIclSettings) -> dict[int, str]:
     """Appendix figures 13-20 whose dataset this configuration runs."""
-    return {n: d for n, d in TRIAL_FIGURES.items() if d in p["datasets"]}
+    return {n: d for n, d in TRIAL_FIGURES.items() if d in p.datasets}

@@ -16,7 +16,7 @@ from typing import Any
 
 from evalsci.data.glue import EVAL_SPLIT, load_glue
 from evalsci.studies.mc_icl.inference import plan_rows, score_plan
-from evalsci.studies.mc_icl.params import RUN_PATTERN
+from evalsci.studies.mc_icl.params import RUN_PATTERN, McIclSettings
 from evalsci.studies.mc_icl.sampler import eval_subsample, plan_fixed, plan_trial
 from evalsci.studies.mc_icl.scores import write_scores
 from evalsci.studies.mc_icl.templates import template
@@ -41,16 +41,16 @@ def make_plan(
     dataset: str,
     run: str,
     train: list[dict],
-    params: Mapping[str, Any],
+    params: McIclSettings,
     seed: int,
     sets_path: str | os.PathLike | None = None,
 ):
     kind, which = parse_run(run)
     if kind == "trial":
-        if which >= params["num_trials"]:
-            raise ValueError(f"{run}: config has only {params['num_trials']} trials")
+        if which >= params.num_trials:
+            raise ValueError(f"{run}: config has only {params.num_trials} trials")
         return plan_trial(
-            len(train), params["num_demos"], params["num_permutations"], seed, dataset, which
+            len(train), params.num_demos, params.num_permutations, seed, dataset, which
         )
     if sets_path is None:
         raise ValueError(f"{run} needs the selected sets (sets.json)")
@@ -62,7 +62,7 @@ def make_plan(
             "threshold); run more trials or demonstrations"
         )
     pos = {e["idx"]: i for i, e in enumerate(train)}
-    return plan_fixed([pos[i] for i in ids], params["num_permutations"], seed, dataset, which)
+    return plan_fixed([pos[i] for i in ids], params.num_permutations, seed, dataset, which)
 
 
 def run_shard(
@@ -70,14 +70,13 @@ def run_shard(
     model_spec: Mapping[str, Any] | str,
     dataset: str,
     run: str,
-    params: Mapping[str, Any],
+    params: McIclSettings,
     seed: int,
     out: str | os.PathLike,
     *,
     glue_root: str | os.PathLike | None = None,
     sets_path=None,
     lm: Mapping[str, Any] | None = None,
-    add_bos: bool = False,
     progress: bool = True,
 ) -> None:
     """Score one shard and write its scores table. `lm` is config["lm"] (device, cpu_dtype,
@@ -87,7 +86,7 @@ def run_shard(
 
     lm = lm or {}
     train, val = load_data(dataset, glue_root)
-    queries = [val[i] for i in eval_subsample(len(val), params["num_eval"], seed, dataset)]
+    queries = [val[i] for i in eval_subsample(len(val), params.num_eval, seed, dataset)]
     plan = make_plan(dataset, run, train, params, seed, sets_path)
     spec = dict(model_spec) if isinstance(model_spec, Mapping) else model_spec
     where = placement(lm, spec)
@@ -97,7 +96,7 @@ def run_shard(
     log.info(
         "loaded %s on %s (%s) in %.1f s", model_name, device, model.dtype, time.perf_counter() - t0
     )
-    scorer = make_scorer(model, tok, add_bos=add_bos, **where.batch)
+    scorer = make_scorer(model, tok, add_bos=params.add_bos, **where.batch)
     tmpl = template(dataset)
     log.info(
         "%s %s %s: K=%d P=%d on %d validation examples",

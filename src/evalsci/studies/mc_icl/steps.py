@@ -8,23 +8,24 @@ import logging
 
 import pandas as pd
 
+from evalsci.studies.mc_icl.params import McIclSettings
 from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 
 
-def maxrandom_requests(params: dict, seed: int, out) -> None:
+def maxrandom_requests(params: McIclSettings, seed: int, out) -> None:
     """Rule mc_icl_maxrandom_requests: the (n, labels, t) of every selection of Figures 1-4."""
     from evalsci.maxrandom.requests import write_requests
 
     from .maxrandom_requests import requests
 
-    df = write_requests(requests(params["datasets"], params, seed), out)
+    df = write_requests(requests(list(params.datasets), params, seed), out)
     print(df.to_string())
 
 
 def make_accuracy_tables(
-    score_paths, baselines_path, params: dict, accuracy_out, summary_out
+    score_paths, baselines_path, params: McIclSettings, accuracy_out, summary_out
 ) -> None:
     """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv and the summary table."""
     from evalsci.tables import write_table
@@ -36,20 +37,20 @@ def make_accuracy_tables(
     acc = accuracy_by_k(read_scores(score_paths))
     with atomic_path(accuracy_out) as tmp:
         acc.to_csv(tmp, index=False)
-    table = summary(acc, read_baselines(baselines_path), params["num_eval"])
+    table = summary(acc, read_baselines(baselines_path), params.num_eval)
     write_table(table, summary_out)
     print(table.to_string())
 
 
 def selection(
-    score_paths, dataset: str, glue_root, params: dict, seed: int, values_out, sets_out
+    score_paths, dataset: str, glue_root, params: McIclSettings, seed: int, values_out, sets_out
 ) -> None:
     """Rule mc_icl_selection: Section 5.2 values, Z-scores and the high/low/random sets."""
     from .scores import read_scores
     from .selection import example_values, passed, random_set, select
     from .shards import load_data
 
-    size, z = params["selection"]["set_size"], params["selection"]["z_threshold"]
+    size, z = params.selection.set_size, params.selection.z_threshold
     values = example_values(read_scores(score_paths))
     sets = select(values, size, z)
     if min(len(sets["high"]), len(sets["low"])) < size:
@@ -70,7 +71,7 @@ def selection(
     print(values.to_string(), sets, sep="\n")
 
 
-def make_figure(n: int, accuracy_path, baselines_path, params: dict, outputs) -> None:
+def make_figure(n: int, accuracy_path, baselines_path, params: McIclSettings, outputs) -> None:
     """Rule mc_icl_make_figure: Figure n (1, 2, 3, 5-20) from the accuracy table."""
     from . import figures
     from .params import one_shot_figures, trial_figures
@@ -79,13 +80,13 @@ def make_figure(n: int, accuracy_path, baselines_path, params: dict, outputs) ->
     acc = check_accuracy(pd.read_csv(accuracy_path), accuracy_path)
     base = figures.read_baselines(baselines_path)
     if n == 1:
-        figures.figure1(acc, base, params["models"], params["datasets"], outputs)
+        figures.figure1(acc, base, list(params.models), list(params.datasets), outputs)
     elif n == 2 or n in trial_figures(params):
-        d = params["figure2_dataset"] if n == 2 else trial_figures(params)[n]
-        figures.permutation_curves(acc, base, params["models"], d, 0, outputs)
+        d = params.figure2_dataset if n == 2 else trial_figures(params)[n]
+        figures.permutation_curves(acc, base, list(params.models), d, 0, outputs)
     elif n == 3 or n in one_shot_figures(params):
-        d = params["figure3_dataset"] if n == 3 else one_shot_figures(params)[n]
-        figures.one_shot(acc, base, params["models"], d, outputs)
+        d = params.figure3_dataset if n == 3 else one_shot_figures(params)[n]
+        figures.one_shot(acc, base, list(params.models), d, outputs)
     else:
         raise ValueError(f"figure {n}: its dataset is not in config mc_icl.datasets")
 

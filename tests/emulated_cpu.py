@@ -9,10 +9,12 @@ environment at `root` whose `bin/python` is a wrapper: `python -m snakemake ...`
 qemu. The environment shares the real one's packages (lib/ is a link) and keeps the wrapper's
 path as sys.executable, so jobs started by jobs are emulated too.
 
-    python -m evalsci.emulated_cpu ROOT CPU     (prints ROOT/bin/python; used by
-                                                 scripts/check_reproducible.sh --qemu CPU)
+    python tests/emulated_cpu.py ROOT CPU     (prints ROOT/bin/python; used by
+                                               scripts/check_reproducible.sh --qemu CPU)
 
-Used by tests/test_portable_qemu.py (marker `qemu`) and scripts/check_reproducible.sh.
+Used by tests/test_portable_qemu.py (marker `qemu`) and scripts/check_reproducible.sh. It
+lives beside the tests, not in the package: nothing the workflow or `evalsci` runs needs it.
+Standard library only, so the shell script can run it as a file.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def emulated_python(
     # sys.executable, which Snakemake uses to start each script job.
     py.write_text(
         "#!/bin/bash\n"
-        f"# evalsci.emulated_cpu: jobs on an emulated {cpu} CPU; snakemake itself natively\n"
+        f"# tests/emulated_cpu.py: jobs on an emulated {cpu} CPU; snakemake itself natively\n"
         'if [[ "$1" == -m && "$2" == snakemake ]]; then\n'
         f'  exec -a "$0" {real} "$@"\n'
         "fi\n"
@@ -73,5 +75,5 @@ def emulated_python(
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python -m evalsci.emulated_cpu ROOT CPU")
+        sys.exit("usage: python tests/emulated_cpu.py ROOT CPU")
     print(emulated_python(sys.argv[1], sys.argv[2]))
