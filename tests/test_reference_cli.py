@@ -165,7 +165,7 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     new.to_csv(tmp_path / "new.csv", index=False)
     ref = tmp_path / "ref.csv"
     assert main(["reference", "select", str(tmp_path / "known.csv"), "--n", "100",
-                 "--out", str(ref)]) == 0  # fmt: skip
+                 "--selector", "clustering_irt", "--out", str(ref)]) == 0  # fmt: skip
     capsys.readouterr()
     assert main(["reference", "predict", str(tmp_path / "known.csv"), "--reference", str(ref),
                  "--new", str(tmp_path / "new.csv")]) == 0  # fmt: skip

@@ -52,7 +52,7 @@ SELECTORS: dict[str, tuple[str, str | None]] = {
     "tinybenchmarks_irt": ("anchor", "irt"),
 }
 NEEDS_TEXT = ("random_best_of", "clustering_embeddings", "factor_analysis_embeddings")
-DEFAULT_SELECTOR = "clustering_irt"
+DEFAULT_SELECTOR = "clustering_success"  # scikit-learn only: works in the light install
 MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
 IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1
 
@@ -76,6 +76,13 @@ def allocate(sizes: list[int], n: int) -> list[int]:
 
 
 def _irt_features(success: np.ndarray, seed: int) -> np.ndarray:
+    try:
+        import torch  # noqa: F401  (the IRT fit's optimiser)
+    except ImportError:
+        raise AuditInputError(
+            "the IRT selectors fit the IRT model with torch, which this install lacks: "
+            "pip install 'evalsci[workflow]', or use --selector clustering_success"
+        ) from None
     from evalsci.stats.irt import fit_mirt_2pl, item_features
 
     dims = max(1, min(IRT_DIMS, success.shape[0] - 1))
