@@ -130,10 +130,10 @@ def test_no_dataset_spec_asks_for_hub_code():
 
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
 
-    from evalsci.data.hf_classification import DatasetSpec, _specs
+    from evalsci.data.hf_classification import DatasetSpec, load_specs
 
     assert "trust_remote_code" not in DatasetSpec.__dataclass_fields__
-    assert _specs()
+    assert load_specs()
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     [req] = [Requirement(r) for r in extras["optional-dependencies"]["lm"] if r.startswith("data")]
     assert req.name == "datasets"

@@ -79,6 +79,27 @@ def test_registry_matches_table2_and_released_results(mirror):
     assert hfc.get_spec("SetFit/enron_spam").key == "enron_spam"
 
 
+def test_spec_file_errors_name_the_file_and_entry(tmp_path):
+    """The table lives in `hf_classification.yaml`; a bad entry names the file and entry."""
+    bad = tmp_path / "specs.yaml"
+    bad.write_text(
+        "- {key: a, hub: a, class_names: [x, y], task_description: t}\n"
+        "- {key: b, hub: b, class_names: [x], task_description: t, trust_remote_code: true}\n"
+    )
+    with pytest.raises(hfc.ClassificationDataError, match=r"specs\.yaml: entry 1 \(b\)"):
+        hfc.load_specs(bad)
+    bad.write_text("- {key: a, hub: a, class_names: [x], task_description: t}\n" * 2)
+    with pytest.raises(hfc.ClassificationDataError, match="duplicate key 'a'"):
+        hfc.load_specs(bad)
+    # `drop_long` is the author's < 1000-character filter; lists become tuples
+    good = tmp_path / "good.yaml"
+    good.write_text(
+        "- {key: a, hub: a, class_names: [x, y], task_description: t, drop_long: true}\n"
+    )
+    (spec,) = hfc.load_specs(good).values()
+    assert spec.max_chars == 1000 and spec.class_names == ("x", "y")
+
+
 def test_processing_follows_the_authors_setup(tmp_path):
     app = pd.DataFrame({"review": ["bad", "ok", "great"], "star": [1, 3, 5], "x": 0})
     assert hfc.process(hfc.get_spec("app_reviews"), app)["label"].tolist() == [0, 2, 4]

@@ -343,6 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--t", type=_t_value, action="append", required=True)
     a.set_defaults(func=cmd_auc)
 
+    from evalsci.assess.command import add_parser as add_reference
+
+    add_reference(sub)
     au = sub.add_parser(
         "audit",
         help="judge your own results against the standard and the max "

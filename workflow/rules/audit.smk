@@ -27,28 +27,11 @@ rule audit_data_leaderboard:
         "../scripts/audit_data.py"
 
 
-rule audit_data_from_baselines:
-    """The baselines study's own released results as runs: each model's best Mizrahi et al.
-    paraphrase, every prompt of Yauney & Mimno's 288 experiments (read by that study's code)."""
-    input:
-        bundle=audit_bundle,
-    output:
-        runs=audit_runs_file("{au_source}"),
-    log:
-        "logs/audit/data_{au_source}.log",
-    wildcard_constraints:
-        au_source="|".join(AUDIT_FROM_BASELINES),
-    conda:
-        ENV["core"]
-    params:
-        source="{au_source}",
-    script:
-        "../scripts/audit_data_from_baselines.py"
-
-
 rule audit_data:
-    """One other released source normalised into runs (task, model, t kind, t, n, labels,
-    correct, accuracy)."""
+    """A released source other than the leaderboard normalised into runs (task, model,
+    t kind, t, n, labels, correct, accuracy). The baselines study's own released results
+    (each model's best Mizrahi et al. paraphrase, every prompt of Yauney & Mimno's 288
+    experiments) are read by that study's code."""
     input:
         bundle=audit_bundle,
     output:
@@ -56,7 +39,7 @@ rule audit_data:
     log:
         "logs/audit/data_{au_source}.log",
     wildcard_constraints:
-        au_source="|".join(AUDIT_OTHER),
+        au_source="|".join(AUDIT_RUNS_ONLY),
     conda:
         ENV["core"]
     params:

@@ -13,11 +13,9 @@ AUDIT_BUNDLE = {
     "openai_evals": "cfi_ground_truth",
 }
 AUDIT_SCOPE = "results/audit/data/open_llm_leaderboard_v2_out_of_scope.csv"
-# sources read by the baselines study's code (evalsci.studies.baselines.audit_runs)
-AUDIT_FROM_BASELINES = ["mizrahi_paraphrases", "baselines_prompts"]
-AUDIT_OTHER = [
-    s for s in AUDIT_SOURCES if s not in ("open_llm_leaderboard_v2", *AUDIT_FROM_BASELINES)
-]
+# the sources of the audit_data rule: all but the leaderboard, whose rule also writes its
+# out-of-scope list
+AUDIT_RUNS_ONLY = [s for s in AUDIT_SOURCES if s != "open_llm_leaderboard_v2"]
 
 
 def audit_runs_file(source):

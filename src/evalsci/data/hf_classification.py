@@ -1,6 +1,7 @@
 """The 25 text-classification datasets of the tapt paper (002, Table 2), plus SST-2 offline.
 
-Each `DatasetSpec` records how the author (kddubey/pretrain-on-test, `src/pretrain_on_test/
+Each `DatasetSpec` (one entry of the data file `hf_classification.yaml`, read by
+`load_specs`) records how the author (kddubey/pretrain-on-test, `src/pretrain_on_test/
 data.py`) turns one Hugging Face dataset into a frame with a `text` (non-empty str) and a
 `label` (0..K-1) column: hub path and config, text column(s), label column and mapping,
 filters, and the class names and one-line task description used in the zero-shot prompts.
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 # The author filters some very long texts out: only texts with < 1000 characters are kept.
 NUM_CHARACTERS_MAX = 1000
@@ -65,299 +67,34 @@ class DatasetSpec:
         return len(self.class_names)
 
 
-def _specs() -> dict[str, DatasetSpec]:
-    S = DatasetSpec
-    m = NUM_CHARACTERS_MAX
-    specs = [
-        S(
-            "ag_news",
-            "ag_news",
-            ("World", "Sports", "Business", "Sci/Tech"),
-            "The text is a news article. Answer with its topic.",
-        ),
-        S(
-            "amazon_counterfactual_en",
-            "SetFit/amazon_counterfactual_en",
-            ("not counterfactual", "counterfactual"),
-            "The text is an Amazon product review. Answer with whether or not the text "
-            "contains a counterfactual statement, which describes an event that did not or "
-            "cannot take place.",
-        ),
-        S(
-            "app_reviews",
-            "app_reviews",
-            ("1", "2", "3", "4", "5"),
-            "The text is an app review. Answer with a rating from 1-5, where 1 indicates that "
-            "the review says the app is bad, and 5 stars indicates that the review says the app "
-            "is great.",
-            text=("review",),
-            label="star",
-            label_shift=-1,
-        ),
-        S(
-            "blog_authorship_corpus",
-            "blog_authorship_corpus",
-            ("female", "male"),
-            "The text is a blog post. Answer with your best guess for the gender of the post's "
-            "author.",
-            label="gender",
-            label_map={"female": 0, "male": 1},
-            max_chars=m,
-        ),
-        S(
-            "clickbait_notclickbait_dataset",
-            "christinacdl/clickbait_notclickbait_dataset",
-            ("not clickbait", "clickbait"),
-            "The text is the headline of an article. Answer with whether or not the headline is "
-            "clickbait.",
-        ),
-        # Only a test split exists; the task is a modification of the original one.
-        S(
-            "climate_fever",
-            "climate_fever",
-            ("supported", "refuted", "not enough info", "disputed"),
-            "The text is a claim about climate change. Answer with how scientifically evidenced "
-            "the claim is.",
-            text=("claim",),
-            label="claim_label",
-            split="test",
-        ),
-        S(
-            "craigslist_bargains",
-            "aladar/craigslist_bargains",
-            ("bike", "car", "electronics", "furniture", "housing", "phone"),
-            "The text is a dialogue between a buyer and seller on Craigslist. Answer with the "
-            "category of the product they are discussing.",
-            drop_empty=True,
-        ),
-        S(
-            "disaster_response_messages",
-            "disaster_response_messages",
-            ("direct message", "news story", "social media post"),
-            "The text is a disaster response message. Answer with the most likely source of the "
-            "message",
-            text=("message",),
-            label="genre",
-            label_map={"direct": 0, "news": 1, "social": 2},
-            max_chars=m,
-            drop_empty=True,
-        ),
-        S(
-            "emo",
-            "aladar/emo",
-            ("others", "happy", "sad", "angry"),
-            "The text is an utterance from a dialogue. Answer with the underlying emotion of the "
-            "utterance.",
-        ),
-        S(
-            "emotion",
-            "dair-ai/emotion",
-            ("sadness", "joy", "love", "anger", "fear", "surprise"),
-            "The text is a Twitter message. Answer with its underlying emotion.",
-        ),
-        S(
-            "enron_spam",
-            "SetFit/enron_spam",
-            ("ham", "spam"),
-            "The text is the subject and message of an email. Answer with whether or not the "
-            "email is spam or ham (i.e., not spam).",
-            drop_empty=True,
-        ),
-        S(
-            "financial_phrasebank",
-            "financial_phrasebank",
-            ("negative", "neutral", "positive"),
-            "The text is a sentence from financial news. Answer with the sentiment of this "
-            "sentence.",
-            config="sentences_allagree",
-            text=("sentence",),
-        ),
-        S(
-            "FRENK-hate-en",
-            "classla/FRENK-hate-en",
-            ("LGBT", "migrants"),
-            "The text is a Facebook comment on a news article. Answer with the topic of the news "
-            "article.",
-            label="topic",
-            label_map={"lgbt": 0, "migrants": 1},
-            max_chars=m,
-        ),
-        S(
-            "hyperpartisan_news_detection",
-            "hyperpartisan_news_detection",
-            ("not hyperpartisan", "hyperpartisan"),
-            "The text is the headline of a news article. Answer with whether or not it is "
-            "hyperpartisan.",
-            config="bypublisher",
-            text=("title",),
-            label="hyperpartisan",
-            label_map={False: 0, True: 1},
-            drop_empty=True,
-        ),
-        S(
-            "limit",
-            "limit",
-            ("no motion", "motion"),
-            "Answer with whether the text describes the movement of a physical entity (motion) "
-            "or not (no motion).",
-            text=("sentence",),
-            label="motion",
-            label_map={"no": 0, "yes": 1},
-        ),
-        S(
-            "massive",
-            "AmazonScience/massive",
-            (
-                "social",
-                "transport",
-                "calendar",
-                "play",
-                "news",
-                "datetime",
-                "recommendation",
-                "email",
-                "iot",
-                "general",
-                "audio",
-                "lists",
-                "qa",
-                "cooking",
-                "takeaway",
-                "music",
-                "alarm",
-                "weather",
-            ),
-            "The text is an utterance from a person to a voice assistant. Answer with the domain "
-            "of the utterance.",
-            config="en-US",
-            text=("utt",),
-            label="scenario",
-        ),
-        S(
-            "movie_rationales",
-            "movie_rationales",
-            ("negative", "positive"),
-            "The text is a movie review. Answer with its sentiment.",
-            text=("review",),
-        ),
-        S(
-            "mtop_domain",
-            "mteb/mtop_domain",
-            (
-                "messaging",
-                "calling",
-                "event",
-                "timer",
-                "music",
-                "weather",
-                "alarm",
-                "people",
-                "reminder",
-                "recipes",
-                "news",
-            ),
-            "The text is an utterance from a person to a voice assistant. Answer with the domain "
-            "of the utterance.",
-            config="en",
-        ),
-        S(
-            "patent-classification",
-            "ccdv/patent-classification",
-            (
-                "Human Necessities",
-                "Performing Operations; Transporting",
-                "Chemistry; Metallurgy",
-                "Textiles; Paper",
-                "Fixed Constructions",
-                "Mechanical Engineering; Lightning; Heating; Weapons; Blasting",
-                "Physics",
-                "Electricity",
-                "General tagging of new or cross-sectional technology",
-            ),
-            "The text is the title of a patent and its abstract. Answer with its domain.",
-            config="abstract",
-            max_chars=m,
-        ),
-        S(
-            "rotten_tomatoes",
-            "rotten_tomatoes",
-            ("negative", "positive"),
-            "The text is a movie review. Answer with its sentiment.",
-        ),
-        S(
-            "silicone",
-            "silicone",
-            ("commissive", "directive", "inform", "question"),
-            "The text is an utterance. Answer with its broader intention.",
-            config="dyda_da",
-            text=("Utterance",),
-            label="Label",
-        ),
-        S(
-            "trec",
-            "trec",
-            (
-                "Abbreviation",
-                "Entity",
-                "Description and abstract concept",
-                "Human being",
-                "Location",
-                "Numeric value",
-            ),
-            "The text is a question. Answer with the broader category it belongs to.",
-            label="coarse_label",
-        ),
-        S(
-            "tweets_hate_speech_detection",
-            "tweets_hate_speech_detection",
-            ("not hate speech", "hate speech"),
-            "The text is a tweet. Answer with whether or not it may be associated with hate "
-            "speech, i.e., it has a racist or sexist sentiment associated with it.",
-            text=("tweet",),
-        ),
-        S(
-            "yahoo_answers_topics",
-            "yahoo_answers_topics",
-            (
-                "Society & Culture",
-                "Science & Mathematics",
-                "Health",
-                "Education & Reference",
-                "Computers & Internet",
-                "Sports",
-                "Business & Finance",
-                "Entertainment & Music",
-                "Family & Relationships",
-                "Politics & Government",
-            ),
-            "The text is a question title and body from Yahoo Answers. Answer with its topic.",
-            text=("question_title", "question_content"),
-            label="topic",
-        ),
-        S(
-            "yelp_review_full",
-            "yelp_review_full",
-            ("1", "2", "3", "4", "5"),
-            "The text is a Yelp review. Answer with a rating from 1-5, where 1 indicates that the "
-            "review says the business is bad, and 5 stars indicates that the review says the "
-            "business is great.",
-        ),
-        # Not in the paper: the embedded offline default (GLUE SST-2 train, 67,349 phrases).
-        S(
-            "sst2",
-            "nyu-mll/glue",
-            ("negative", "positive"),
-            "The text is a phrase from a movie review. Answer with its sentiment.",
-            config="sst2",
-            text=("sentence",),
-            paper=False,
-            source="glue",
-        ),
-    ]
-    return {s.key: s for s in specs}
+SPECS_FILE = Path(__file__).with_name("hf_classification.yaml")
+_TUPLE_FIELDS = ("class_names", "text", "tags")
 
 
-SPECS: dict[str, DatasetSpec] = _specs()
+def load_specs(path: Path = SPECS_FILE) -> dict[str, DatasetSpec]:
+    """The specs of `path` (a YAML list of DatasetSpec fields), by key, in file order."""
+    entries = yaml.safe_load(path.read_text())
+    if not isinstance(entries, list):
+        raise ClassificationDataError(f"{path}: expected a list of dataset specs")
+    specs: dict[str, DatasetSpec] = {}
+    for n, entry in enumerate(entries):
+        kw = dict(entry)
+        for name in _TUPLE_FIELDS:
+            if name in kw:
+                kw[name] = tuple(kw[name])
+        if kw.pop("drop_long", False):
+            kw["max_chars"] = NUM_CHARACTERS_MAX
+        try:
+            spec = DatasetSpec(**kw)
+        except TypeError as e:
+            raise ClassificationDataError(f"{path}: entry {n} ({entry.get('key')}): {e}") from e
+        if spec.key in specs:
+            raise ClassificationDataError(f"{path}: entry {n}: duplicate key {spec.key!r}")
+        specs[spec.key] = spec
+    return specs
+
+
+SPECS: dict[str, DatasetSpec] = load_specs()
 PAPER_DATASETS: tuple[str, ...] = tuple(k for k, s in SPECS.items() if s.paper)
 
 

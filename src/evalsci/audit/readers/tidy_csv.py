@@ -311,8 +311,12 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
         choices, labels = _labels_block(col["labels"], n, where, offset)
     # an item of one option is always answered right: fewer correct than such items is no score
     # (labels: `choices` holds the one number of options, or 0 and `labels` the mixed counts)
-    mixed = [json.loads(x).get("1", 0) if x else 0 for x in labels]
-    single = np.where(choices == 1, n, np.asarray(mixed, dtype=float))
+    mixed = np.zeros(size)
+    if (choices == 0).any():  # each distinct text parsed once, not a million rows in Python
+        codes, uniq = pd.factorize(labels[choices == 0])
+        ones = [json.loads(x).get("1", 0) for x in uniq]
+        mixed[choices == 0] = np.asarray(ones, dtype=float)[codes]
+    single = np.where(choices == 1, n, mixed)
     short = np.asarray(correct) < single
     if short.any():
         i = int(np.flatnonzero(short)[0])

@@ -1,0 +1,155 @@
+"""`evalsci reference select|predict`: the assessors paper's "100 instances" on anyone's results.
+
+Exit codes are those of `evalsci audit` (docs/audit.md): 0 done, 2 bad input (a clear error
+naming the file, model, task or item), 3 every input read but nothing in it usable (no task
+with a random baseline, so the audit's readers returned nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["add_parser"]
+
+EXIT_NOTHING = 3
+
+
+def _read(paths, metric, what):
+    from evalsci.audit.records import NothingToAudit
+
+    from .responses import read_responses
+
+    try:
+        got = read_responses(paths, metric=metric)
+    except NothingToAudit as e:
+        print(f"evalsci reference: {what}: {e}", file=sys.stderr)
+        return None
+    for s in got.skipped:
+        print(f"evalsci reference: passed over {s}", file=sys.stderr)
+    return got.frame
+
+
+def _known_matrix(frame):
+    from .responses import success_matrix
+
+    m = success_matrix(frame)
+    if m.dropped:
+        print(
+            f"evalsci reference: {m.dropped} items not answered by every known model are left "
+            f"out; {m.success.shape[1]} items shared by {len(m.models)} models remain",
+            file=sys.stderr,
+        )
+    return m
+
+
+def samples_list(ref) -> dict:
+    """{task: [item ids]}: integers where every id of the task is one (lm-eval doc ids), the
+    JSON that lm-eval's `--samples` accepts."""
+    out = {}
+    for task, g in ref.groupby("task", sort=False):
+        ids = g["item"].astype(str).tolist()
+        out[task] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else ids
+    return out
+
+
+def cmd_select(args) -> int:
+    from .refset import select_reference
+
+    frame = _read(args.results, args.metric, "results")
+    if frame is None:
+        return EXIT_NOTHING
+    m = _known_matrix(frame)
+    ref = select_reference(m, args.n, args.selector, seed=args.seed)
+    out = Path(args.out)
+    samples = out.with_suffix(".samples.json")
+    text = json.dumps(samples_list(ref), indent=1) + "\n"
+    ref.to_csv(out, index=False, float_format="%.6g")
+    samples.write_text(text)
+    print(
+        f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} models) "
+        f"and {samples} (item ids per task; lm-eval: --samples {samples})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_predict(args) -> int:
+    import pandas as pd
+
+    from evalsci.audit.records import AuditInputError
+
+    from .refset import predict_new
+
+    try:
+        ref = pd.read_csv(args.reference, dtype={"task": str, "item": str})
+    except (OSError, pd.errors.ParserError) as e:
+        raise AuditInputError(f"{args.reference}: cannot read ({e})") from None
+    if not {"task", "item"} <= set(ref.columns):
+        raise AuditInputError(f"{args.reference}: needs columns task, item")
+    known = _read(args.results, args.metric, "known models' results")
+    if known is None:
+        return EXIT_NOTHING
+    new = _read(args.new, args.metric, "new models' results")
+    if new is None:
+        return EXIT_NOTHING
+    clash = sorted(set(new["model"]) & set(known["model"]))
+    if clash:
+        raise AuditInputError(f"model {clash[0]!r} is among both the known and the new models")
+    m = _known_matrix(known)
+    outcomes = {
+        model: dict(
+            zip(zip(g["task"], g["item"], strict=True), g["correct"].astype(int), strict=True)
+        )
+        for model, g in new.groupby("model", sort=True)
+    }
+    acc, items = predict_new(m, ref, outcomes, alpha=args.alpha, seed=args.seed)
+    table = items if args.items else acc
+    table.to_csv(sys.stdout, index=False)
+    print(
+        "evalsci reference: interval = split-conformal over the known models (each held out, "
+        f"|true - estimated accuracy| quantile at level {1 - args.alpha}); docs/reference.md",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def add_parser(sub) -> None:
+    from .refset import DEFAULT_SELECTOR, NEEDS_TEXT, SELECTORS
+
+    r = sub.add_parser(
+        "reference",
+        help="choose ~100 reference items from your models' per-item results, and predict a "
+        "new model's accuracy from its results on them (docs/reference.md)",
+    )
+    verbs = r.add_subparsers(dest="verb", required=True)
+    inputs = (
+        "per-item results of the known models: any per-item format `evalsci audit` reads "
+        "(lm-eval samples, inspect-ai logs, HELM, lighteval details, Every Eval Ever "
+        "_samples.jsonl) or a CSV with columns model,task,item,correct"
+    )
+    s = verbs.add_parser("select", help="choose n reference items")
+    s.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
+    s.add_argument("--n", type=int, default=100)
+    s.add_argument(
+        "--selector",
+        default=DEFAULT_SELECTOR,
+        help=f"one of {', '.join(SELECTORS)} (default {DEFAULT_SELECTOR}); "
+        f"{', '.join(NEEDS_TEXT)} need instance text and are not available",
+    )
+    s.add_argument("--out", required=True, help="ref.csv (task,item,weight); beside it "
+                   "<stem>.samples.json: item ids per task (lm-eval --samples)")  # fmt: skip
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    s.set_defaults(func=cmd_select)
+    p = verbs.add_parser("predict", help="predict new models' accuracy from the reference items")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
+    p.add_argument("--reference", required=True, help="the ref.csv of `select`")
+    p.add_argument("--new", nargs="+", required=True, help="the new models' per-item results")
+    p.add_argument("--format", choices=["csv"], default="csv")
+    p.add_argument("--items", action="store_true", help="per-item predictions instead")
+    p.add_argument("--alpha", type=float, default=0.1, help="1 - the interval's level")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    p.set_defaults(func=cmd_predict)

@@ -1,0 +1,301 @@
+"""Reference items from anyone's per-item results, and a new model's accuracy predicted from them.
+
+`select_reference(matrix, n, selector)`: n reference items, spread over the tasks in
+proportion to their sizes (largest remainders, at least one per task), each task's share
+chosen by a selector of the assessors paper (`evalsci.assess.selectors`) on the known models'
+success, or by `tinybenchmarks_irt`: KMeans on the items' IRT parameters (`evalsci.stats.irt`)
+with the nearest item to each centroid as anchor and the centroid's cluster share as its
+weight (Polo et al., tinyBenchmarks, ICML 2024, Section 3.2 "IRT" anchor points).
+Without instance text, the paper's three embedding selectors are not available.
+
+`predict_new(matrix, reference, new)`: the generic assessor of the paper (Section 3.2),
+success features only: a row (model l, item i) has features
+    [z_l, s_i, z_l * s_i, d_i]
+where z_l is the model's 0/1 success on the r reference items, s_ik the agreement of item i
+with reference item k over the known models (the fraction of models that got both right or
+both wrong: the stand-in for the paper's embedding similarity) and d_i the item's mean success;
+for a training row of known model l, s and d are computed without model l (its own outcome
+would leak the label). An L2 logistic regression (the paper's `LogisticRegression()`) is fitted
+on up to `max_rows` training rows. A task's accuracy estimate is
+    (sum of the observed reference outcomes + sum of predicted P(success) elsewhere) / n_task.
+Its interval is split-conformal over models (Vovk et al. 2005; Lei et al. 2018, JASA 113,
+"Distribution-free predictive inference for regression", Section 2.2, with the known models as
+calibration set): each of K known models is held out in turn, the assessor refitted on the
+others and the held-out model's accuracy estimated from its reference outcomes; the half-width
+is the ceil((K + 1)(1 - alpha))-th smallest |true - estimate| of the task. If that rank
+exceeds K (too few known models), the interval is [0, 1], said in the `note` column.
+Coverage holds for a new model exchangeable with the known ones; the references were chosen
+with the calibration models in, so it is somewhat optimistic (tested on real data:
+tests/test_reference_cli.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from evalsci.audit.records import AuditInputError
+
+from .responses import Matrix
+
+__all__ = ["SELECTORS", "DEFAULT_SELECTOR", "select_reference", "predict_new", "allocate"]
+
+# selector -> (method, features); the paper's text-free five, and tinyBenchmarks' IRT anchors
+SELECTORS: dict[str, tuple[str, str | None]] = {
+    "random": ("random", None),
+    "clustering_success": ("kmeans", "success"),
+    "clustering_irt": ("kmeans", "irt"),
+    "factor_analysis_success": ("factor_analysis", "success"),
+    "factor_analysis_irt": ("factor_analysis", "irt"),
+    "tinybenchmarks_irt": ("anchor", "irt"),
+}
+NEEDS_TEXT = ("random_best_of", "clustering_embeddings", "factor_analysis_embeddings")
+DEFAULT_SELECTOR = "clustering_success"  # scikit-learn only: works in the light install
+MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
+IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1
+
+
+def allocate(sizes: list[int], n: int) -> list[int]:
+    """n split over tasks of `sizes` in proportion (largest remainders), at least 1 each."""
+    total = sum(sizes)
+    if n < len(sizes):
+        raise AuditInputError(
+            f"--n {n} is fewer than the {len(sizes)} tasks: every task needs a reference item"
+        )
+    if n > total:
+        raise AuditInputError(f"--n {n} exceeds the {total} items the known models share")
+    rest = n - len(sizes)
+    quota = [rest * (s - 1) / (total - len(sizes)) if total > len(sizes) else 0 for s in sizes]
+    base = [1 + math.floor(q) for q in quota]
+    order = sorted(range(len(sizes)), key=lambda k: (-(quota[k] - math.floor(quota[k])), k))
+    for k in order[: n - sum(base)]:
+        base[k] += 1
+    return base
+
+
+def _irt_features(success: np.ndarray, seed: int) -> np.ndarray:
+    try:
+        import torch  # noqa: F401  (the IRT fit's optimiser)
+    except ImportError:
+        raise AuditInputError(
+            "the IRT selectors fit the IRT model with torch, which this install lacks: "
+            "pip install 'evalsci[workflow]', or use --selector clustering_success"
+        ) from None
+    from evalsci.stats.irt import fit_mirt_2pl, item_features
+
+    dims = max(1, min(IRT_DIMS, success.shape[0] - 1))
+    return item_features(fit_mirt_2pl(success.astype(float), dims=dims, seed=seed))
+
+
+def select_reference(
+    m: Matrix, n: int, selector: str = DEFAULT_SELECTOR, seed: int = 0
+) -> pd.DataFrame:
+    """`task, item, weight` of the n reference items (weight: the item's share of its task
+    for tinybenchmarks_irt, else 1 / the task's number of references)."""
+    from evalsci.assess import selectors as sel
+
+    if selector in NEEDS_TEXT:
+        raise AuditInputError(
+            f"selector {selector!r} needs instance embeddings, and per-item results hold no "
+            f"instance text; use one of {sorted(SELECTORS)}"
+        )
+    if selector not in SELECTORS:
+        raise AuditInputError(f"unknown selector {selector!r}; use one of {sorted(SELECTORS)}")
+    method, feats = SELECTORS[selector]
+    n_models = len(m.models)
+    if method != "random" and n_models < MIN_MODELS:
+        raise AuditInputError(
+            f"selector {selector!r} needs results of at least {MIN_MODELS} models; got "
+            f"{n_models} ({', '.join(m.models)})"
+        )
+    y = m.success.T  # items x models
+    varying = y.min(axis=1) != y.max(axis=1)
+    if feats and not varying.any():
+        raise AuditInputError(
+            f"selector {selector!r}: every item has the same outcome for every model (constant "
+            "columns): success carries nothing to select by; use --selector random"
+        )
+    x = _irt_features(m.success, seed) if feats == "irt" else y.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    tasks = m.items["task"].to_numpy()
+    names = list(dict.fromkeys(tasks))
+    shares = allocate([int((tasks == t).sum()) for t in names], n)
+    rows = []
+    for t, k in zip(names, shares, strict=True):
+        pos = np.flatnonzero(tasks == t)
+        w = np.full(k, 1.0 / k)
+        if method == "random":
+            pick = sel.select_random(len(pos), k, y[pos], rng)
+        elif method == "kmeans":
+            pick = sel.select_kmeans(x[pos], k, seed)
+        elif method == "factor_analysis":
+            pick = sel.select_factor_analysis(x[pos], k, seed)
+        else:
+            pick, w = _anchors(x[pos], k, seed)
+        for p, wi in zip(pick, w, strict=True):
+            rows.append((t, m.items["item"].iloc[pos[p]], float(wi)))
+    return pd.DataFrame(rows, columns=["task", "item", "weight"])
+
+
+def _anchors(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """tinyBenchmarks' anchor points: KMeans(k); the item nearest each centroid, weighted by
+    its cluster's share of the items (sorted by item position)."""
+    import warnings
+
+    from sklearn.cluster import KMeans
+
+    from evalsci.assess.selectors import _nearest_unique
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fewer distinct points than clusters
+        km = KMeans(n_clusters=k, n_init="auto", random_state=seed).fit(x)
+    pick = _nearest_unique(np.asarray(x, dtype=np.float64), km.cluster_centers_)
+    w = np.bincount(km.labels_, minlength=k) / len(x)
+    order = np.argsort(pick, kind="stable")
+    return pick[order], w[order]
+
+
+# ---------------------------------------------------------------------------------------------
+# prediction
+
+
+def _features(z: np.ndarray, agree: np.ndarray, diff: np.ndarray) -> np.ndarray:
+    """Rows [z, s, z * s, d] for one model's reference outcomes z (r) and items' s (n x r)."""
+    n = agree.shape[0]
+    zz = np.broadcast_to(z.astype(np.float32), (n, z.size))
+    return np.hstack([zz, agree, zz * agree, diff[:, None]]).astype(np.float32)
+
+
+def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+    """The assessor fitted on known models y (models x items); returns (clf, agree, diff) with
+    the all-model agreement and difficulty for predicting a new model, or clf None when the
+    training labels are constant (the prediction is then that constant)."""
+    from evalsci.assess.classifiers import make_classifier
+
+    n_models, n_items = y.shape
+    rest = np.setdiff1d(np.arange(n_items), ref)
+    yf = y.astype(np.float32)
+    yr = yf[:, ref]
+    agree_count = yf.T @ yr + (1 - yf).T @ (1 - yr)  # items x r: models agreeing
+    total = yf.sum(axis=0)
+    rows = rng.choice(n_models * len(rest), size=min(max_rows, n_models * len(rest)), replace=False)
+    rows.sort()
+    mod, it = rows // len(rest), rest[rows % len(rest)]
+    x, lab = [], []
+    for j in np.unique(mod):
+        ii = it[mod == j]
+        own = (yf[j, ii][:, None] == yr[j][None, :]).astype(np.float32)
+        agree = (agree_count[ii] - own) / (n_models - 1)
+        diff = (total[ii] - yf[j, ii]) / (n_models - 1)
+        x.append(_features(yr[j], agree, diff))
+        lab.append(y[j, ii])
+    x, lab = np.vstack(x), np.concatenate(lab).astype(int)
+    clf = None
+    if lab.min() != lab.max():
+        clf = make_classifier("logreg_l2_C1").fit(x, lab)
+    const = float(lab[0])
+    return clf, const, agree_count / n_models, total / n_models
+
+
+def _predict(fit, z: np.ndarray, n_items: int) -> np.ndarray:
+    clf, const, agree, diff = fit
+    if clf is None:
+        return np.full(n_items, const)
+    return clf.predict_proba(_features(z, agree, diff))[:, 1]
+
+
+def _task_estimates(p: np.ndarray, tasks: np.ndarray, names: list[str]) -> np.ndarray:
+    return np.array([p[tasks == t].mean() for t in names])
+
+
+def predict_new(
+    m: Matrix,
+    reference: pd.DataFrame,
+    new: dict[str, dict[tuple[str, str], int]],
+    alpha: float = 0.1,
+    seed: int = 0,
+    max_rows: int = 5000,
+    max_calibration: int = 20,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-task accuracy table, per-item predictions) for each new model.
+
+    `new`: model -> {(task, item): 0/1} on (at least) the reference items."""
+    if len(m.models) < MIN_MODELS:
+        raise AuditInputError(
+            f"the assessor needs results of at least {MIN_MODELS} known models; got {len(m.models)}"
+        )
+    key = list(zip(m.items["task"], m.items["item"], strict=True))
+    pos = {k: i for i, k in enumerate(key)}
+    refs = list(zip(reference["task"].astype(str), reference["item"].astype(str), strict=True))
+    unknown = [r for r in refs if r not in pos]
+    if unknown:
+        raise AuditInputError(
+            f"{len(unknown)} reference items are not among the items every known model "
+            f"answered, e.g. task {unknown[0][0]!r} item {unknown[0][1]!r}"
+        )
+    ref = np.array([pos[r] for r in refs])
+    tasks = m.items["task"].to_numpy()
+    names = [t for t in dict.fromkeys(tasks)]
+    rng = np.random.default_rng(seed)
+    y = m.success
+    # calibration: hold out each of K known models, refit on the rest
+    n_models = len(m.models)
+    cal = np.sort(rng.choice(n_models, size=min(max_calibration, n_models), replace=False))
+    resid = []
+    if n_models - 1 >= MIN_MODELS:
+        for j in cal:
+            keep = np.delete(np.arange(n_models), j)
+            fit = _fit(y[keep], ref, rng, max_rows)
+            p = _predict(fit, y[j, ref], y.shape[1])
+            p[ref] = y[j, ref]
+            est = _task_estimates(p, tasks, names)
+            true = _task_estimates(y[j].astype(float), tasks, names)
+            resid.append(np.abs(true - est))
+    resid = np.array(resid).reshape(len(resid), len(names))
+    k = len(resid)
+    rank = math.ceil((k + 1) * (1 - alpha))
+    half = np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(len(names), np.inf)
+    note = "" if rank <= k else f"{k} calibration models are too few for level {1 - alpha}"
+    fit = _fit(y, ref, rng, max_rows)
+    acc_rows, item_rows = [], []
+    for model, outcomes in new.items():
+        missing = [r for r in refs if r not in outcomes]
+        if missing:
+            raise AuditInputError(
+                f"new model {model!r} lacks {len(missing)} of the {len(refs)} reference items, "
+                f"e.g. task {missing[0][0]!r} item {missing[0][1]!r}: run them all"
+            )
+        z = np.array([outcomes[r] for r in refs], dtype=np.int8)
+        p = _predict(fit, z, y.shape[1])
+        p[ref] = z
+        est = _task_estimates(p, tasks, names)
+        for t, e, h in zip(names, est, half, strict=True):
+            acc_rows.append(
+                {
+                    "model": model,
+                    "task": t,
+                    "n_items": int((tasks == t).sum()),
+                    "n_reference": int((tasks[ref] == t).sum()),
+                    "accuracy_estimate": round(float(e), 6),
+                    "low": round(max(0.0, float(e - h)), 6),
+                    "high": round(min(1.0, float(e + h)), 6),
+                    "level": 1 - alpha,
+                    "note": note,
+                }
+            )
+        is_ref = np.zeros(y.shape[1], dtype=bool)
+        is_ref[ref] = True
+        item_rows.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "task": tasks,
+                    "item": m.items["item"].to_numpy(),
+                    "p_success": np.round(p, 6),
+                    "reference": is_ref.astype(int),
+                }
+            )
+        )
+    return pd.DataFrame(acc_rows), pd.concat(item_rows, ignore_index=True)

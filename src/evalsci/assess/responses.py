@@ -1,0 +1,143 @@
+"""Per-item outcomes of several models, from any per-item format `evalsci audit` reads.
+
+`read_responses(paths)` returns a long frame `model, task, item, correct` (0/1), from
+- a tidy per-item CSV with columns `model,task,item,correct` (read here: the audit's own tidy
+  CSV holds one score per row, not items);
+- anything else through the audit's readers (`evalsci.audit.readers.read_inputs`): lm-eval
+  samples, inspect-ai logs, HELM per_instance_stats, lighteval details, Every Eval Ever
+  `_samples.jsonl`. A result without per-item outcomes (an aggregate score) is passed over and
+  said on stderr by the caller (`Responses.skipped`).
+
+`success_matrix` turns the frame into models x items, keeping the items every model answered;
+items dropped on the way are counted in `Matrix.dropped` so the caller can say so.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalsci.audit.records import AuditInputError
+
+__all__ = ["Responses", "Matrix", "read_responses", "success_matrix", "ITEM_CSV_COLUMNS"]
+
+ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
+
+
+@dataclass
+class Responses:
+    frame: pd.DataFrame  # model, task, item, correct
+    skipped: list[str] = field(default_factory=list)  # "path task: reason"
+
+
+@dataclass
+class Matrix:
+    models: list[str]
+    items: pd.DataFrame  # task, item (columns of `success`, in order)
+    success: np.ndarray  # models x items, 0/1 int8
+    dropped: int = 0  # items not answered by every model
+
+
+def _is_item_csv(path: Path) -> bool:
+    if path.suffix != ".csv" or not path.is_file():
+        return False
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        head = next(csv.reader([fh.readline()]), [])
+    return {"item", "correct"} <= {c.strip() for c in head}
+
+
+def _read_item_csv(path: Path) -> pd.DataFrame:
+    df = pd.read_csv(path, dtype=str, keep_default_na=False).rename(columns=str.strip)
+    missing = [c for c in ITEM_CSV_COLUMNS if c not in df.columns]
+    if missing:
+        raise AuditInputError(f"{path}: missing columns {missing}; need {list(ITEM_CSV_COLUMNS)}")
+    df = df[list(ITEM_CSV_COLUMNS)].apply(lambda s: s.str.strip())
+    bad = ~df["correct"].isin(["0", "1"])
+    if bad.any():
+        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
+        raise AuditInputError(
+            f"{path}:{line}: correct must be 0 or 1, got {df['correct'][bad].iloc[0]!r}"
+        )
+    for c in ("model", "task", "item"):
+        empty = df[c] == ""
+        if empty.any():
+            raise AuditInputError(f"{path}:{int(np.flatnonzero(empty)[0]) + 2}: empty {c}")
+    df["correct"] = df["correct"].astype(np.int8)
+    df["source"] = str(path)
+    return df
+
+
+def read_responses(paths, metric: str | None = None) -> Responses:
+    """Every per-item outcome in `paths` (files or directories)."""
+    from evalsci.audit.readers import read_inputs
+
+    parts, skipped, rest = [], [], []
+    for p in map(Path, paths):
+        if _is_item_csv(p):
+            parts.append(_read_item_csv(p))
+        else:
+            rest.append(p)
+    if rest:
+        found = read_inputs(rest, metric=metric)
+        skipped += [f"{s.path}" + (f" {s.task}" if s.task else "") + f": {s.reason}"
+                    for s in found.skipped]  # fmt: skip
+        if found.frames:
+            skipped.append("tidy score CSVs (model,task,n,...): aggregate scores, no items")
+        for r in found.results:
+            if r.items is None or r.outcomes is None:
+                skipped.append(f"{r.source} {r.task}: an aggregate score, no per-item outcomes")
+                continue
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "model": r.model,
+                        "task": r.task,
+                        "item": list(map(str, r.items)),
+                        "correct": np.asarray(r.outcomes, dtype=np.int8),
+                        "source": r.source,
+                    }
+                )
+            )
+    if not parts:
+        raise AuditInputError(
+            "no per-item outcomes in " + ", ".join(map(str, paths)) + _listed(skipped)
+        )
+    df = pd.concat(parts, ignore_index=True)
+    dup = df.duplicated(["model", "task", "item"], keep=False)
+    if dup.any():
+        d = df[dup].sort_values(["model", "task", "item"]).head(2)
+        raise AuditInputError(
+            f"model {d['model'].iloc[0]!r} task {d['task'].iloc[0]!r} item "
+            f"{d['item'].iloc[0]!r} appears twice ({d['source'].iloc[0]}, "
+            f"{d['source'].iloc[1]}): give one run per model and task"
+        )
+    return Responses(df.drop(columns="source").reset_index(drop=True), skipped)
+
+
+def _listed(skipped: list[str]) -> str:
+    return ("; passed over:\n  " + "\n  ".join(skipped[:20])) if skipped else ""
+
+
+def success_matrix(frame: pd.DataFrame, what: str = "known models") -> Matrix:
+    """Models x items over the items every model answered (sorted by task, item)."""
+    if frame.empty:
+        raise AuditInputError(f"no per-item outcomes for the {what}")
+    wide = frame.pivot(index=["task", "item"], columns="model", values="correct")
+    complete = wide.notna().all(axis=1)
+    if not complete.any():
+        raise AuditInputError(
+            f"the {what} share no items (per model: "
+            + ", ".join(f"{m}: {n}" for m, n in frame.groupby("model").size().items())
+            + " items): nothing to compare"
+        )
+    wide = wide[complete].sort_index()
+    return Matrix(
+        models=[str(m) for m in wide.columns],
+        items=wide.index.to_frame(index=False),
+        success=wide.to_numpy(dtype=np.int8).T.copy(),
+        dropped=int((~complete).sum()),
+    )

@@ -1,0 +1,187 @@
+"""`evalsci reference select|predict` on files written by real clients (tests/fixtures/audit)
+and on real multi-model per-item results (PredictaBoard's Open LLM Leaderboard v2, MuSR)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from evalsci.assess.refset import allocate
+from evalsci.cli import main
+
+FIX = Path(__file__).parent / "fixtures" / "audit"
+INSPECT = FIX / "inspect_ai" / "eval"
+
+
+def _tidy(path: Path, rows) -> Path:
+    pd.DataFrame(rows, columns=["model", "task", "item", "correct"]).to_csv(path, index=False)
+    return path
+
+
+def test_allocate_is_proportional_largest_remainder():
+    # 1 each, then 7 more over (9, 19, 29) - 3 = 54 spare: quotas 7*8/54, 7*18/54, 7*28/54
+    assert allocate([9, 19, 29], 10) == [2, 3, 5]
+    assert sum(allocate([5, 7, 100], 50)) == 50
+    assert allocate([3, 3], 2) == [1, 1]
+
+
+@pytest.mark.parametrize("selector", ["random", "clustering_irt", "tinybenchmarks_irt"])
+def test_select_on_inspect_logs(tmp_path, selector, capsys):
+    out = tmp_path / "ref.csv"
+    rc = main(["reference", "select", str(INSPECT), "--n", "6", "--selector", selector,
+               "--out", str(out)])  # fmt: skip
+    assert rc == 0
+    ref = pd.read_csv(out, dtype=str)
+    assert len(ref) == 6 and not ref.duplicated(["task", "item"]).any()
+    # tasks of 36 (3 epochs x 12) and 12 items: 1 each, then 4 spare by (35, 11) -> 3 + 1
+    assert ref.groupby("task").size().to_dict() == {"mc_epochs_mean": 4, "mc_single": 2}
+    from evalsci.audit.readers import read_inputs
+
+    items = {(r.task, i) for r in read_inputs([INSPECT]).results for i in r.items}
+    assert set(zip(ref["task"], ref["item"], strict=True)) <= items
+    samples = json.loads(out.with_suffix(".samples.json").read_text())
+    assert {t: sorted(v) for t, v in samples.items()} == {
+        t: sorted(g["item"]) for t, g in ref.groupby("task")
+    }
+    w = ref.astype({"weight": float}).groupby("task")["weight"].sum()
+    assert np.allclose(w, 1.0)  # a task's weights are its items' shares
+    assert "passed over" in capsys.readouterr().err  # the gen_match logs, with the reason
+
+
+def test_samples_list_gives_lm_eval_doc_ids():
+    from evalsci.assess.command import samples_list
+
+    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["3", "10", "x1"]})
+    assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
+
+
+def test_eee_samples_fixture_selects(tmp_path):
+    src = FIX / "eee" / "inspect"
+    out = tmp_path / "ref.csv"
+    if not src.is_dir():
+        pytest.skip(f"no {src}")
+    assert main(["reference", "select", str(src), "--n", "3", "--selector", "random",
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert len(pd.read_csv(out)) == 3
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def test_disjoint_items_is_bad_input(tmp_path, capsys):
+    f = _tidy(tmp_path / "r.csv", [("a", "t", "1", 1), ("a", "t", "2", 0), ("b", "t", "3", 1)])
+    assert main(["reference", "select", str(f), "--n", "1", "--out", str(tmp_path / "o.csv")]) == 2
+    assert "share no items" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_fewer_models_than_selector_needs(tmp_path, capsys):
+    f = _tidy(tmp_path / "r.csv", [("a", "t", str(i), i % 2) for i in range(6)])
+    out = str(tmp_path / "o.csv")
+    assert main(["reference", "select", str(f), "--n", "2", "--out", out]) == 2
+    assert "at least 2 models" in capsys.readouterr().err
+    # random needs no second model
+    assert main(["reference", "select", str(f), "--n", "2", "--selector", "random",
+                 "--out", out]) == 0  # fmt: skip
+
+
+def test_constant_columns_and_text_selectors(tmp_path, capsys):
+    f = _tidy(tmp_path / "r.csv", [(m, "t", str(i), 1) for m in "ab" for i in range(6)])
+    out = str(tmp_path / "o.csv")
+    assert main(["reference", "select", str(f), "--n", "2", "--out", out]) == 2
+    assert "constant columns" in capsys.readouterr().err
+    assert main(["reference", "select", str(f), "--n", "2", "--selector",
+                 "clustering_embeddings", "--out", out]) == 2  # fmt: skip
+    assert "needs instance embeddings" in capsys.readouterr().err
+
+
+def test_bad_correct_value_names_the_line(tmp_path, capsys):
+    f = _tidy(tmp_path / "r.csv", [("a", "t", "1", 1), ("a", "t", "2", 2)])
+    assert main(["reference", "select", str(f), "--n", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "r.csv:3: correct must be 0 or 1" in capsys.readouterr().err
+
+
+def test_nothing_usable_exits_3(tmp_path, capsys):
+    gen = sorted(INSPECT.glob("*gen-match*.eval"))[:1]
+    rc = main(["reference", "select", *map(str, gen), "--n", "1", "--out", str(tmp_path / "o")])
+    assert rc == 3
+
+
+def test_new_model_missing_reference_items_and_too_few_calibration_models(tmp_path, capsys):
+    rows = [(m, "t", str(i), int((i * (k + 2)) % 5 < 2)) for k, m in enumerate("ab")
+            for i in range(20)]  # fmt: skip
+    known = _tidy(tmp_path / "k.csv", rows)
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", str(known), "--n", "4", "--selector",
+                 "clustering_success", "--out", str(ref)]) == 0  # fmt: skip
+    r = pd.read_csv(ref, dtype=str)
+    new_rows = [("c", "t", i, 1) for i in r["item"][:-1]]
+    new = _tidy(tmp_path / "n.csv", new_rows)
+    assert (
+        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 2
+    )
+    assert "lacks 1 of the 4 reference items" in capsys.readouterr().err
+    new = _tidy(tmp_path / "n.csv", [*new_rows, ("c", "t", r["item"].iloc[-1], 0)])
+    capsys.readouterr()
+    assert (
+        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 0
+    )
+    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    # two known models: one calibration model per fit is too few for a 90 % interval
+    assert (got["low"] == 0).all() and (got["high"] == 1).all() and got["note"].notna().all()
+
+
+# --- real multi-model data --------------------------------------------------------------------
+
+
+def _musr(mirror) -> pd.DataFrame:
+    from evalsci.data.leaderboard import discover_pairs, read_results
+
+    root = mirror / "kinds-of-intelligence-cfi-PredictaBoard"
+    parts = []
+    for pr in discover_pairs(root):
+        if pr["dataset"] != "MuSR":
+            continue
+        r = read_results(pr["results"])
+        long = r.stack().rename("correct").reset_index()
+        long.columns = ["model", "item", "correct"]
+        long["task"] = "MuSR_" + pr["subtask"]
+        parts.append(long.dropna())
+    df = pd.concat(parts)
+    return df.astype({"item": str, "correct": int})[["model", "task", "item", "correct"]]
+
+
+def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, capsys):
+    df = _musr(mirror)
+    models = sorted(df["model"].unique())
+    held = set(np.random.default_rng(0).choice(models, 10, replace=False))
+    known, new = df[~df["model"].isin(held)], df[df["model"].isin(held)]
+    known.to_csv(tmp_path / "known.csv", index=False)
+    new.to_csv(tmp_path / "new.csv", index=False)
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", str(tmp_path / "known.csv"), "--n", "100",
+                 "--selector", "clustering_irt", "--out", str(ref)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["reference", "predict", str(tmp_path / "known.csv"), "--reference", str(ref),
+                 "--new", str(tmp_path / "new.csv")]) == 0  # fmt: skip
+    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    true = new.groupby(["model", "task"])["correct"].mean().rename("true").reset_index()
+    a = got.merge(true, on=["model", "task"], validate="1:1")
+    assert len(a) == 30
+    covered = int(((a["low"] <= a["true"]) & (a["true"] <= a["high"])).sum())
+    # H0: coverage >= 0.9 (the stated level), one-sided binomial test at 5 %: reject below
+    # the 5 % quantile of Binomial(30, 0.9) (the 30 model x task pairs treated as independent)
+    assert covered >= stats.binom.ppf(0.05, 30, 0.9), (covered, a)
+    # the estimate beats the naive mean of the same reference items
+    r = pd.read_csv(ref, dtype={"item": str})
+    naive = new.merge(r[["task", "item"]]).groupby(["model", "task"])["correct"].mean()
+    err_naive = (naive.rename("n").reset_index().merge(true)).eval("abs(n - true)").mean()
+    err = (a["accuracy_estimate"] - a["true"]).abs().mean()
+    print(f"MuSR: mean |error| {err:.4f} (naive mean of the references {err_naive:.4f}), "
+          f"coverage {covered}/30")  # fmt: skip
+    assert err < 0.1
