@@ -114,15 +114,26 @@ def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(
 def test_conclusions_hold_without_portable_arithmetic(tiny_run, tmp_path_factory, mirror):
     """`portable: false` lets every library use this CPU's fastest kernels (AVX2/AVX-512)
     instead of the portable baseline ones: embeddings then differ in the last float32 bit. The
-    conclusions must not: Table 3's winners, and each method's verdict against a random scorer
-    (test AUC above 0.5) in Figure 2."""
+    conclusions must not: Table 3's winners, and each method's tested verdict against a random
+    scorer in Figure 2 (mean test AUC above 0.5, DeLong, Holm over the collection's split x
+    method tests at the docs' level). A single test LLM's AUC against 0.5 is a point
+    comparison, not a conclusion: on the tiny config one sits at 0.500 with portable
+    arithmetic and 0.542 without, so only its size of change is held (<= 0.02)."""
+    from evalsci.stats.multiple import holm
+    from evalsci.studies.assessors.doc_blocks import ALPHA
+
     wd = _run(tmp_path_factory, mirror, "assessors_not_portable", "--config", "portable=false")
     keys = ["collection", "split", "features", "selector", "classifier"]
     t3 = {w: pd.read_csv(w / "results/assessors/tables/table3.csv") for w in (tiny_run, wd)}
     pd.testing.assert_frame_equal(t3[tiny_run][keys], t3[wd][keys])
+    summary = "results/assessors/tiny/tables/figure2_summary.csv"
+    above = {}
+    for w in (tiny_run, wd):
+        s = pd.read_csv(w / summary).set_index(["split", "method"])
+        above[w] = pd.Series(holm(s["p_above_half"].to_numpy()) < ALPHA, index=s.index)
+    pd.testing.assert_series_equal(above[tiny_run], above[wd].reindex(above[tiny_run].index))
     f2 = {w: pd.read_csv(w / "results/assessors/tiny/tables/figure2.csv") for w in (tiny_run, wd)}
     a, b = (f2[w].set_index(["split", "llm", "method"])["auc"] for w in (tiny_run, wd))
-    assert ((a > 0.5) == (b.reindex(a.index) > 0.5)).all()
     assert (a - b.reindex(a.index)).abs().max() <= 0.02
 
 
