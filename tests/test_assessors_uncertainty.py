@@ -114,3 +114,20 @@ def test_prediction_file_from_another_run_is_refused(run, tmp_path):
     )
     with pytest.raises(ValueError, match="beyond the 1 rows"):
         uncertainty.RunPredictions.read([short], [tmp_path / "p.npz"])
+
+
+def test_a_constant_scorer_is_not_above_chance():
+    """A scorer that gives every instance the same score has AUC exactly 0.5 and a DeLong
+    variance of zero: that is no evidence for H1 (mean AUC > 0.5), so p = 1, never the p = 0
+    a zero SE would give by division. Elsewhere p is the normal tail of scipy."""
+    from scipy.stats import norm
+
+    from evalsci.stats.roc import auc_influence, combined_variance
+
+    y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+    auc, infl = auc_influence(y, np.full(len(y), 0.3))
+    var = combined_variance([infl], [1.0])
+    assert (auc, var) == (0.5, 0.0)
+    assert uncertainty.p_above_half(auc, var**0.5) == 1.0
+    assert uncertainty.p_above_half(1.0, 0.0) == 0.0  # perfect separation on every test LLM
+    assert uncertainty.p_above_half(0.62, 0.05) == norm.sf((0.62 - 0.5) / 0.05)

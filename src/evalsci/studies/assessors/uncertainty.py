@@ -108,6 +108,15 @@ def _chosen_test_rows(res: pd.DataFrame, split: str) -> dict[str, pd.DataFrame]:
     return out
 
 
+def p_above_half(mean: float, se: float) -> float:
+    """One-sided p of H1 mean test AUC > 0.5 (z = (mean - 0.5) / se). DeLong's SE is zero
+    only where every placement value is equal: a constant scorer (AUC exactly 0.5), which is
+    no evidence at all (p = 1), or perfect separation on every test LLM (p = 0)."""
+    if se > 0:
+        return float(norm.sf((mean - 0.5) / se))
+    return 0.0 if mean > 0.5 else 1.0
+
+
 def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
     """Per (split, method): mean test AUC over the test LLMs with both labels (at least 2 of
     each), DeLong SE over instances, 95% CI, one-sided p of H1 mean > 0.5, and the paired
@@ -147,7 +156,7 @@ def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
                     "se": round(se, 4),
                     "ci_low": round(lo, 4),
                     "ci_high": round(hi, 4),
-                    "p_above_half": float(f"{norm.sf((mean - 0.5) / se) if se else 0.0:.3g}"),
+                    "p_above_half": float(f"{p_above_half(mean, se):.3g}"),
                     "diff_vs_generic": round(diff, 4),
                     "se_diff_vs_generic": round(se_diff, 4),
                     "z": round(z, 4),
