@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, labels_of
 from .fields import field
-from .jsonfile import load_json
+from .jsonfile import iter_jsonl, load_json
 from .lm_eval_tasks import lookup
 from .option_counts import options_for
 
@@ -140,13 +140,8 @@ def _samples(spath: Path, agg: dict) -> dict:
                 f"aggregate's detailed_evaluation_results.checksum {want}"
             )
     lines = []
-    for i, line in enumerate(raw.decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise AuditInputError(f"{spath}:{i}: not JSON ({e.msg})") from None
+    # the shared JSONL reader: a line that is not UTF-8 or not a JSON object names its line
+    for i, rec in iter_jsonl(spath):
         at = f"{spath}:{i}"
         sid = str(field(rec, "sample_id", str, at))
         ev = field(rec, "evaluation", dict, at)
