@@ -57,7 +57,13 @@ def env_python(tmp_path_factory) -> Path:
     command line in jobs.log beside it."""
     root = tmp_path_factory.mktemp("conda_env")
     reqs = root / "requirements.txt"
-    lines = [ln for ln in _pip_lines(ENV_FILE) if re.split("[=<> ]", ln)[0] not in LEFT_OUT]
+    # the env's index options are left out too: PyTorch's CPU index is not reachable here, and
+    # pip finds torch's +cpu wheel through its configured find-links, as .ci/install does
+    lines = [
+        ln
+        for ln in _pip_lines(ENV_FILE)
+        if not ln.startswith("--") and re.split("[=<> ]", ln)[0] not in LEFT_OUT
+    ]
     reqs.write_text("\n".join(lines) + "\n")
     venv = root / "venv"
     start = time.monotonic()

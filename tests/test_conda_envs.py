@@ -41,9 +41,10 @@ def _conda_env(path: Path) -> tuple[str, dict[str, tuple[str, frozenset[str]]]]:
     doc = yaml.safe_load(path.read_text())
     deps = doc["dependencies"]
     [python] = [d for d in deps if isinstance(d, str) and d.startswith("python=")]
-    [pip] = [d["pip"] for d in deps if isinstance(d, dict)]
     out = {}
-    for line in pip:
+    for line in _pip(path):
+        if line.startswith("--"):  # an index option (conda_envs.INDEXES), not a package
+            continue
         m = re.match(
             r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)$", line
         )
@@ -120,6 +121,24 @@ def test_the_cuda_env_is_the_cpu_env_with_cudas_torch():
     assert not differ, f"{CUDA} differs from evalsci beyond torch: {sorted(differ)}"
     extra = set(cuda) - set(cpu)
     assert extra and all(n.startswith(("nvidia-", "cuda-")) or n == "triton" for n in extra)
+
+
+def test_the_cpu_env_names_the_index_that_holds_torchs_cpu_build():
+    """PyPI has no `+cpu` torch: a conda user's pip must be told PyTorch's CPU index, and the
+    CUDA env (PyPI's own torch build) must not be sent there."""
+    options = {
+        e: [ln for ln in _pip(ENVS / f"{e}.yaml") if ln.startswith("--")] for e in ("evalsci", CUDA)
+    }
+    assert options == {
+        "evalsci": ["--extra-index-url https://download.pytorch.org/whl/cpu"],
+        CUDA: [],
+    }
+
+
+def _pip(path: Path) -> list[str]:
+    doc = yaml.safe_load(path.read_text())
+    [pip] = [d["pip"] for d in doc["dependencies"] if isinstance(d, dict)]
+    return pip
 
 
 def _closure(root: str, env: str) -> set[str]:
