@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalsci.determinism import apply_portable
+
 from conftest import snakemake
 from emulated_cpu import CPUS, emulated_python, qemu_path
 
@@ -217,11 +219,16 @@ def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
     AVX instructions at once, and sentence-transformers imports it through transformers and
     peft. When a bitsandbytes release stops doing so, this fails: then the block can go."""
     python = emulated_python(tmp_path / "venv", "Nehalem")
-    proc = subprocess.run([str(python), "-c", "import bitsandbytes"], capture_output=True)
+    # Both under the portable pins the embedding job runs with, so that only bitsandbytes can
+    # SIGILL: some machines set OPENBLAS_CORETYPE=Haswell in the environment, which makes
+    # numpy's OpenBLAS execute AVX2 on the emulated Nehalem (seen in CI on an AVX-512 EPYC).
+    env = dict(os.environ)
+    apply_portable(True, env)
+    proc = subprocess.run([str(python), "-c", "import bitsandbytes"], capture_output=True, env=env)
     assert proc.returncode == -signal.SIGILL or proc.returncode == 128 + signal.SIGILL, proc.stderr
     blocked = (
         "from evalsci.determinism import block_bitsandbytes; block_bitsandbytes(); "
         "import sentence_transformers, peft.helpers; print(peft.helpers.bnb)"
     )
-    proc = subprocess.run([str(python), "-c", blocked], capture_output=True, text=True)
+    proc = subprocess.run([str(python), "-c", blocked], capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-2000:]

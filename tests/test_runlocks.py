@@ -131,6 +131,11 @@ def test_a_neighbour_ending_does_not_unlock_a_live_run(workdir, run_a):
 @pytest.mark.workflow
 def test_an_orphan_job_keeps_its_locks_until_it_ends(workdir, run_a):
     [job] = _starts(workdir)
+    # Snakemake marks slow.txt incomplete around the job's start, from another thread: a kill
+    # before the mark is written leaves nothing for the rerun to redo (seen once in CI, under
+    # load). The recovery this test is about starts once the mark is there.
+    marks = workdir / ".snakemake" / "incomplete"
+    _wait_for(lambda: marks.is_dir() and any(marks.iterdir()), "run A's incomplete mark", run_a)
     run_a.send_signal(signal.SIGKILL)  # snakemake alone; its job runs on as an orphan
     run_a.wait(timeout=WAIT)
     assert not _gone(job)
