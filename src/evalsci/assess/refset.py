@@ -39,19 +39,17 @@ import pandas as pd
 from evalsci.audit.records import AuditInputError
 
 from .responses import Matrix
+from .selectors import SELECTORS as PAPER_SELECTORS
 
 __all__ = ["SELECTORS", "DEFAULT_SELECTOR", "select_reference", "predict_new", "allocate"]
 
-# selector -> (method, features); the paper's text-free five, and tinyBenchmarks' IRT anchors
+# selector -> (method, features): the paper's selectors (evalsci.assess.selectors) that need no
+# instance text, and tinyBenchmarks' IRT anchors; the paper's embedding ones need the text
 SELECTORS: dict[str, tuple[str, str | None]] = {
-    "random": ("random", None),
-    "clustering_success": ("kmeans", "success"),
-    "clustering_irt": ("kmeans", "irt"),
-    "factor_analysis_success": ("factor_analysis", "success"),
-    "factor_analysis_irt": ("factor_analysis", "irt"),
+    **{n: v for n, v in PAPER_SELECTORS.items() if v[1] != "embeddings"},
     "tinybenchmarks_irt": ("anchor", "irt"),
 }
-NEEDS_TEXT = ("random_best_of", "clustering_embeddings", "factor_analysis_embeddings")
+NEEDS_TEXT = tuple(n for n, v in PAPER_SELECTORS.items() if v[1] == "embeddings")
 DEFAULT_SELECTOR = "clustering_success"  # scikit-learn only: works in the light install
 MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
 IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1
