@@ -45,7 +45,7 @@ rule all:
 # Table 1: standard vs maximum random baseline over 288 experiments (255 / 199 / 56).
 rule baselines_table1:
     input:
-        table("baselines", "table1"),
+        BASELINES_PLAN.tables["table1"],
     localrule: True
 
 
@@ -53,70 +53,70 @@ rule baselines_table1:
 # full-precision inference (recompute only: the authors released no non-quantized results).
 rule baselines_table2:
     input:
-        table("baselines", "table2"),
+        BASELINES_PLAN.tables["table2"],
     localrule: True
 
 
 # Tables 3, 4: held-out prediction per model / per dataset (Section 5.2, Appendix D).
 rule baselines_table3:
     input:
-        table("baselines", "table3"),
+        BASELINES_PLAN.tables["table3"],
     localrule: True
 
 
 rule baselines_table4:
     input:
-        table("baselines", "table4"),
+        BASELINES_PLAN.tables["table4"],
     localrule: True
 
 
 # Section 5.3: Mizrahi et al.'s multi-prompt results (BBH 165, BBL 117 experiments).
 rule baselines_section53:
     input:
-        table("baselines", "section53"),
+        BASELINES_PLAN.tables["section53"],
     localrule: True
 
 
 # Figures 1-11 of the conference version (001 numbers 8-11 as 10-13).
 rule baselines_figure1:
     input:
-        figure("baselines", "figure1"),
+        BASELINES_PLAN.figures["figure1"],
     localrule: True
 
 
 rule baselines_figure2:
     input:
-        figure("baselines", "figure2"),
+        BASELINES_PLAN.figures["figure2"],
     localrule: True
 
 
 rule baselines_figure3:
     input:
-        figure("baselines", "figure3"),
+        BASELINES_PLAN.figures["figure3"],
     localrule: True
 
 
 rule baselines_figure4:
     input:
-        figure("baselines", "figure4"),
+        BASELINES_PLAN.figures["figure4"],
     localrule: True
 
 
 rule baselines_figure5:
     input:
-        figure("baselines", "figure5"),
+        BASELINES_PLAN.figures["figure5"],
     localrule: True
 
 
 rule baselines_figure6:
     input:
-        figure("baselines", "figure6"),
+        BASELINES_PLAN.figures["figure6"],
     localrule: True
 
 
 rule baselines_figure7:
     input:
-        figure("baselines", "figure7"),
+        BASELINES_PLAN.figures["figure7"],
     localrule: True
 
 
@@ -124,39 +124,39 @@ rule baselines_figure7:
 # per BBL and BBH task (a function of each task's n and choices; no model results needed).
 rule baselines_figure9_001:
     input:
-        figure("baselines", "figure9_001"),
+        BASELINES_PLAN.figures["figure9_001"],
     localrule: True
 
 
 rule baselines_figure8:
     input:
-        figure("baselines", "figure8"),
+        BASELINES_PLAN.figures["figure8"],
     localrule: True
 
 
 rule baselines_figure9:
     input:
-        figure("baselines", "figure9"),
+        BASELINES_PLAN.figures["figure9"],
     localrule: True
 
 
 rule baselines_figure10:
     input:
-        figure("baselines", "figure10"),
+        BASELINES_PLAN.figures["figure10"],
     localrule: True
 
 
 rule baselines_figure11:
     input:
-        figure("baselines", "figure11"),
+        BASELINES_PLAN.figures["figure11"],
     localrule: True
 
 
 # Per-example released CSVs reproduce aggregated-results.json; the data's quirks.
 rule baselines_per_example_check:
     input:
-        "results/baselines/checks/per_example_vs_aggregated.csv",
-        "results/baselines/checks/quirks.md",
+        BASELINES_PLAN.checks["checks"],
+        BASELINES_PLAN.checks["quirks"],
     localrule: True
 
 
