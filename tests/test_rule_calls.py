@@ -6,7 +6,6 @@ the same function for the artefacts the rule makes (issue 33)."""
 from __future__ import annotations
 
 import inspect
-import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,19 +21,8 @@ CONVERTED = ("baselines",)
 
 
 @pytest.fixture(scope="module")
-def rules(tmp_path_factory, mirror):
-    """The rules of the workflow as Snakemake reads them (default config)."""
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import OutputSettings, ResourceSettings
-
-    os.environ.setdefault("EVALSCI_MIRROR", str(mirror))
-    with SnakemakeApi(OutputSettings()) as api:
-        wf = api.workflow(
-            ResourceSettings(cores=1),
-            snakefile=ROOT / "Snakefile",
-            workdir=tmp_path_factory.mktemp("rules"),
-        )._workflow
-        return list(wf.rules)
+def rules(workflow_rules):
+    return workflow_rules
 
 
 def _called(rules):
@@ -43,7 +31,7 @@ def _called(rules):
 
 def test_the_studies_converted_run_every_rule_through_the_adapter(rules):
     for study in CONVERTED:
-        mine = [r for r in rules if r.name.startswith(f"{study}_") and r.output]  # no targets
+        mine = [r for r in rules if r.name.startswith(f"{study}_") and r.has_output]
         own = [r.name for r in mine if r not in _called(rules)]
         assert mine and not own, f"{study}: rules with a script of their own: {own}"
     left = {p.name for p in (ROOT / "workflow/scripts").glob("*.py")}
@@ -54,14 +42,14 @@ def test_every_called_function_takes_its_rules_names(rules):
     called = _called(rules)
     assert len(called) >= 12
     for r in called:
-        assert CODE in r.input.keys() and FUNCTION in r.params.keys(), r.name
-        fn = rule_function(r.input.code, r.params.function)
+        assert CODE in r.input and FUNCTION in r.params, r.name
+        fn = rule_function(r.code, r.function)
         params = inspect.signature(fn).parameters
-        names = rule_names(r.input.keys(), r.output.keys(), r.params.keys())
+        names = rule_names(r.input, r.output, r.params)
         extra = any(p.kind is p.VAR_KEYWORD for p in params.values())
         unknown = [n for n in names if n not in params]
         assert extra or not unknown, f"rule {r.name}: {fn.__name__} takes no {unknown}"
-        given = {*names, *r.wildcard_names, THREADS}
+        given = {*names, *r.wildcards, THREADS}
         missing = [
             n
             for n, p in params.items()
@@ -74,9 +62,9 @@ def test_every_called_function_takes_its_rules_names(rules):
 
 def test_the_code_input_is_the_functions_module(rules):
     for r in _called(rules):
-        fn = rule_function(r.input.code, r.params.function)
-        assert fn.__module__ == module_of(r.input.code), r.name
-        assert Path(r.input.code).is_file() and Path(r.input.code).is_absolute(), r.name
+        fn = rule_function(r.code, r.function)
+        assert fn.__module__ == module_of(r.code), r.name
+        assert Path(r.code).is_file() and Path(r.code).is_absolute(), r.name
 
 
 def test_the_registry_names_the_function_its_rule_runs(rules):
@@ -87,7 +75,7 @@ def test_the_registry_names_the_function_its_rule_runs(rules):
             continue
         r = by_name[a.rule]
         assert r in _called(rules), f"{a.id}: rule {a.rule} does not run the adapter"
-        assert f"{module_of(r.input.code)}.{r.params.function}" == a.function, a.id
+        assert f"{module_of(r.code)}.{r.function}" == a.function, a.id
         checked += 1
     assert checked >= 12
 

@@ -42,7 +42,7 @@ rule baselines_make_table1:
         baselines=BASELINES_PLAN.baselines,
     output:
         table=report(
-            BASELINES_PLAN.tables["table1"],
+            BASELINES_PLAN.outputs["table1"],
             caption="../report/baselines_table1.rst",
             category="baselines",
             subcategory="tables",
@@ -109,13 +109,13 @@ rule baselines_make_heldout_tables:
         predictions=BASELINES_PLAN.predictions,
     output:
         table3=report(
-            BASELINES_PLAN.tables["table3"],
+            BASELINES_PLAN.outputs["table3"],
             caption="../report/baselines_table3.rst",
             category="baselines",
             subcategory="tables",
         ),
         table4=report(
-            BASELINES_PLAN.tables["table4"],
+            BASELINES_PLAN.outputs["table4"],
             caption="../report/baselines_table4.rst",
             category="baselines",
             subcategory="tables",
@@ -138,7 +138,7 @@ rule baselines_make_section53:
         baselines=BASELINES_PLAN.baselines,
     output:
         table=report(
-            BASELINES_PLAN.tables["section53"],
+            BASELINES_PLAN.outputs["section53"],
             caption="../report/baselines_section53.rst",
             category="baselines",
             subcategory="tables",
@@ -199,12 +199,12 @@ rule baselines_make_figures:
     output:
         **{
             name: report(
-                files,
+                BASELINES_PLAN.outputs[name],
                 caption=f"../report/baselines_{name}.rst",
                 category="baselines",
                 subcategory="figures",
             )
-            for name, files in BASELINES_PLAN.figures.items()
+            for name in BASELINES_FIGURES
         },
     log:
         baselines_log("figures"),

@@ -2,6 +2,7 @@
 # plan, its code, and the rules' input functions. No rules here.
 from evalsci.studies.baselines import recompute_grid as _baselines_icl
 from evalsci.studies.baselines import table2 as _baselines_table2
+from evalsci.studies.baselines.plan import FIGURES as BASELINES_FIGURES
 from evalsci.studies.baselines.plan import log as baselines_log
 from evalsci.studies.baselines.plan import benchmark as baselines_benchmark
 from evalsci.studies.baselines.plan import plan as _baselines_plan

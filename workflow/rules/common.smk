@@ -6,6 +6,7 @@
 import os
 from pathlib import Path
 
+from evalsci import artefacts as _artefacts
 from evalsci import paths
 from evalsci.data.released import BUNDLES, MIRROR_ENV
 from evalsci.settings import recomputes
@@ -91,3 +92,27 @@ def code(module):
     if not path.is_file():
         raise ValueError(f"code({module!r}): no module {path}")
     return str(path)
+
+
+def artefact_targets():
+    """{target: its files} of every target of the artefact registry (src/evalsci/artefacts.yaml),
+    in its order: the study's <STUDY>_TARGETS entry where the files depend on its settings,
+    else the outputs the registry lists for the target (those of its default-build entries
+    when it has any: baselines_table1 is Table 1, not also the recompute's input to it)."""
+    entries = {}
+    for a in _artefacts.artefacts():
+        if a.target:
+            entries.setdefault(a.target, []).append(a)
+    out = {}
+    for target, arts in entries.items():
+        own = globals().get(f"{arts[0].study.upper()}_TARGETS", {})
+        if target in own:
+            out[target] = own[target]
+            continue
+        chosen = [a for a in arts if a.build == "default"] or arts
+        out[target] = [f for a in chosen for f in a.outputs]
+    for study in STUDIES:
+        unknown = set(globals().get(f"{study.upper()}_TARGETS", {})) - set(entries)
+        if unknown:
+            raise ValueError(f"{study.upper()}_TARGETS: no registry entry has target(s) {unknown}")
+    return out

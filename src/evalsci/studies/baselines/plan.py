@@ -2,8 +2,9 @@
 
 `plan(config)` is pure (it reads no file and changes nothing): the rule files
 (workflow/rules/baselines*.smk) build it once and reference its entries, and no path of the
-study is spelled anywhere else. Shared shapes (tables, figures, the maxrandom exchange,
-released bundles, logs) come from `evalsci.paths`.
+study is spelled anywhere else. The paper artefacts' files are the outputs the artefact
+registry lists (src/evalsci/artefacts.yaml, which also names the target that builds them);
+shared shapes (the maxrandom exchange, released bundles, logs) come from `evalsci.paths`.
 
 Where the analyses read from: the authors' released bundles, or our recompute in their schema
 (results/baselines/recompute/results/) when the study recomputes (config `recompute`, or
@@ -16,16 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalsci import paths
+from evalsci import artefacts, paths
 from evalsci.settings import recomputes
-from evalsci.studies.baselines import load, recompute_grid, table2
+from evalsci.studies.baselines import recompute_grid, table2
 
 STUDY = "baselines"
 RECOMPUTE = "results/baselines/recompute"
 # Figures 1-11 of 000 (also 001's), and 001's Figure 9 (p-values vs normalized scores): drawn
-# by one job (baselines_make_figures).
+# by one job (baselines_make_figures); registry entries baselines.<name>.
 FIGURES = (*(f"figure{i}" for i in range(1, 12)), "figure9_001")
-TABLES = ("table1", "table2", "table3", "table4", "section53")
 # The wildcards of the recompute rules' patterns: an experiment (cell) and a shard of it.
 CELL = "{model}_{task}_{shots}-shot"
 SHARD = "{model}/{task}/{shots}-shot/prompts-{start}-{stop}"
@@ -57,10 +57,9 @@ class Plan:
     splits: str
     predictions: str
     section53_experiments: str
-    # paper artefacts
-    tables: Mapping[str, tuple[str, ...]]
-    figures: Mapping[str, tuple[str, ...]]
-    checks: Mapping[str, str]
+    # paper artefacts: {registry entry baselines.<name>: its files}
+    outputs: Mapping[str, tuple[str, ...]]
+    checks: Mapping[str, str]  # the per-example check's files
     # the recompute path: patterns over the wildcards CELL and SHARD
     shard: str
     shard_work: str
@@ -95,8 +94,14 @@ def plan(config: Mapping[str, Any]) -> Plan:
     section = config[STUDY]
     recompute = recomputes(config, STUDY)
     settings = recompute_grid.RecomputeSettings.from_config(section["recompute"])
+    outputs = {
+        a.id.removeprefix(f"{STUDY}."): a.outputs
+        for a in artefacts.artefacts()
+        if a.study == STUDY and a.outputs
+    }
     ours = tuple(_cell_file(*c, ".csv.gz") for c in recompute_grid.cells(settings))
-    ours_aggregated = f"{RECOMPUTE}/results/{load.AGGREGATED}"
+    (ours_aggregated,) = outputs["table1_recompute"]
+    check, quirks = sorted(outputs["per_example_check"])  # .csv, .md
     pair_cells = table2.pair_cells(settings)
     return Plan(
         recompute=recompute,
@@ -110,12 +115,11 @@ def plan(config: Mapping[str, Any]) -> Plan:
         splits=f"results/{STUDY}/data/heldout_splits.csv",
         predictions=f"results/{STUDY}/data/heldout_predictions.csv",
         section53_experiments=f"results/{STUDY}/data/section53_experiments.csv",
-        tables={name: paths.table(STUDY, name) for name in TABLES},
-        figures={name: paths.figure(STUDY, name) for name in FIGURES},
+        outputs=outputs,
         checks={
-            "checks": f"results/{STUDY}/checks/per_example_vs_aggregated.csv",
+            "checks": check,
             "pairs": f"results/{STUDY}/checks/instruct_vs_base.csv",
-            "quirks": f"results/{STUDY}/checks/quirks.md",
+            "quirks": quirks,
         },
         shard=f"{RECOMPUTE}/shards/{SHARD}.csv.gz",
         shard_work=f"{RECOMPUTE}/partial/{SHARD}",
