@@ -217,3 +217,24 @@ rule baselines_make_figures:
         recompute=BASELINES_PLAN.recompute,
     script:
         "../scripts/call.py"
+
+
+rule baselines_make_figure8_001:
+    """001's Figure 8: how far the max random baseline lies above the standard one against t,
+    per BBL and BBH task (a function of each task's n and choices; no model results)."""
+    input:
+        code=code("evalsci.studies.baselines.figures"),
+    output:
+        figure=report(
+            BASELINES_PLAN.outputs["figure8_001"],
+            category="baselines",
+            subcategory="figures",
+        ),
+    log:
+        baselines_log("figure8_001"),
+    conda:
+        ENV["core"]
+    params:
+        function="make_figure8_001",
+    script:
+        "../scripts/call.py"
