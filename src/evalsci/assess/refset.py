@@ -156,21 +156,10 @@ def select_reference(
 
 
 def _anchors(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """tinyBenchmarks' anchor points: KMeans(k); the item nearest each centroid, weighted by
-    its cluster's share of the items (sorted by item position)."""
-    import warnings
+    """tinyBenchmarks' anchor points (`evalsci.assess.tinybench.anchor_points`)."""
+    from .tinybench import anchor_points
 
-    from sklearn.cluster import KMeans
-
-    from evalsci.assess.selectors import _nearest_unique
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # fewer distinct points than clusters
-        km = KMeans(n_clusters=k, n_init="auto", random_state=seed).fit(x)
-    pick = _nearest_unique(np.asarray(x, dtype=np.float64), km.cluster_centers_)
-    w = np.bincount(km.labels_, minlength=k) / len(x)
-    order = np.argsort(pick, kind="stable")
-    return pick[order], w[order]
+    return anchor_points(x, k, seed)
 
 
 # ---------------------------------------------------------------------------------------------
