@@ -3,6 +3,7 @@ and on real multi-model per-item results (PredictaBoard's Open LLM Leaderboard v
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -70,6 +71,54 @@ def test_eee_samples_fixture_selects(tmp_path):
     assert len(pd.read_csv(out)) == 3
 
 
+def _objective(beta: np.ndarray, x1: np.ndarray, lab: np.ndarray) -> float:
+    """scikit-learn's L2 logistic objective at C = 1: sum of log-losses + |w|^2 / 2 (the
+    intercept, beta's last entry, unpenalised)."""
+    f = x1 @ beta
+    return float(np.logaddexp(0, f).sum() - lab @ f + beta[:-1] @ beta[:-1] / 2)
+
+
+def test_assessor_fit_is_the_minimum_of_the_papers_objective():
+    """The assessor's Newton-Cholesky fit (refset._logistic) against Newton's method written
+    here in float64 numpy on the same rows: per-item P(success) agree to 1e-8, and its
+    objective is not above that of the paper's `LogisticRegression()` (lbfgs, tol 1e-4), the
+    solver before, which stops short of the minimum (the bound: the speed change moves results
+    only towards the objective's unique minimum)."""
+    from scipy.special import expit
+    from sklearn.linear_model import LogisticRegression
+
+    from evalsci.assess import refset
+
+    rng = np.random.default_rng(1)
+    theta, b = rng.normal(size=40), rng.normal(size=1500)
+    y = (rng.random((40, 1500)) < expit(theta[:, None] - b)).astype(np.int8)
+    ref = np.sort(rng.choice(1500, 30, replace=False))
+    x, lab, agree, diff = refset._training_rows(y, ref, np.random.default_rng(0), 3000)
+    x1 = np.hstack([x, np.ones((len(x), 1))])
+    pen = np.r_[np.ones(x.shape[1]), 0.0]
+    beta = np.zeros(x1.shape[1])
+    for _ in range(100):
+        p = expit(x1 @ beta)
+        g = x1.T @ (p - lab) + pen * beta
+        h = x1.T @ (x1 * (p * (1 - p))[:, None]) + np.diag(pen)
+        step = np.linalg.solve(h, g)
+        beta -= step
+        if np.abs(step).max() < 1e-13:
+            break
+    p = expit(x1 @ beta)
+    assert np.abs(x1.T @ (p - lab) + pen * beta).max() < 1e-8  # Newton reached the minimum
+    clf = refset._logistic().fit(x, lab)
+    ours = np.r_[clf.coef_[0], clf.intercept_]
+    z = y[0, ref]  # a model's reference outcomes: predict every item
+    feats = np.hstack([refset._features(z, agree, diff), np.ones((len(agree), 1))])
+    gap = np.abs(clf.predict_proba(feats[:, :-1])[:, 1] - expit(feats @ beta)).max()
+    assert gap < 1e-8, gap
+    lbfgs = LogisticRegression(C=1.0, max_iter=1000).fit(x, lab)
+    j_lbfgs = _objective(np.r_[lbfgs.coef_[0], lbfgs.intercept_], x1, lab)
+    assert _objective(ours, x1, lab) <= j_lbfgs + 1e-9
+    assert _objective(ours, x1, lab) - _objective(beta, x1, lab) < 1e-9
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 
@@ -112,28 +161,90 @@ def test_nothing_usable_exits_3(tmp_path, capsys):
     assert rc == 3
 
 
-def test_new_model_missing_reference_items_and_too_few_calibration_models(tmp_path, capsys):
-    rows = [(m, "t", str(i), int((i * (k + 2)) % 5 < 2)) for k, m in enumerate("ab")
-            for i in range(20)]  # fmt: skip
+def _known_and_ref(tmp_path, models="ab", n_items=20):
+    """A tidy CSV of `models` on n_items items (outcomes varying by model) and a 4-item ref.csv."""
+    rows = [(m, "t", str(i), int((i * (k + 2)) % 5 < 2)) for k, m in enumerate(models)
+            for i in range(n_items)]  # fmt: skip
     known = _tidy(tmp_path / "k.csv", rows)
     ref = tmp_path / "ref.csv"
-    assert main(["reference", "select", str(known), "--n", "4", "--selector",
-                 "clustering_success", "--out", str(ref)]) == 0  # fmt: skip
-    r = pd.read_csv(ref, dtype=str)
-    new_rows = [("c", "t", i, 1) for i in r["item"][:-1]]
-    new = _tidy(tmp_path / "n.csv", new_rows)
-    assert (
-        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 2
-    )
-    assert "lacks 1 of the 4 reference items" in capsys.readouterr().err
-    new = _tidy(tmp_path / "n.csv", [*new_rows, ("c", "t", r["item"].iloc[-1], 0)])
+    assert main(["reference", "select", str(known), "--n", "4", "--selector", "random",
+                 "--out", str(ref)]) == 0  # fmt: skip
+    return known, ref, pd.read_csv(ref, dtype=str)["item"].tolist()
+
+
+def _predict(known, ref, new, *extra):
+    return main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new),
+                 *extra])  # fmt: skip
+
+
+def test_new_model_missing_reference_items(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items[:-1]])
     capsys.readouterr()
-    assert (
-        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 0
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr()
+    assert f"new model 'c' lacks 1 of the 4 reference items, e.g. task 't' item '{items[-1]}'" in (
+        err.err
     )
-    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
-    # two known models: one calibration model per fit is too few for a 90 % interval
-    assert (got["low"] == 0).all() and (got["high"] == 1).all() and got["note"].notna().all()
+    assert err.out == ""  # no table, not even a partial one
+
+
+def test_too_few_known_models_for_the_interval_is_a_stated_fallback(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items])
+    capsys.readouterr()
+    assert _predict(known, ref, new) == 0
+    out = capsys.readouterr()
+    got = pd.read_csv(io.StringIO(out.out))
+    # two known models: each held-out fit has one model left, too few for an assessor, so no
+    # calibration model and the 90 % interval is [0, 1]: said in `note` and on stderr
+    assert (got["low"] == 0).all() and (got["high"] == 1).all()
+    assert (got["note"] == "0 calibration models are too few for level 0.9").all()
+    assert "interval [0, 1]: 0 calibration models are too few for level 0.9" in out.err
+
+
+def test_one_known_model_is_too_few_for_the_assessor(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path, models="a")  # random selects from one model
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items])
+    assert _predict(known, ref, new) == 2
+    assert "the assessor needs results of at least 2 known models; got 1" in (
+        capsys.readouterr().err
+    )
+
+
+def test_constant_outcomes_give_the_assessor_nothing_to_learn(tmp_path, capsys):
+    rows = [(m, "t", str(i), 1) for m in "ab" for i in range(10)]
+    known = _tidy(tmp_path / "k.csv", rows)
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", str(known), "--n", "3", "--selector", "random",
+                 "--out", str(ref)]) == 0  # fmt: skip
+    items = pd.read_csv(ref, dtype=str)["item"]
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 0) for i in items])
+    capsys.readouterr()
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr()
+    assert "every known model (a, b) has outcome 1 on every item outside the reference" in err.err
+    assert err.out == ""
+
+
+def test_reference_items_the_known_models_do_not_share(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    pd.DataFrame({"task": ["t", "t"], "item": [items[0], "99"]}).to_csv(ref, index=False)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in [*items, "99"]])
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr().err
+    assert "1 reference items are not among the items every known model answered" in err
+    assert "e.g. task 't' item '99'" in err
+
+
+def test_aggregate_scores_only_exit_3(tmp_path, capsys):
+    """lm-eval results without samples: every file read, no per-item outcome in it."""
+    src = FIX / "lm_eval" / "smollm2" / "nosamples"
+    assert (
+        main(["reference", "select", str(src), "--n", "2", "--out", str(tmp_path / "o.csv")]) == 3
+    )
+    assert "an aggregate score, no per-item outcomes" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
 
 
 # --- real multi-model data --------------------------------------------------------------------
@@ -169,7 +280,7 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     capsys.readouterr()
     assert main(["reference", "predict", str(tmp_path / "known.csv"), "--reference", str(ref),
                  "--new", str(tmp_path / "new.csv")]) == 0  # fmt: skip
-    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
     true = new.groupby(["model", "task"])["correct"].mean().rename("true").reset_index()
     a = got.merge(true, on=["model", "task"], validate="1:1")
     assert len(a) == 30
