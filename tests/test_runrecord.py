@@ -129,7 +129,7 @@ def test_record_reads_bare_lines_and_refuses_an_unfinished_run(tmp_path):
     if log is None:
         pytest.skip("no GNU time")
     (tmp_path / "run.log").write_text("Snakemake output\n" + log.stderr)
-    rec = runrecord.record(tmp_path, cpu="Some CPU", note="shared")
+    rec = runrecord.record(tmp_path, cpu="Some CPU", note="shared", nproc=2)
     assert (rec["start"], rec["end"], rec["commit"], rec["rc"]) == (
         "2026-11-27T03:03:31Z",
         "2026-11-27T04:40:00Z",
@@ -137,6 +137,7 @@ def test_record_reads_bare_lines_and_refuses_an_unfinished_run(tmp_path):
         0,
     )
     assert rec["command"] == "true" and rec["scale"] is None and rec["cpu_source"] == "given"
+    assert rec["nproc"] == 2 and "Some CPU, 2 CPUs." in runrecord.summary(rec)
     assert rec["benchmarked_jobs"] == {} and rec["wall_s"] < 5
     (tmp_path / "started.txt").write_text(f"{sha}\nnonsense\n")
     with pytest.raises(ValueError, match="started.txt, line 2"):

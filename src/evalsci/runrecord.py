@@ -19,7 +19,6 @@ import argparse
 import csv
 import math
 import re
-import shlex
 import subprocess
 from pathlib import Path
 
@@ -129,16 +128,25 @@ def _scale(command: str) -> str | None:
     return m.group(1) if m else None
 
 
-def record(run_dir: str | Path, *, note: str | None = None, cpu: str | None = None) -> dict:
+def record(
+    run_dir: str | Path,
+    *,
+    note: str | None = None,
+    cpu: str | None = None,
+    nproc: int | None = None,
+    command: str | None = None,
+) -> dict:
     """The run in `run_dir` as one mapping (see the module's docstring). `cpu` (the `lscpu`
-    model name) defaults to started.txt's, else this machine's, marked as recorded after."""
+    model name) and `nproc` default to started.txt's; the CPU model else to this machine's
+    (`cpu_source` says which)."""
     run_dir = Path(run_dir).resolve()
     started = _started(run_dir / "started.txt")
     timed = _time_v(run_dir / "run.log") if (run_dir / "run.log").is_file() else {}
     if "rc" not in started and "exit_status" not in timed:
         raise ValueError(f"{run_dir}: the run has not finished (no rc= in started.txt)")
     rc = int(started.get("rc", timed.get("exit_status", -1)))
-    command = started.get("command") or timed.get("command")
+    # GNU time prints the arguments unquoted: a run started by hand passes its command line
+    command = command or started.get("command") or timed.get("command")
     missing = [
         k
         for k, v in (
@@ -165,7 +173,7 @@ def record(run_dir: str | Path, *, note: str | None = None, cpu: str | None = No
         # where the model name comes from: the run's own started.txt, the caller, or lscpu of
         # the machine that makes the record (the same machine only if the caller says so)
         "cpu_source": "given" if cpu else "started.txt" if started.get("cpu") else "lscpu",
-        "nproc": int(started["nproc"]) if "nproc" in started else None,
+        "nproc": nproc or (int(started["nproc"]) if "nproc" in started else None),
     }
     if timed:
         out["wall_s"] = round(_seconds(timed["wall"]), 2)
@@ -207,7 +215,7 @@ def summary(rec: dict, where: str = "") -> str:
     cores = f", {rec['nproc']} CPUs" if rec.get("nproc") else ""
     parts = [
         f"From the run{f' recorded in `{where}`' if where else ''}: commit "
-        f"`{rec['commit'][:7]}`{' with local edits' if rec.get('dirty') else ''}, {day} {span}, `{shlex.join(shlex.split(rec['command']))}` "
+        f"`{rec['commit'][:7]}`{' with local edits' if rec.get('dirty') else ''}, {day} {span}, `{rec['command']}` "
         f"(exit status {rec['rc']}), scale `{rec.get('scale')}`, on {cpu}{cores}."
     ]
     if "wall_s" in rec:
@@ -230,8 +238,15 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="the YAML record to write")
     p.add_argument("--note", help="a sentence printed with the record (e.g. a shared machine)")
     p.add_argument("--cpu", help="the CPU's model name (default: started.txt's, else lscpu's)")
+    p.add_argument("--nproc", type=int, help="the CPUs the run had (default: started.txt's)")
+    p.add_argument(
+        "--command", help="the command as typed (default: started.txt's, else GNU time's)"
+    )
     a = p.parse_args(argv)
-    rec = record(a.run_dir, note=a.note, cpu=a.cpu)
+    try:
+        rec = record(a.run_dir, note=a.note, cpu=a.cpu, nproc=a.nproc, command=a.command)
+    except (OSError, ValueError) as e:
+        p.exit(2, f"{p.prog}: error: {e}\n")
     write(rec, a.out)
     print(summary(rec))
     return 0
