@@ -57,7 +57,8 @@ def test_select_on_inspect_logs(tmp_path, selector, capsys):
 def test_samples_list_gives_lm_eval_doc_ids():
     from evalsci.assess.command import samples_list
 
-    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["3", "10", "x1"]})
+    # the items come sorted as strings (success_matrix); lm-eval needs its ids ascending
+    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["10", "3", "x1"]})
     assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
 
 
@@ -117,6 +118,88 @@ def test_assessor_fit_is_the_minimum_of_the_papers_objective():
     j_lbfgs = _objective(np.r_[lbfgs.coef_[0], lbfgs.intercept_], x1, lab)
     assert _objective(ours, x1, lab) <= j_lbfgs + 1e-9
     assert _objective(ours, x1, lab) - _objective(beta, x1, lab) < 1e-9
+
+
+LM_EVAL_TASK = """task: arith_local
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    validation: {data}
+output_type: multiple_choice
+validation_split: validation
+doc_to_text: "{{{{q}}}}\\nAnswer:"
+doc_to_target: label
+doc_to_choice: "{{{{choices}}}}"
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+"""
+
+
+def _lm_eval(root: Path, seed: int, *extra: str) -> Path:
+    """One real `lm_eval` CLI run (its `dummy` model: seeded random log-likelihoods, no
+    weights) on the local task of `root`, samples logged; returns its --output_path."""
+    import os
+    import subprocess
+    import sys
+
+    out = root / f"out{seed}"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(root / "hf"))
+    subprocess.run([sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks",
+                    "arith_local", "--include_path", str(root / "tasks"), "--output_path",
+                    str(out), "--log_samples", "--seed", str(seed), *extra],
+                   env=env, cwd=root, check=True, capture_output=True)  # fmt: skip
+    return out
+
+
+def _samples(out: Path) -> list[dict]:
+    (f,) = out.glob("*/samples_arith_local_*.jsonl")
+    return [json.loads(line) for line in f.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path, capsys):
+    """select on two real lm-eval runs; lm-eval's own CLI runs the third model on
+    `ref.samples.json` (`--samples FILE`); predict reads that run. Checks lm-eval logged exactly
+    the reference documents, each under its own id (the list must be ascending:
+    `samples_list`), and that predict's per-item output carries the outcomes lm-eval logged."""
+    pytest.importorskip("lm_eval")
+    rows = [{"q": f"What is {i} + 3?", "choices": [str(i + 3 + d) for d in (-(i % 3), 1, 2)],
+             "label": 0} for i in range(30)]  # fmt: skip
+    (tmp_path / "tasks").mkdir()
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "tasks" / "arith_local.yaml").write_text(LM_EVAL_TASK.format(data=data))
+    known = [_lm_eval(tmp_path, seed) for seed in (1, 2)]
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *map(str, known), "--n", "10", "--out", str(ref)]) == 0
+    r = pd.read_csv(ref, dtype=str)
+    ids = sorted(map(int, r["item"]))
+    assert len(r) == 10 and set(r["task"]) == {"arith_local"} and len(set(ids)) == 10
+    # ref.csv lists the items as evalsci sorts them, as strings ("12" before "3"): the check
+    # below can fail only if that order differs from lm-eval's ascending one
+    assert r["item"].tolist() != [str(i) for i in ids]
+    listed = tmp_path / "ref.samples.json"
+    assert json.loads(listed.read_text()) == {"arith_local": ids}
+    new = _lm_eval(tmp_path, 3, "--samples", str(listed))
+    logged = _samples(new)
+    assert sorted(s["doc_id"] for s in logged) == ids
+    for s in logged:  # each document logged under its own index in the data file
+        assert s["doc"] == rows[s["doc_id"]], s["doc_id"]
+    capsys.readouterr()
+    args = ["reference", "predict", *map(str, known), "--reference", str(ref), "--new", str(new)]
+    assert main([*args, "--items"]) == 0
+    items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
+    assert len(items) == 30 and items["model"].nunique() == 1
+    got = items[items["reference"] == 1].set_index("item")["p_success"]
+    assert got.to_dict() == {str(s["doc_id"]): float(s["acc"]) for s in logged}
+    rest = items.loc[items["reference"] == 0, "p_success"]
+    assert ((rest > 0) & (rest < 1)).all()
+    assert main(args) == 0
+    acc = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[30, 10]]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
 
 
 # --- bad input -------------------------------------------------------------------------------
