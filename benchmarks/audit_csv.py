@@ -9,7 +9,13 @@ reports its peak resident memory; beside it, `pyarrow.csv.read_csv` of the same 
 child process (the obvious baseline: reading the columns, nothing else), and their ratio:
 
     .venv/bin/python benchmarks/audit_csv.py 10000 100000 1000000
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5   # 5 interleaved pairs
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5 --before ../old/src  # and a before
     .venv/bin/python benchmarks/audit_csv.py 1000000 --keep /tmp/audit_1m.csv   # keep the CSV
+
+With --reps R the read and the audit alternate R times (so both see the same load) and the
+summary gives the min and median of wall and CPU seconds and of the ratios: on a shared
+machine the CPU ratio is the steadier number (the read uses every core, the audit mostly one).
 
 The CSV is generated with a fixed seed into a temporary directory (1,000,000 rows: ~45 MB).
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,13 +83,16 @@ AUDIT = ["-m", "evalsci.cli", "audit", "{path}", "--format", "csv"]
 READ = ["-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", "{path}"]
 
 
-def run_audit(path: Path, what: list[str] = AUDIT) -> dict:
+def run_audit(path: Path, what: list[str] = AUDIT, src: Path | None = None) -> dict:
     """Wall seconds, user + system CPU seconds and peak RSS (MB) of one `evalsci audit` (or of
-    `what`, python's arguments) in a child process."""
+    `what`, python's arguments) in a child process (with PYTHONPATH=src when given)."""
     args = [a.replace("{path}", str(path)) for a in what]
     cmd = ["/usr/bin/time", "-v", sys.executable, *args]
+    env = os.environ | ({"PYTHONPATH": str(src)} if src else {})
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"audit failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -103,6 +113,10 @@ def main() -> None:
     ap.add_argument("rows", type=int, nargs="+", help="CSV sizes to time (rows)")
     ap.add_argument("--keep", type=Path, help="write the (last) CSV here and keep it")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reps", type=int, default=1, help="interleaved read/audit pairs per size")
+    ap.add_argument(
+        "--before", type=Path, help="another checkout's src/: its audit is timed in each rep too"
+    )
     args = ap.parse_args()
     distinct = len({(n, c, t) for _, n, c, t in task_table(args.seed)})
     print(f"{TASKS} tasks, {distinct} distinct (n, choices, t); cpus: {os.cpu_count()}")
@@ -111,20 +125,46 @@ def main() -> None:
             path = args.keep if args.keep else Path(tmp) / f"audit_{rows}.csv"
             write_csv(path, rows, args.seed)
             mb = path.stat().st_size / 1e6
-            for label, what in (("pyarrow.csv.read_csv", READ), ("evalsci audit", AUDIT)):
-                r = run_audit(path, what)
-                if label == "pyarrow.csv.read_csv":
-                    read = r
+            order = [("read", READ, None), ("audit", AUDIT, None)]
+            if args.before:
+                order.append(("before", AUDIT, args.before))
+            runs = {label: [] for label, _, _ in order}
+            names = {"read": "pyarrow.csv.read_csv", "audit": "evalsci audit", "before": "before"}
+            for _ in range(args.reps):
+                for label, what, src in order:
+                    r = run_audit(path, what, src)
+                    runs[label].append(r)
+                    name = names[label]
+                    print(
+                        f"rows={rows:>9,d} csv={mb:6.1f} MB  {name:<21} "
+                        f"wall={r['wall_s']:7.2f} s  cpu={r['cpu_s']:7.2f} s  "
+                        f"peak_rss={r['rss_mb']:7.1f} MB",
+                        flush=True,
+                    )
+                r, read = runs["audit"][-1], runs["read"][-1]
                 print(
-                    f"rows={rows:>9,d} csv={mb:6.1f} MB  {label:<21} wall={r['wall_s']:7.2f} s  "
-                    f"cpu={r['cpu_s']:7.2f} s  peak_rss={r['rss_mb']:7.1f} MB",
+                    f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
+                    f"cpu {r['cpu_s'] / read['cpu_s']:.1f}x",
                     flush=True,
                 )
-            print(
-                f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
-                f"cpu {r['cpu_s'] / read['cpu_s']:.1f}x",
-                flush=True,
-            )
+            if args.reps > 1:
+                summary(runs)
+
+
+def summary(runs: dict) -> None:
+    """Min and median over the repetitions, and of the per-pair ratios."""
+
+    def mm(xs):
+        return f"min {min(xs):.2f}, median {statistics.median(xs):.2f}"
+
+    for label, rs in runs.items():
+        for key in ("wall_s", "cpu_s", "rss_mb"):
+            print(f"  {label:<5} {key:<6} {mm([r[key] for r in rs])}")
+    for label in [k for k in runs if k != "read"]:
+        for key in ("wall_s", "cpu_s"):
+            pairs = zip(runs[label], runs["read"], strict=True)
+            ratio = [a[key] / b[key] for a, b in pairs]
+            print(f"  {label} / read {key:<6} {mm(ratio)}")
 
 
 if __name__ == "__main__":
