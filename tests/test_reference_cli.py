@@ -57,7 +57,8 @@ def test_select_on_inspect_logs(tmp_path, selector, capsys):
 def test_samples_list_gives_lm_eval_doc_ids():
     from evalsci.assess.command import samples_list
 
-    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["3", "10", "x1"]})
+    # the items come sorted as strings (success_matrix); lm-eval needs its ids ascending
+    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["10", "3", "x1"]})
     assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
 
 
@@ -117,6 +118,187 @@ def test_assessor_fit_is_the_minimum_of_the_papers_objective():
     j_lbfgs = _objective(np.r_[lbfgs.coef_[0], lbfgs.intercept_], x1, lab)
     assert _objective(ours, x1, lab) <= j_lbfgs + 1e-9
     assert _objective(ours, x1, lab) - _objective(beta, x1, lab) < 1e-9
+
+
+LM_EVAL_TASK = """task: arith_local
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    validation: {data}
+output_type: multiple_choice
+validation_split: validation
+doc_to_text: "{{{{q}}}}\\nAnswer:"
+doc_to_target: label
+doc_to_choice: "{{{{choices}}}}"
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+"""
+
+
+def _lm_eval(root: Path, seed: int, *extra: str) -> Path:
+    """One real `lm_eval` CLI run (its `dummy` model: seeded random log-likelihoods, no
+    weights) on the local task of `root`, samples logged; returns its --output_path."""
+    import os
+    import subprocess
+    import sys
+
+    out = root / f"out{seed}"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(root / "hf"))
+    subprocess.run([sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks",
+                    "arith_local", "--include_path", str(root / "tasks"), "--output_path",
+                    str(out), "--log_samples", "--seed", str(seed), *extra],
+                   env=env, cwd=root, check=True, capture_output=True)  # fmt: skip
+    return out
+
+
+def _samples(out: Path) -> list[dict]:
+    (f,) = out.glob("*/samples_arith_local_*.jsonl")
+    return [json.loads(line) for line in f.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path, capsys):
+    """select on two real lm-eval runs; lm-eval's own CLI runs the third model on
+    `ref.samples.json` (`--samples FILE`); predict reads that run. Checks lm-eval logged exactly
+    the reference documents, each under its own id (the list must be ascending:
+    `samples_list`), and that predict's per-item output carries the outcomes lm-eval logged."""
+    pytest.importorskip("lm_eval")
+    rows = [{"q": f"What is {i} + 3?", "choices": [str(i + 3 + d) for d in (-(i % 3), 1, 2)],
+             "label": 0} for i in range(30)]  # fmt: skip
+    (tmp_path / "tasks").mkdir()
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "tasks" / "arith_local.yaml").write_text(LM_EVAL_TASK.format(data=data))
+    known = [_lm_eval(tmp_path, seed) for seed in (1, 2)]
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *map(str, known), "--n", "10", "--out", str(ref)]) == 0
+    r = pd.read_csv(ref, dtype=str)
+    ids = sorted(map(int, r["item"]))
+    assert len(r) == 10 and set(r["task"]) == {"arith_local"} and len(set(ids)) == 10
+    # ref.csv lists the items as evalsci sorts them, as strings ("12" before "3"): the check
+    # below can fail only if that order differs from lm-eval's ascending one
+    assert r["item"].tolist() != [str(i) for i in ids]
+    listed = tmp_path / "ref.samples.json"
+    assert json.loads(listed.read_text()) == {"arith_local": ids}
+    new = _lm_eval(tmp_path, 3, "--samples", str(listed))
+    logged = _samples(new)
+    assert sorted(s["doc_id"] for s in logged) == ids
+    for s in logged:  # each document logged under its own index in the data file
+        assert s["doc"] == rows[s["doc_id"]], s["doc_id"]
+    capsys.readouterr()
+    args = ["reference", "predict", *map(str, known), "--reference", str(ref), "--new", str(new)]
+    assert main([*args, "--items"]) == 0
+    items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
+    assert len(items) == 30 and items["model"].nunique() == 1
+    got = items[items["reference"] == 1].set_index("item")["p_success"]
+    assert got.to_dict() == {str(s["doc_id"]): float(s["acc"]) for s in logged}
+    rest = items.loc[items["reference"] == 0, "p_success"]
+    assert ((rest > 0) & (rest < 1)).all()
+    assert main(args) == 0
+    acc = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[30, 10]]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+
+
+# --- both verbs on each client's files: two known models and a third, new one ----------------
+# The third model of each format (tests/fixtures/audit/reference/PROVENANCE.md) was written by
+# the client itself, with the same rule everywhere: right on item 1 and the even items of the
+# 12 (`Item k:` in the prompt), wrong on the others; its true accuracy is 7/12.
+
+REF_FIX = FIX / "reference"
+
+
+def _k_inspect(item: str) -> int:
+    return int(item.removeprefix("q"))  # sample ids q01..q12
+
+
+def _k_lighteval(item: str) -> int:
+    return int(item) + 1  # lighteval's doc index of test.jsonl's k-th line
+
+
+def _k_eee(item: str) -> int:
+    """EEE's items are its sample hashes: their prompt, from the gamma samples file itself."""
+    import re
+
+    (f,) = (REF_FIX / "eee_inspect").rglob("*_samples.jsonl")
+    rows = [json.loads(line) for line in f.read_text().splitlines()]
+    k = {r["sample_hash"]: int(re.match(r"Item (\d+):", r["input"]["raw"]).group(1)) for r in rows}
+    return k[item]
+
+
+CLIENTS = {
+    "inspect": (lambda: sorted(INSPECT.glob("*_mc-single_*.eval")), "inspect", _k_inspect),
+    "eee": (lambda: [FIX / "eee" / "inspect"], "eee_inspect", _k_eee),
+    "lighteval": (lambda: [FIX / "lighteval" / "out"], "lighteval", _k_lighteval),
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
+    known_fn, new_dir, k_of = CLIENTS[client]
+    known, new = [str(p) for p in known_fn()], str(REF_FIX / new_dir)
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *known, "--n", "4", "--out", str(ref)]) == 0
+    r = pd.read_csv(ref, dtype=str)
+    assert len(r) == 4 and r["task"].nunique() == 1 and not r["item"].duplicated().any()
+    ks = sorted(k_of(i) for i in r["item"])  # KeyError/ValueError: not one of the 12 items
+    assert set(ks) <= set(range(1, 13))
+    listed = json.loads(ref.with_suffix(".samples.json").read_text())
+    ids = r["item"].tolist()
+    assert listed == {r["task"].iloc[0]: sorted(map(int, ids)) if client == "lighteval" else ids}
+    capsys.readouterr()
+    args = ["reference", "predict", *known, "--reference", str(ref), "--new", new]
+    assert main([*args, "--items"]) == 0
+    items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
+    assert len(items) == 12 and items["model"].nunique() == 1
+    is_ref = items["reference"] == 1
+    assert sorted(items.loc[is_ref, "item"]) == sorted(ids)
+    # the reference items carry the outcome the client logged: the rule's
+    expect = {i: float(k_of(i) % 2 == 0 or k_of(i) == 1) for i in ids}
+    assert items[is_ref].set_index("item")["p_success"].to_dict() == expect
+    p_rest = items.loc[~is_ref, "p_success"]
+    assert ((p_rest > 0) & (p_rest < 1)).all()
+    assert main(args) == 0
+    out = capsys.readouterr()
+    acc = pd.read_csv(io.StringIO(out.out))
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[12, 4]]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    # two known models: no calibration model is left for the 90 % interval, so [0, 1], said
+    assert (acc["low"].iloc[0], acc["high"].iloc[0]) == (0.0, 1.0)
+    assert "interval [0, 1]" in out.err
+
+
+def test_select_on_lm_eval_samples_two_runs():
+    """lm-eval 0-shot and 2-shot runs of SmolLM2 (their --output_path folders) on 58 items in 3
+    tasks: --n 10 is 1 each, then 7 over (17, 19, 19) spare: quotas 2.16, 2.42, 2.42 -> 2 each,
+    and the last to the larger remainder, the first of the tied (rte_local)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "ref.csv"
+        runs = [FIX / "lm_eval" / "smollm2" / "full", FIX / "compare" / "lm_eval" / "2shot"]
+        assert main(["reference", "select", *map(str, runs), "--n", "10", "--out", str(out)]) == 0
+        r = pd.read_csv(out, dtype=str)
+        listed = json.loads(out.with_suffix(".samples.json").read_text())
+    assert r.groupby("task").size().to_dict() == {"logic_local": 3, "rte_local": 4,
+                                                  "sst2_local": 3}  # fmt: skip
+    assert listed == {t: sorted(map(int, g["item"])) for t, g in r.groupby("task")}
+    assert all(0 <= i < 20 for v in listed.values() for i in v)
+
+
+def test_select_on_helm_runs_leaves_out_items_one_model_lacks(tmp_path, capsys):
+    """HELM per_instance_stats: simple_mcqa for both models (10 instances x 3 train trials);
+    simple_mcqa_separate only for fixture/parity (simple/model1's is passed over: every option
+    tied), so its 10 items are not shared and are left out, said on stderr."""
+    out = tmp_path / "ref.csv"
+    runs = FIX / "helm" / "runs"
+    assert main(["reference", "select", str(runs), "--n", "5", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "10 items not answered by every known model are left out; 30 items shared by 2" in err
+    r = pd.read_csv(out, dtype=str)
+    assert len(r) == 5 and set(r["task"]) == {"simple_mcqa"}
 
 
 # --- bad input -------------------------------------------------------------------------------

@@ -34,3 +34,32 @@ def audit_bundle(wildcards):
 def audit_scope(wildcards):
     """The leaderboard's out-of-scope list (its free-text tasks); other sources have none."""
     return AUDIT_SCOPE if wildcards.au_source == "open_llm_leaderboard_v2" else []
+
+
+# The files of the study's named targets, which depend on its settings: the Snakefile makes one
+# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+AUDIT_TARGETS = {
+    "audit_open_llm_leaderboard": [
+        table("audit", "open_llm_leaderboard_v2"),
+        audit_detail_file("open_llm_leaderboard_v2"),
+        figure("audit", "open_llm_leaderboard_v2"),
+        AUDIT_SCOPE,
+        table("audit", "open_llm_leaderboard_v2_sweep"),
+        figure("audit", "flipped_share"),
+    ],
+    "audit_mizrahi_paraphrases": [
+        table("audit", "mizrahi_paraphrases"),
+        audit_detail_file("mizrahi_paraphrases"),
+        figure("audit", "mizrahi_paraphrases"),
+    ],
+    "audit_baselines_prompts": [
+        table("audit", "baselines_prompts"),
+        audit_detail_file("baselines_prompts"),
+        figure("audit", "baselines_prompts"),
+    ],
+    "audit_openai_evals": [
+        table("audit", "openai_evals"),
+        audit_detail_file("openai_evals"),
+        figure("audit", "openai_evals"),
+    ],
+}

@@ -45,12 +45,17 @@ def _known_matrix(frame):
 
 
 def samples_list(ref) -> dict:
-    """{task: [item ids]}: integers where every id of the task is one (lm-eval doc ids), the
-    JSON that lm-eval's `--samples` accepts."""
+    """{task: [item ids]}, the JSON that lm-eval's `--samples` accepts: integers, in ascending
+    order, where every id of the task is one (lm-eval doc ids).
+
+    Ascending is required, not cosmetic: lm-eval 0.4.13 walks the task's documents in dataset
+    order keeping those whose index is listed, and logs the k-th kept document under the k-th
+    listed id (`evaluator.evaluate`: `doc_id_true = indices[doc_id]`), so an unsorted list logs
+    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one)."""
     out = {}
     for task, g in ref.groupby("task", sort=False):
         ids = g["item"].astype(str).tolist()
-        out[task] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else ids
+        out[task] = sorted(int(i) for i in ids) if all(i.isdigit() for i in ids) else ids
     return out
 
 
