@@ -50,20 +50,29 @@ def cpu_model() -> str:
 
 
 def _started(path: Path) -> dict:
+    """started.txt: `key=value` (or `key: value`) lines; bare ISO times (the start, then the
+    end) and a bare commit; several of them on one line, except the free-text `command`,
+    `cpu` and `note`, each of which takes the rest of its line."""
     out: dict = {}
     for i, raw in enumerate(path.read_text().splitlines(), start=1):
         line = raw.strip()
-        if not line:
+        m = re.match(r"(command|cpu|note)\s*[=:]\s*(.*)$", line)
+        if m:  # free text: the rest of the line
+            out[m.group(1)] = m.group(2)
             continue
-        if "=" in line and not _ISO.match(line):
-            key, _, value = line.partition("=")
-            out[key.strip()] = value.strip()
-        elif _ISO.match(line):
-            out["end" if "start" in out else "start"] = line
-        elif _SHA.match(line):
-            out["commit"] = line
-        else:
-            raise ValueError(f"{path}, line {i}: neither key=value, an ISO time nor a commit")
+        tokens = re.findall(r"([A-Za-z_]+\s*[=:]\s*\S+|\S+)", line)
+        for token in tokens:
+            kv = re.match(r"([A-Za-z_]+)\s*[=:]\s*(\S+)$", token)
+            if _ISO.match(token):
+                out["end" if "start" in out else "start"] = token
+            elif _SHA.match(token):
+                out["commit"] = token
+            elif kv:
+                out[kv.group(1)] = kv.group(2)
+            else:
+                raise ValueError(
+                    f"{path}, line {i}: {token!r} is neither key=value, an ISO time nor a commit"
+                )
     return out
 
 
