@@ -203,67 +203,84 @@ def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path,
 
 
 # --- both verbs on each client's files: two known models and a third, new one ----------------
-# The third model of each format (tests/fixtures/audit/reference/PROVENANCE.md) was written by
-# the client itself, with the same rule everywhere: right on item 1 and the even items of the
-# 12 (`Item k:` in the prompt), wrong on the others; its true accuracy is 7/12.
+# The third model of each format was written by the client itself (tests/fixtures/audit/
+# reference/PROVENANCE.md). Its outcomes are known without the project's readers: for
+# inspect-ai, EEE and lighteval from the rule that generated them (right on item 1 and the even
+# items of the 12, `Item k:` in the prompt), for HELM from its per_instance_stats.json.
 
 REF_FIX = FIX / "reference"
 
 
-def _k_inspect(item: str) -> int:
-    return int(item.removeprefix("q"))  # sample ids q01..q12
+def _rule(k: int) -> int:
+    return int(k % 2 == 0 or k == 1)
 
 
-def _k_lighteval(item: str) -> int:
-    return int(item) + 1  # lighteval's doc index of test.jsonl's k-th line
+def _truth_inspect() -> dict:
+    return {f"q{k:02d}": _rule(k) for k in range(1, 13)}  # inspect's sample ids
 
 
-def _k_eee(item: str) -> int:
-    """EEE's items are its sample hashes: their prompt, from the gamma samples file itself."""
+def _truth_lighteval() -> dict:
+    return {str(k - 1): _rule(k) for k in range(1, 13)}  # doc index of test.jsonl's k-th line
+
+
+def _truth_eee() -> dict:
+    """EEE's items are its sample hashes; their prompts, in the gamma samples file itself."""
     import re
 
     (f,) = (REF_FIX / "eee_inspect").rglob("*_samples.jsonl")
     rows = [json.loads(line) for line in f.read_text().splitlines()]
-    k = {r["sample_hash"]: int(re.match(r"Item (\d+):", r["input"]["raw"]).group(1)) for r in rows}
-    return k[item]
+    return {
+        r["sample_hash"]: _rule(int(re.match(r"Item (\d+):", r["input"]["raw"]).group(1)))
+        for r in rows
+    }
 
 
-CLIENTS = {
-    "inspect": (lambda: sorted(INSPECT.glob("*_mc-single_*.eval")), "inspect", _k_inspect),
-    "eee": (lambda: [FIX / "eee" / "inspect"], "eee_inspect", _k_eee),
-    "lighteval": (lambda: [FIX / "lighteval" / "out"], "lighteval", _k_lighteval),
+def _truth_helm() -> dict:
+    """exact_match of each instance and train trial (`<id>#<trial>`), as HELM wrote it."""
+    (f,) = (REF_FIX / "helm").rglob("per_instance_stats.json")
+    return {
+        f"{e['instance_id']}#{e['train_trial_index']}": int(s["sum"])
+        for e in json.loads(f.read_text())
+        for s in e["stats"]
+        if s["name"] == {"name": "exact_match", "split": "test"}
+    }
+
+
+CLIENTS = {  # known models' files, the new model's folder, its true outcomes
+    "inspect": (lambda: sorted(INSPECT.glob("*_mc-single_*.eval")), "inspect", _truth_inspect),
+    "eee": (lambda: [FIX / "eee" / "inspect"], "eee_inspect", _truth_eee),
+    "lighteval": (lambda: [FIX / "lighteval" / "out"], "lighteval", _truth_lighteval),
+    "helm": (lambda: [FIX / "helm" / "runs"], "helm", _truth_helm),
 }
 
 
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
-    known_fn, new_dir, k_of = CLIENTS[client]
-    known, new = [str(p) for p in known_fn()], str(REF_FIX / new_dir)
+    known_fn, new_dir, truth_fn = CLIENTS[client]
+    known, new, truth = [str(p) for p in known_fn()], str(REF_FIX / new_dir), truth_fn()
     ref = tmp_path / "ref.csv"
     assert main(["reference", "select", *known, "--n", "4", "--out", str(ref)]) == 0
     r = pd.read_csv(ref, dtype=str)
     assert len(r) == 4 and r["task"].nunique() == 1 and not r["item"].duplicated().any()
-    ks = sorted(k_of(i) for i in r["item"])  # KeyError/ValueError: not one of the 12 items
-    assert set(ks) <= set(range(1, 13))
-    listed = json.loads(ref.with_suffix(".samples.json").read_text())
     ids = r["item"].tolist()
+    assert set(ids) <= set(truth)  # items of the task, under the client's own ids
+    listed = json.loads(ref.with_suffix(".samples.json").read_text())
     assert listed == {r["task"].iloc[0]: sorted(map(int, ids)) if client == "lighteval" else ids}
     capsys.readouterr()
     args = ["reference", "predict", *known, "--reference", str(ref), "--new", new]
     assert main([*args, "--items"]) == 0
     items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
-    assert len(items) == 12 and items["model"].nunique() == 1
+    assert sorted(items["item"]) == sorted(truth) and items["model"].nunique() == 1
     is_ref = items["reference"] == 1
-    assert sorted(items.loc[is_ref, "item"]) == sorted(ids)
-    # the reference items carry the outcome the client logged: the rule's
-    expect = {i: float(k_of(i) % 2 == 0 or k_of(i) == 1) for i in ids}
-    assert items[is_ref].set_index("item")["p_success"].to_dict() == expect
+    # the reference items carry the outcomes the client logged
+    got = items[is_ref].set_index("item")["p_success"].to_dict()
+    assert got == {i: float(truth[i]) for i in ids}
     p_rest = items.loc[~is_ref, "p_success"]
     assert ((p_rest > 0) & (p_rest < 1)).all()
     assert main(args) == 0
     out = capsys.readouterr()
     acc = pd.read_csv(io.StringIO(out.out))
-    assert acc[["n_items", "n_reference"]].values.tolist() == [[12, 4]]
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[len(truth), 4]]
     assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
     # two known models: no calibration model is left for the 90 % interval, so [0, 1], said
     assert (acc["low"].iloc[0], acc["high"].iloc[0]) == (0.0, 1.0)

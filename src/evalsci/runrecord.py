@@ -51,14 +51,14 @@ def cpu_model() -> str:
 
 def _started(path: Path) -> dict:
     """started.txt: `key=value` (or `key: value`) lines; bare ISO times (the start, then the
-    end) and a bare commit; several of them on one line, except `command`, which takes the
-    rest of its line."""
+    end) and a bare commit; several of them on one line, except the free-text `command`,
+    `cpu` and `note`, each of which takes the rest of its line."""
     out: dict = {}
     for i, raw in enumerate(path.read_text().splitlines(), start=1):
         line = raw.strip()
-        m = re.match(r"command\s*[=:]\s*(.*)$", line)
-        if m:
-            out["command"] = m.group(1)
+        m = re.match(r"(command|cpu|note)\s*[=:]\s*(.*)$", line)
+        if m:  # free text: the rest of the line
+            out[m.group(1)] = m.group(2)
             continue
         tokens = re.findall(r"([A-Za-z_]+\s*[=:]\s*\S+|\S+)", line)
         for token in tokens:
