@@ -17,7 +17,7 @@ from evalsci.workflow import CODE, FUNCTION, THREADS, call, module_of, rule_func
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / artefacts.ADAPTER
 # Studies whose every rule runs through the adapter (the others still have scripts of their own).
-CONVERTED = ("baselines",)
+CONVERTED = ("baselines", "audit")
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +124,17 @@ def test_module_of_names_a_file_outside_the_package(tmp_path):
     )
     with pytest.raises(ValueError, match="not a module of the evalsci package"):
         module_of(tmp_path / "x.py")
+
+
+def test_a_converted_studys_rule_files_spell_no_path():
+    """A converted study's rules name entries of its plan (evalsci.studies.<study>.plan,
+    evalsci.audit.plan): its rule files spell no path of their own."""
+    import re
+
+    for study in CONVERTED:
+        files = sorted((ROOT / "workflow/rules").glob(f"{study}*.smk"))
+        assert files, study
+        for smk in files:
+            code = "\n".join(line.split("#", 1)[0] for line in smk.read_text().splitlines())
+            spelled = re.findall(r"[\"'](?:results|logs|resources)/[^\"']*", code)
+            assert not spelled, f"{smk.name} spells paths: {spelled}"

@@ -219,18 +219,22 @@ def make_figures(aggregated, baselines, distributions, predictions, cfg, recompu
         draw.make(name, files, aggregated=data, baselines=base, predictions=pred)
 
 
-def make_audit_runs(source: str, bundle, out) -> None:
-    """This study's released results as one runs table of study `audit` (audit_runs.py)."""
-    if source == "mizrahi_paraphrases":
-        runs = audit_runs.mizrahi_runs(bundle)
-    elif source == "baselines_prompts":
-        runs = audit_runs.prompt_runs(bundle)
-    else:
-        raise ValueError(
-            f"no audit source {source!r} in the baselines study; known {audit_runs.SOURCES}"
-        )
-    write_csv(runs, out)
-    log.info("%s: %d runs over %d tasks", source, len(runs), runs.task.nunique())
+def make_audit_runs(source: str, bundle, runs) -> None:
+    """The runs table (study `audit`) of a released source other than the leaderboard: this
+    study's own results (audit_runs.py), or the audit package's other sources (evalsci.audit
+    imports no study, so the rule that reads them all runs this function)."""
+    if source not in audit_runs.SOURCES:
+        from evalsci.audit import steps as audit_steps
+
+        audit_steps.make_runs(source, bundle, runs)
+        return
+    table = (
+        audit_runs.mizrahi_runs(bundle)
+        if source == "mizrahi_paraphrases"
+        else audit_runs.prompt_runs(bundle)
+    )
+    write_csv(table, runs)
+    log.info("%s: %d runs over %d tasks", source, len(table), table.task.nunique())
 
 
 # The recompute path (workflow/rules/baselines_recompute.smk): our own few-shot inference.
