@@ -12,6 +12,12 @@ child process (the obvious baseline: reading the columns, nothing else), and the
     .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5   # 5 interleaved pairs
     .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5 --before ../old/src  # and a before
     .venv/bin/python benchmarks/audit_csv.py 1000000 --keep /tmp/audit_1m.csv   # keep the CSV
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 3 --stages   # and where it goes
+
+With --stages, each repetition also runs the audit's steps one by one in a fresh process
+(`stages`: imports, reading the CSV into the results frame, judging, writing the CSV to
+/dev/null, and apart from them the part of the writing that is Arrow's float-to-text cast of
+the ten float columns), giving each step's CPU and wall seconds.
 
 With --reps R the read and the audit alternate R times (so both see the same load) and the
 summary gives the min and median of wall and CPU seconds and of the ratios: on a shared
@@ -108,16 +114,61 @@ def run_audit(path: Path, what: list[str] = AUDIT, src: Path | None = None) -> d
     }
 
 
+def stages(path: str) -> None:
+    """The audit's steps on `path`, one by one in this (fresh) process: CPU and wall seconds
+    of each, printed as `stage NAME cpu=.. wall=..`."""
+    clock = [time.process_time(), time.perf_counter()]
+
+    def lap(name: str) -> None:
+        cpu, wall = time.process_time(), time.perf_counter()
+        print(f"stage {name:<12} cpu={cpu - clock[0]:6.3f} wall={wall - clock[1]:6.3f}")
+        clock[:] = [time.process_time(), time.perf_counter()]
+
+    import pandas  # noqa: F401  (the audit's imports, as the CLI makes them)
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import scipy.special  # noqa: F401
+
+    from evalsci.audit import judge_inputs, read_inputs
+    from evalsci.audit.output import _arrow_table, write_csv
+
+    lap("imports")
+    found = read_inputs([Path(path)])
+    lap("read")
+    _, df = judge_inputs(found)
+    lap("judge")
+    with open(os.devnull, "wb") as sink:
+        write_csv(df, sink)
+    lap("write")
+    floats = [c for c in df.columns if df[c].dtype == float]
+    table = _arrow_table(df[floats])
+    lap("(to arrow)")
+    with open(os.devnull, "wb") as sink:  # the floor of any writer of these digits
+        pcsv.write_csv(table, sink, write_options=pcsv.WriteOptions(quoting_style="needed"))
+    lap(f"({len(floats)} floats)")
+    del pa
+
+
+STAGES = [__file__, "--stages-of", "{path}"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("rows", type=int, nargs="+", help="CSV sizes to time (rows)")
+    ap.add_argument("rows", type=int, nargs="*", help="CSV sizes to time (rows)")
     ap.add_argument("--keep", type=Path, help="write the (last) CSV here and keep it")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=1, help="interleaved read/audit pairs per size")
     ap.add_argument(
         "--before", type=Path, help="another checkout's src/: its audit is timed in each rep too"
     )
+    ap.add_argument("--stages", action="store_true", help="time the audit's steps too")
+    ap.add_argument("--stages-of", help=argparse.SUPPRESS)  # the child process of --stages
     args = ap.parse_args()
+    if args.stages_of:
+        stages(args.stages_of)
+        return
+    if not args.rows:
+        ap.error("give at least one number of rows")
     distinct = len({(n, c, t) for _, n, c, t in task_table(args.seed)})
     print(f"{TASKS} tasks, {distinct} distinct (n, choices, t); cpus: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -141,6 +192,10 @@ def main() -> None:
                         f"peak_rss={r['rss_mb']:7.1f} MB",
                         flush=True,
                     )
+                if args.stages:
+                    cmd = [sys.executable, *(a.replace("{path}", str(path)) for a in STAGES)]
+                    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                    print(out.stdout, end="", flush=True)
                 r, read = runs["audit"][-1], runs["read"][-1]
                 print(
                     f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "

@@ -241,3 +241,8 @@ def test_cli_writes_the_blocks_into_a_copy_of_the_docs(recorded_run, tmp_path):
     assert "| `logs/x` | 2 |" in doctables.current(blocks["tapt_paper_run_time"], tmp_path)
     with pytest.raises(SystemExit):
         doctables.main(["--root", str(d), "tapt_nonesuch"])
+    # a run of another scale: one line naming the record, exit status 2, no doc touched
+    before = (tmp_path / "docs" / "benchmarks.md").read_text()
+    with pytest.raises(SystemExit) as e:
+        doctables.main(["--root", str(d), "--doc-root", str(tmp_path), "tapt_paper_run_time"])
+    assert e.value.code == 2 and (tmp_path / "docs" / "benchmarks.md").read_text() == before

@@ -243,7 +243,10 @@ def main(argv=None) -> int:
     unknown = [pat for pat in a.names if not any(fnmatch(n, pat) for n in every)]
     if unknown:
         p.error(f"no doc block matches {unknown}; blocks: {sorted(every)}")
-    write_all(a.root, a.doc_root, None, names, a.record)
+    try:
+        write_all(a.root, a.doc_root, None, names, a.record)
+    except (OSError, ValueError) as e:
+        p.exit(2, f"{p.prog}: error: {e}\n")
     return 0
 
 

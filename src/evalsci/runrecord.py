@@ -211,6 +211,8 @@ def load(path: str | Path) -> dict:
 
 
 def _hms(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
     m = round(seconds / 60)
     return f"{m // 60} h {m % 60:02d} min" if m >= 60 else f"{m} min"
 
