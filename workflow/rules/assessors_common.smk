@@ -84,3 +84,22 @@ def assessors_nref_files(wildcards):
         f"{assessors_dir(wildcards.collection)}/nref/{s}.csv.gz"
         for s in assessors_split_names(wildcards.collection)
     ]
+
+
+# The files of the study's named targets, which depend on its settings: the Snakefile makes one
+# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+ASSESSORS_TARGETS = {
+    "assessors_figure2": [
+        [assessors_figure(c, "figure2") for c in ASSESSORS_COLLECTIONS],
+        [assessors_table(c, "figure2") for c in ASSESSORS_COLLECTIONS],
+    ],
+    "assessors_table3": [
+        table("assessors", "table3"),
+    ],
+    "assessors_figure8": [
+        [assessors_figure(c, "figure8") for c in assessors_nref_collections("figure8")],
+    ],
+    "assessors_figure9": [
+        [assessors_figure(c, "figure9") for c in assessors_nref_collections("figure9")],
+    ],
+}

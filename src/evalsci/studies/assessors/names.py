@@ -4,19 +4,51 @@ typo stops the run before any job."""
 from __future__ import annotations
 
 from evalsci.configcheck import where
-from evalsci.data.released import BUNDLES, bundle_files
+from evalsci.data.released import BUNDLES, RELEASED_LLMS, bundle_files, released_llms
 
 from .settings import ROLES, Collection
 
+#: the bundle of the HELM-Lite run list, which names the LLMs of every `helm` collection
+HELM_RUN_LIST = "helm_lite_runs"
+
+
+def _unknown(key: str, given, known, what: str, source: str) -> None:
+    unknown = [x for x in given if x not in known]
+    if unknown:
+        raise ValueError(
+            f"config {key} ({where(key)}): unknown {what}(s) {unknown} ({source}); "
+            f"the {what}s there: {sorted(known)}"
+        )
+
 
 def check_released_names(collection: Collection) -> None:
-    """At parse time, for an `evals_logs` collection read from a released bundle: every
-    configured LLM, dataset and OOD dataset is one the bundle holds (`<subdir>/<task>/<llm>
-    .jsonl` in the pinned manifest, so nothing needs fetching first). Else a ValueError
-    naming the key, where it was set and the names there are, not a failure in the first job.
-    Other loaders keep their names inside the files: their first job checks them."""
-    bundle = collection.bundle
-    if collection.loader != "evals_logs" or collection.path or bundle not in BUNDLES:
+    """At parse time, every name of a collection that selects among a released bundle's is
+    one the bundle holds; else a ValueError naming the key, where it was set and the names
+    there are, not a failure in the collection's first job:
+    - an `evals_logs` collection read from a bundle: its LLMs, datasets and OOD datasets
+      (`<subdir>/<task>/<llm>.jsonl` in the pinned manifest, so nothing needs fetching);
+    - a `leaderboard` collection read from a bundle (predictaboard), and every `helm`
+      collection (its LLMs are the run list's, bundle helm_lite_runs): its LLMs, against the
+      names inside those files, listed in evalsci/data/released_llms.csv.
+    A collection read from a local `path` (evals_logs, leaderboard) holds names only its
+    files know: its first job checks them."""
+    bundle, loader = collection.bundle, collection.loader
+    key = f"assessors.collections.{collection.name}"
+    if loader == "helm" or (loader == "leaderboard" and not collection.path):
+        source = HELM_RUN_LIST if loader == "helm" else bundle
+        known = released_llms(source)
+        if known is None:
+            return  # a bundle of the user's own: its first job checks
+        for r in ROLES:
+            _unknown(
+                f"{key}.llms.{r}",
+                collection.llms.of(r),
+                known,
+                "LLM",
+                f"bundle {source}, evalsci/data/{RELEASED_LLMS}",
+            )
+        return
+    if loader != "evals_logs" or collection.path or bundle not in BUNDLES:
         return
     prefix = f"{collection.subdir}/" if collection.subdir else ""
     parts = [
@@ -26,15 +58,9 @@ def check_released_names(collection: Collection) -> None:
     ]
     tasks = sorted({p[0] for p in parts if len(p) == 2})
     llms = sorted({p[1].removesuffix(".jsonl") for p in parts if len(p) == 2})
-    key = f"assessors.collections.{collection.name}"
     checks = [(f"{key}.llms.{r}", collection.llms.of(r), llms, "LLM") for r in ROLES]
     checks.append((f"{key}.datasets", collection.datasets or (), tasks, "dataset"))
     for split, held in collection.ood:
         checks.append((f"{key}.ood_splits.{split}", held, tasks, "dataset"))
     for k, given, known, what in checks:
-        unknown = [x for x in given if x not in known]
-        if unknown:
-            raise ValueError(
-                f"config {k} ({where(k)}): unknown {what}(s) {unknown} (bundle {bundle}); "
-                f"the {what}s there: {known}"
-            )
+        _unknown(k, given, known, what, f"bundle {bundle}")
