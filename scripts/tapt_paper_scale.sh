@@ -47,7 +47,7 @@ command="$snakemake $targets --cores $cores --config '$config'"
     echo "command=$command"
     echo "scale=$scale"
     echo "cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)"
-    echo "nproc=$(nproc)"
+    echo "nproc=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)"  # the CPUs it may use
 } >started.txt
 [ -n "$(git status --porcelain --untracked-files=no)" ] && echo "dirty=true" >>started.txt
 

@@ -11,7 +11,7 @@ import pytest
 from evalsci.configfiles import load_config_file
 from evalsci.data import released
 from evalsci.settings import ROOT, merge, resolve
-from evalsci.studies.assessors.names import check_released_names
+from evalsci.studies.assessors.names import _datasets, check_released_names
 from evalsci.studies.assessors.settings import Collection
 
 
@@ -20,20 +20,23 @@ def test_predictaboard_llms_are_the_complete_models_of_the_released_data(mirror,
     from evalsci.data.leaderboard import load_leaderboard
 
     root = released.materialise("predictaboard", tmp_path / "predictaboard", mirror=str(mirror))
-    _, succ, cov = load_leaderboard(root, lambda p: released.local_name("predictaboard", p))
+    inst, succ, cov = load_leaderboard(root, lambda p: released.local_name("predictaboard", p))
     complete = sorted(c for c in succ.columns if c != "instance_id")
     assert list(released.released_llms("predictaboard")) == complete
     # the loader keeps the models with every kept item: some released ones lack items
     assert len(complete) == 78 and cov["model"].nunique() > len(complete)
+    # the datasets an OOD split of a leaderboard collection may hold out
+    assert _datasets("leaderboard") == sorted(inst["dataset"].unique())
 
 
 def test_helm_llms_are_the_models_of_the_kept_runs_of_the_run_list(mirror, tmp_path):
-    from evalsci.data.helm import read_run_list, select_runs
+    from evalsci.data.helm import kept_datasets, read_run_list, select_runs
 
     root = released.materialise("helm_lite_runs", tmp_path / "helm", mirror=str(mirror))
     runs = select_runs(read_run_list(root / "experiments/download_helm/helm_lite.csv"))
     assert list(released.released_llms("helm_lite_runs")) == sorted(runs["Model"].unique())
     assert len(released.released_llms("helm_lite_runs")) == 30  # Appendix A.1: 30 LLMs
+    assert kept_datasets() == sorted(runs["dataset"].unique())  # 16 (sub)scenarios
 
 
 def test_the_split_sheet_selects_among_the_released_llms():
@@ -88,9 +91,11 @@ def test_a_predictaboard_llm_typo_is_named_before_any_job(tmp_path):
 
 def test_a_helm_collection_llm_typo_is_named_against_the_run_list(tmp_path):
     """A `helm` collection (HELM-Lite runs downloaded to `path`) names its LLMs as the run
-    list does; those are checked at parse time, not in the first job. (The real names hold
-    '/', which the safe-name pattern refuses: the collection is given to the check here as
-    the config would hold it.)"""
+    list does, and its OOD splits hold out the kept datasets; both are checked at parse
+    time, not in the first job. (The real LLM names hold '/', which the safe-name pattern
+    refuses: the collection is given to the check here as the config would hold it.)"""
+    from evalsci.data.helm import HELM_LITE_OOD
+
     ccfg = {
         "loader": "helm",
         "path": str(tmp_path),
@@ -102,6 +107,12 @@ def test_a_helm_collection_llm_typo_is_named_against_the_run_list(tmp_path):
         "ood_splits": {"ood_math": ["math"]},
     }
     _check("helm", ccfg)
+    ccfg["ood_splits"] = HELM_LITE_OOD  # the paper's three (Appendix A.1)
+    _check("helm", ccfg)
+    ccfg["ood_splits"] = {"ood_x": ["mmlu/abstract_algebra", "legalbench/proa,"]}
+    with pytest.raises(ValueError, match=r"helm\.ood_splits\.ood_x .*\['legalbench/proa,'\] match"):
+        _check("helm", ccfg)
+    ccfg["ood_splits"] = {}
     ccfg["llms"]["test"] = ["meta/llama-2-7Ob"]
     with pytest.raises(ValueError) as e:
         _check("helm", ccfg)
@@ -142,3 +153,19 @@ def test_a_predictaboard_llm_typo_stops_the_dry_run(tmp_path, mirror):
     key = "assessors.collections.predictaboard.llms.train"
     assert f"config {key} (set in {f}, line 5): unknown LLM(s) ['Qwen__Qwen2-72B-Instruckt']" in out
     assert "Building DAG" not in out and not (tmp_path / "results").exists()
+
+
+def test_a_held_out_dataset_typo_is_named_not_dropped(tmp_path):
+    """`ood_math: [MATH, MATHH]` held out MATH and dropped MATHH without a word (a split
+    failed only when none of its entries matched)."""
+    f, colls = _resolved(
+        tmp_path,
+        "assessors:\n  collections:\n    predictaboard:\n      ood_splits:\n"
+        "        ood_math: [MATH, MATHH]\n",
+    )
+    with pytest.raises(ValueError) as e:
+        _check("predictaboard", colls["predictaboard"])
+    msg = str(e.value)
+    key = "assessors.collections.predictaboard.ood_splits.ood_math"
+    assert msg.startswith(f"config {key} (set in {f}, line 5): ['MATHH'] match(es) no dataset")
+    assert "['BBH', 'IFEval', 'MATH', 'MuSR']" in msg

@@ -1,5 +1,6 @@
-"""Parse-time checks of the names in an assessors collection's config (light: no pandas), so a
-typo stops the run before any job."""
+"""Parse-time checks of the names in an assessors collection's config, so a typo stops the run
+before any job (light: pandas only for a leaderboard or helm collection, through its loader's
+dataset names)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,32 @@ def _unknown(key: str, given, known, what: str, source: str) -> None:
         )
 
 
+def _datasets(loader: str) -> list[str]:
+    """The datasets a leaderboard or helm collection's instances belong to (imported only
+    for such a collection: the loaders need pandas)."""
+    if loader == "helm":
+        from evalsci.data.helm import kept_datasets
+
+        return kept_datasets()
+    from evalsci.data.leaderboard import BENCHMARKS
+
+    return sorted(name for _, name in BENCHMARKS.values())
+
+
+def _check_held_out(key: str, collection: Collection, datasets: list[str], source: str) -> None:
+    """Every held-out entry of every OOD split is a dataset or a prefix of some (`math` for
+    `math/...`, evalsci.studies.assessors.splits): one that matches none was dropped without
+    a word when another entry of its split matched."""
+    for split, held in collection.ood:
+        bad = [h for h in held if not any(d == h or d.startswith(h + "/") for d in datasets)]
+        if bad:
+            k = f"{key}.ood_splits.{split}"
+            raise ValueError(
+                f"config {k} ({where(k)}): {bad} match(es) no dataset ({source}); the "
+                f"datasets there (an entry holds out a dataset or the ones under it): {datasets}"
+            )
+
+
 def check_released_names(collection: Collection) -> None:
     """At parse time, every name of a collection that selects among a released bundle's is
     one the bundle holds; else a ValueError naming the key, where it was set and the names
@@ -29,7 +56,8 @@ def check_released_names(collection: Collection) -> None:
       (`<subdir>/<task>/<llm>.jsonl` in the pinned manifest, so nothing needs fetching);
     - a `leaderboard` collection read from a bundle (predictaboard), and every `helm`
       collection (its LLMs are the run list's, bundle helm_lite_runs): its LLMs, against the
-      names inside those files, listed in evalsci/data/released_llms.csv.
+      names inside those files, listed in evalsci/data/released_llms.csv; and its OOD
+      splits' held-out datasets, against the datasets its loader gives.
     A collection read from a local `path` (evals_logs, leaderboard) holds names only its
     files know: its first job checks them."""
     bundle, loader = collection.bundle, collection.loader
@@ -47,6 +75,7 @@ def check_released_names(collection: Collection) -> None:
                 "LLM",
                 f"bundle {source}, evalsci/data/{RELEASED_LLMS}",
             )
+        _check_held_out(key, collection, _datasets(loader), f"the {loader} loader's datasets")
         return
     if loader != "evals_logs" or collection.path or bundle not in BUNDLES:
         return
