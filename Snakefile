@@ -257,6 +257,17 @@ rule assessors_figure9:
     localrule: True
 
 
+# Beyond the paper (issue 36): leave one model out on the Open LLM Leaderboard v2 and
+# cfi_ground_truth, `evalsci reference`'s default against tinyBenchmarks, the paper's generic
+# assessor and random items (config assessors.lomo): table, paired tests, error-vs-n figure.
+rule assessors_lomo:
+    input:
+        assessors_lomo_outputs("table") if ASSESSORS_LOMO_BENCHMARKS else [],
+        assessors_lomo_outputs("tests") if ASSESSORS_LOMO_BENCHMARKS else [],
+        assessors_lomo_outputs("figure") if ASSESSORS_LOMO_BENCHMARKS else [],
+    localrule: True
+
+
 # ---------------------------------------------------------------------------------------
 # mc_icl: Schoch & Ji, Monte Carlo sampling for analyzing in-context examples (004)
 # ---------------------------------------------------------------------------------------

@@ -89,3 +89,38 @@ def assessors_nref_files(wildcards):
         f"{assessors_dir(wildcards.collection)}/nref/{s}.csv.gz"
         for s in assessors_split_names(wildcards.collection)
     ]
+
+
+# Leave-one-model-out validation of `evalsci reference` against tinyBenchmarks (config
+# assessors.lomo): its benchmarks, each read from the PredictaBoard bundle (every run) or from
+# a collection's normalised success table.
+ASSESSORS_LOMO = ASSESSORS["lomo"]
+ASSESSORS_LOMO_BENCHMARKS = (
+    list(ASSESSORS_LOMO["benchmarks"]) if ASSESSORS_LOMO.get("enabled", True) else []
+)
+from evalsci.studies.assessors.lomo import (  # noqa: E402
+    LEADERBOARD_BENCHMARKS as _LOMO_LEADERBOARD,
+)
+
+for _bench in ASSESSORS_LOMO_BENCHMARKS:
+    if _bench not in _LOMO_LEADERBOARD and _bench not in ASSESSORS_COLLECTIONS:
+        raise ValueError(
+            f"config assessors.lomo.benchmarks: {_bench!r} is neither a leaderboard benchmark "
+            f"({', '.join(_LOMO_LEADERBOARD)}) nor an enabled collection "
+            f"({', '.join(ASSESSORS_COLLECTIONS) or 'none'})"
+        )
+
+
+def assessors_lomo_source(wildcards):
+    """The bundle (leaderboard benchmarks) or the success table (collections) a benchmark reads."""
+    if wildcards.bench in _LOMO_LEADERBOARD:
+        return {"bundle": released("predictaboard")}
+    return {"success": assessors_data_files(wildcards.bench)["success"]}
+
+
+def assessors_lomo_outputs(kind):
+    """The leave-one-model-out table, its paired tests, or its figure."""
+    if kind == "figure":
+        return multiext("results/assessors/figures/lomo", ".pdf", ".png")
+    name = "lomo" if kind == "table" else "lomo_tests"
+    return multiext(f"results/assessors/tables/{name}", ".csv", ".md", ".tex")
