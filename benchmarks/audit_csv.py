@@ -9,7 +9,19 @@ reports its peak resident memory; beside it, `pyarrow.csv.read_csv` of the same 
 child process (the obvious baseline: reading the columns, nothing else), and their ratio:
 
     .venv/bin/python benchmarks/audit_csv.py 10000 100000 1000000
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5   # 5 interleaved pairs
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 5 --before ../old/src  # and a before
     .venv/bin/python benchmarks/audit_csv.py 1000000 --keep /tmp/audit_1m.csv   # keep the CSV
+    .venv/bin/python benchmarks/audit_csv.py 1000000 --reps 3 --stages   # and where it goes
+
+With --stages, each repetition also runs the audit's steps one by one in a fresh process
+(`stages`: imports, reading the CSV into the results frame, judging, writing the CSV to
+/dev/null, and apart from them the part of the writing that is Arrow's float-to-text cast of
+the ten float columns), giving each step's CPU and wall seconds.
+
+With --reps R the read and the audit alternate R times (so both see the same load) and the
+summary gives the min and median of wall and CPU seconds and of the ratios: on a shared
+machine the CPU ratio is the steadier number (the read uses every core, the audit mostly one).
 
 The CSV is generated with a fixed seed into a temporary directory (1,000,000 rows: ~45 MB).
 """
@@ -19,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,13 +89,16 @@ AUDIT = ["-m", "evalsci.cli", "audit", "{path}", "--format", "csv"]
 READ = ["-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", "{path}"]
 
 
-def run_audit(path: Path, what: list[str] = AUDIT) -> dict:
+def run_audit(path: Path, what: list[str] = AUDIT, src: Path | None = None) -> dict:
     """Wall seconds, user + system CPU seconds and peak RSS (MB) of one `evalsci audit` (or of
-    `what`, python's arguments) in a child process."""
+    `what`, python's arguments) in a child process (with PYTHONPATH=src when given)."""
     args = [a.replace("{path}", str(path)) for a in what]
     cmd = ["/usr/bin/time", "-v", sys.executable, *args]
+    env = os.environ | ({"PYTHONPATH": str(src)} if src else {})
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"audit failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -98,12 +114,61 @@ def run_audit(path: Path, what: list[str] = AUDIT) -> dict:
     }
 
 
+def stages(path: str) -> None:
+    """The audit's steps on `path`, one by one in this (fresh) process: CPU and wall seconds
+    of each, printed as `stage NAME cpu=.. wall=..`."""
+    clock = [time.process_time(), time.perf_counter()]
+
+    def lap(name: str) -> None:
+        cpu, wall = time.process_time(), time.perf_counter()
+        print(f"stage {name:<12} cpu={cpu - clock[0]:6.3f} wall={wall - clock[1]:6.3f}")
+        clock[:] = [time.process_time(), time.perf_counter()]
+
+    import pandas  # noqa: F401  (the audit's imports, as the CLI makes them)
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import scipy.special  # noqa: F401
+
+    from evalsci.audit import judge_inputs, read_inputs
+    from evalsci.audit.output import _arrow_table, write_csv
+
+    lap("imports")
+    found = read_inputs([Path(path)])
+    lap("read")
+    _, df = judge_inputs(found)
+    lap("judge")
+    with open(os.devnull, "wb") as sink:
+        write_csv(df, sink)
+    lap("write")
+    floats = [c for c in df.columns if df[c].dtype == float]
+    table = _arrow_table(df[floats])
+    lap("(to arrow)")
+    with open(os.devnull, "wb") as sink:  # the floor of any writer of these digits
+        pcsv.write_csv(table, sink, write_options=pcsv.WriteOptions(quoting_style="needed"))
+    lap(f"({len(floats)} floats)")
+    del pa
+
+
+STAGES = [__file__, "--stages-of", "{path}"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("rows", type=int, nargs="+", help="CSV sizes to time (rows)")
+    ap.add_argument("rows", type=int, nargs="*", help="CSV sizes to time (rows)")
     ap.add_argument("--keep", type=Path, help="write the (last) CSV here and keep it")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reps", type=int, default=1, help="interleaved read/audit pairs per size")
+    ap.add_argument(
+        "--before", type=Path, help="another checkout's src/: its audit is timed in each rep too"
+    )
+    ap.add_argument("--stages", action="store_true", help="time the audit's steps too")
+    ap.add_argument("--stages-of", help=argparse.SUPPRESS)  # the child process of --stages
     args = ap.parse_args()
+    if args.stages_of:
+        stages(args.stages_of)
+        return
+    if not args.rows:
+        ap.error("give at least one number of rows")
     distinct = len({(n, c, t) for _, n, c, t in task_table(args.seed)})
     print(f"{TASKS} tasks, {distinct} distinct (n, choices, t); cpus: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,20 +176,50 @@ def main() -> None:
             path = args.keep if args.keep else Path(tmp) / f"audit_{rows}.csv"
             write_csv(path, rows, args.seed)
             mb = path.stat().st_size / 1e6
-            for label, what in (("pyarrow.csv.read_csv", READ), ("evalsci audit", AUDIT)):
-                r = run_audit(path, what)
-                if label == "pyarrow.csv.read_csv":
-                    read = r
+            order = [("read", READ, None), ("audit", AUDIT, None)]
+            if args.before:
+                order.append(("before", AUDIT, args.before))
+            runs = {label: [] for label, _, _ in order}
+            names = {"read": "pyarrow.csv.read_csv", "audit": "evalsci audit", "before": "before"}
+            for _ in range(args.reps):
+                for label, what, src in order:
+                    r = run_audit(path, what, src)
+                    runs[label].append(r)
+                    name = names[label]
+                    print(
+                        f"rows={rows:>9,d} csv={mb:6.1f} MB  {name:<21} "
+                        f"wall={r['wall_s']:7.2f} s  cpu={r['cpu_s']:7.2f} s  "
+                        f"peak_rss={r['rss_mb']:7.1f} MB",
+                        flush=True,
+                    )
+                if args.stages:
+                    cmd = [sys.executable, *(a.replace("{path}", str(path)) for a in STAGES)]
+                    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                    print(out.stdout, end="", flush=True)
+                r, read = runs["audit"][-1], runs["read"][-1]
                 print(
-                    f"rows={rows:>9,d} csv={mb:6.1f} MB  {label:<21} wall={r['wall_s']:7.2f} s  "
-                    f"cpu={r['cpu_s']:7.2f} s  peak_rss={r['rss_mb']:7.1f} MB",
+                    f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
+                    f"cpu {r['cpu_s'] / read['cpu_s']:.1f}x",
                     flush=True,
                 )
-            print(
-                f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
-                f"cpu {r['cpu_s'] / read['cpu_s']:.1f}x",
-                flush=True,
-            )
+            if args.reps > 1:
+                summary(runs)
+
+
+def summary(runs: dict) -> None:
+    """Min and median over the repetitions, and of the per-pair ratios."""
+
+    def mm(xs):
+        return f"min {min(xs):.2f}, median {statistics.median(xs):.2f}"
+
+    for label, rs in runs.items():
+        for key in ("wall_s", "cpu_s", "rss_mb"):
+            print(f"  {label:<5} {key:<6} {mm([r[key] for r in rs])}")
+    for label in [k for k in runs if k != "read"]:
+        for key in ("wall_s", "cpu_s"):
+            pairs = zip(runs[label], runs["read"], strict=True)
+            ratio = [a[key] / b[key] for a, b in pairs]
+            print(f"  {label} / read {key:<6} {mm(ratio)}")
 
 
 if __name__ == "__main__":

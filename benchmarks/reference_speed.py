@@ -1,18 +1,26 @@
 """`evalsci reference` select + predict on a 10,000-item x 100-model matrix (issue 36: < 60 s).
 
 Responses are drawn from a 2PL IRT model (abilities and difficulties N(0, 1), 20 tasks of 500
-items), written as the tidy per-item CSV, and both verbs run through the CLI's own entry point,
-timed end to end (reading included); the baseline is reading the CSV alone.
+items), written as the tidy per-item CSV, and both verbs run as `python -m evalsci.cli`, timed
+end to end (interpreter start and reading included), wall and CPU seconds (the child's user +
+system time). The baseline is the same commands on the source tree of `--baseline` (a git
+revision, exported with `git archive`; the current tree is copied at the start), interleaved with the current tree's in each repeat so
+both see the same load; both accuracy tables are compared column by column. A third reference
+is reading the CSV alone.
 
-    python benchmarks/reference_speed.py [--selector clustering_success]
+    python benchmarks/reference_speed.py [--selector clustering_success] [--baseline 7abb197]
+                                         [--repeats 2]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import os
+import resource
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,8 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalsci.assess.responses import read_responses
-from evalsci.cli import main
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def matrix(n_models=101, n_items=10_000, seed=0):
@@ -40,34 +47,86 @@ def matrix(n_models=101, n_items=10_000, seed=0):
     )
 
 
-def run(selector: str) -> None:
+def _timed(args: list[str], src: Path) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of `python -m evalsci.cli ARGS` with `src` first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "evalsci.cli", *args], env=env, check=True,
+                         capture_output=True, text=True)  # fmt: skip
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, out.stdout
+
+
+def both_verbs(d: Path, src: Path, selector: str, tag: str) -> tuple[dict, pd.DataFrame]:
+    ref = d / f"ref_{tag}.csv"
+    ws, cs, _ = _timed(["reference", "select", str(d / "known.csv"), "--n", "100",
+                        "--selector", selector, "--out", str(ref)], src)  # fmt: skip
+    wp, cp, out = _timed(["reference", "predict", str(d / "known.csv"), "--reference",
+                          str(ref), "--new", str(d / "new.csv")], src)  # fmt: skip
+    t = {"select_wall": ws, "select_cpu": cs, "predict_wall": wp, "predict_cpu": cp}
+    return t, pd.read_csv(io.StringIO(out))
+
+
+def run(selector: str, baseline: str, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         df = matrix()
-        known, new = df[df["model"] != "m100"], df[df["model"] == "m100"]
-        known.to_csv(d / "known.csv", index=False)
-        new.to_csv(d / "new.csv", index=False)
-        t0 = time.perf_counter()
-        read_responses([d / "known.csv"])
-        t_read = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        rc = main(["reference", "select", str(d / "known.csv"), "--n", "100", "--selector",
-                   selector, "--out", str(d / "ref.csv")])  # fmt: skip
-        t_sel = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):
-            rc |= main(["reference", "predict", str(d / "known.csv"), "--reference",
-                        str(d / "ref.csv"), "--new", str(d / "new.csv")])  # fmt: skip
-        t_pred = time.perf_counter() - t0
-    assert rc == 0
+        df[df["model"] != "m100"].to_csv(d / "known.csv", index=False)
+        df[df["model"] == "m100"].to_csv(d / "new.csv", index=False)
+        old = d / "baseline"
+        old.mkdir()
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "src"],
+                             check=True, capture_output=True).stdout  # fmt: skip
+        subprocess.run(["tar", "-x", "-C", str(old)], input=tar, check=True)
+        new = d / "current" / "src"  # a snapshot: edits during the run change nothing
+        shutil.copytree(ROOT / "src", new, ignore=shutil.ignore_patterns("__pycache__"))
+        read = [
+            "-c",
+            "import sys, time; from evalsci.assess.responses import read_responses; "
+            "t = time.perf_counter(); read_responses([sys.argv[1]]); "
+            "print(time.perf_counter() - t)",
+            str(d / "known.csv"),
+        ]
+        t_read = float(subprocess.run([sys.executable, *read], check=True, text=True,
+                                      capture_output=True,
+                                      env={**os.environ, "PYTHONPATH": str(new)}
+                                      ).stdout)  # fmt: skip
+        rows, tables = [], {}
+        for rep in range(repeats):
+            for tag, src in (("baseline", old / "src"), ("current", new)):
+                t, tables[tag] = both_verbs(d, src, selector, tag)
+                rows.append({"repeat": rep, "code": tag, **t})
+                print(f"repeat {rep} {tag}: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items()),
+                      flush=True)  # fmt: skip
+        same_refs = (d / "ref_baseline.csv").read_text() == (d / "ref_current.csv").read_text()
+    r = pd.DataFrame(rows)
+    r["total_wall"] = r["select_wall"] + r["predict_wall"]
+    r["total_cpu"] = r["select_cpu"] + r["predict_cpu"]
+    med = r.groupby("code")[["select_wall", "predict_wall", "total_wall", "total_cpu"]].median()
+    a = tables["baseline"].merge(tables["current"], on=["model", "task"], suffixes=("_b", "_c"))
+    diff = (a["accuracy_estimate_b"] - a["accuracy_estimate_c"]).abs()
+    wid_b, wid_c = (a["high_b"] - a["low_b"]).mean(), (a["high_c"] - a["low_c"]).mean()
+    print(f"load average {os.getloadavg()[0]:.1f}, cores {os.cpu_count()}, selector {selector}, "
+          f"baseline {baseline}; read the CSV alone {t_read:.1f} s")  # fmt: skip
+    print(med.round(1).to_string())
+    b, c = med.loc["baseline"], med.loc["current"]
     print(
-        f"selector {selector}: 10,000 items x 100 known models, cores {os.cpu_count()}: read "
-        f"{t_read:.1f} s; select {t_sel:.1f} s; predict {t_pred:.1f} s; select + predict "
-        f"{t_sel + t_pred:.1f} s = {(t_sel + t_pred) / t_read:.1f} x reading the CSV once"
+        f"select + predict: current {c.total_wall:.1f} s wall ({c.total_cpu:.1f} s CPU), "
+        f"baseline {b.total_wall:.1f} s wall ({b.total_cpu:.1f} s CPU): "
+        f"{b.total_wall / c.total_wall:.1f} x faster (wall), {b.total_cpu / c.total_cpu:.1f} x "
+        f"(CPU); same reference items: {same_refs}; task accuracy estimates differ by at most "
+        f"{diff.max():.4f} (mean {diff.mean():.4f}, {len(a)} tasks); mean interval width "
+        f"{wid_c:.4f} (baseline {wid_b:.4f})"
     )
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--selector", default="clustering_success")
-    run(ap.parse_args().selector)
+    ap.add_argument("--baseline", default="7abb197", help="git revision of the baseline code")
+    ap.add_argument("--repeats", type=int, default=2)
+    a = ap.parse_args()
+    run(a.selector, a.baseline, a.repeats)

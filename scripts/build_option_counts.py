@@ -34,7 +34,14 @@ PROMPTS = "train_and_evaluate_assessors/data/open-llm-leaderboard-v2"
 
 # (lm-eval task, least options, most options, source): where no released prompts give each
 # item's count
+ARC = (
+    "ARC (Clark et al., 2018, arXiv:1803.05457): most questions have 4 answer choices and fewer "
+    "than 1% have 3 or 5 (Yadav, Bethard and Surdeanu, 2019, arXiv:1911.07176, as quoted by "
+    "Papers with Code's ARC dataset page); the counts of the test split are not known here"
+)
 RANGES = [
+    ("arc_challenge", 3, 5, ARC),
+    ("arc_easy", 3, 5, ARC),
     (
         "leaderboard_mmlu_pro",
         2,

@@ -152,3 +152,56 @@ def _tag_with_group(item) -> None:
         item._id = coerce_node_id(tagged)
     else:
         item._nodeid = tagged
+
+
+# The rules as Snakemake reads them, dumped by a subprocess: reading the workflow runs
+# setup.smk, which sets the portable-arithmetic pins in the environment of its process.
+_DUMP_RULES = """
+import json, sys, tempfile
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import OutputSettings, ResourceSettings
+
+with SnakemakeApi(OutputSettings()) as api:
+    wf = api.workflow(
+        ResourceSettings(cores=1), snakefile=Path(sys.argv[1]), workdir=Path(sys.argv[2])
+    )._workflow
+    rules = []
+    for r in wf.rules:
+        named = {k: list(getattr(r, k).keys()) for k in ("input", "output", "params")}
+        rules.append({
+            "name": r.name,
+            **named,
+            "wildcards": sorted(r.wildcard_names),
+            "script": r.script,
+            "has_output": bool(r.output),
+            "code": str(r.input.code) if "code" in named["input"] else None,
+            "function": r.params.function if "function" in named["params"] else None,
+            "target_inputs": [str(f) for f in r.input] if not r.output else None,
+        })
+print(json.dumps(rules))
+"""
+
+
+@pytest.fixture(scope="session")
+def workflow_rules(tmp_path_factory, mirror) -> list:
+    """Every rule of the workflow at the default configuration: name, the names of its
+    inputs, outputs and params, wildcards, script, and the `code` and `function` of a rule run
+    by workflow/scripts/call.py (a target rule: its input files)."""
+    import json
+    from types import SimpleNamespace
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _DUMP_RULES,
+            str(REPO / "Snakefile"),
+            str(tmp_path_factory.mktemp("r")),
+        ],
+        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "EVALSCI_MIRROR": str(mirror)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [SimpleNamespace(**r) for r in json.loads(out.strip().splitlines()[-1])]

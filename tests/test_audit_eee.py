@@ -275,3 +275,42 @@ def test_round_trip_keeps_option_bounds(tmp_path, capsys):
     for c in cols:
         assert before[c].astype(str).tolist() == after[c].astype(str).tolist(), c
     assert before["note"].str.contains("exact bounds over 2 to 10 options").sum() == 1
+
+
+def test_converted_inspect_epochs():
+    """EEE's inspect converter on the 3-epoch logs (tests/fixtures/audit/eee/README.md,
+    `inspect_epochs/`): every sample has 3 lines carrying its value reduced over the epochs.
+    beta's `mean` run has values strictly between 0 and 1: its right answers are the sum of
+    its lines' values, counted as inspect's own log is (items x epochs answers, each a random
+    guess under the null): the same n, count and options as the .eval log read directly, and
+    the same audit row. The other three runs (alpha's, always consistent, and beta's
+    at_least_1) have one 0/1 value per sample, which cannot tell a mean of agreeing epochs
+    from a best-of per item: skipped with that reason."""
+    root = FIX / "inspect_epochs"
+    got = read_inputs([root])
+    (r,) = got.results
+    assert (r.model, r.task, r.items, r.t) == ("mockllm/beta", "mc_epochs_mean", None, None)
+    agg = Path(r.source)
+    assert agg.parent == root / "data" / "arith12" / "mockllm" / "beta"
+    samples = agg.with_name(agg.stem + "_samples.jsonl")
+    rows = by_hand(samples, "choice:accuracy")
+    per = {}
+    for x in rows:  # the epochs of a sample, by hand
+        per.setdefault(x["sample_id"], []).append(x["evaluation"]["score"])
+    assert {len(v) for v in per.values()} == {3} and len(per) == 12
+    assert any(0 < v[0] < 1 for v in per.values())
+    right = sum(round(sum(v)) for v in per.values())
+    assert (r.n, r.correct) == (len(rows), right) == (36, 4)
+    (log,) = (AUDIT / "inspect_ai" / "eval").glob("*-56-00-00_mc-epochs-mean_*.eval")
+    (d,) = read_inputs([log]).results
+    assert d.model == "mockllm/beta"
+    assert (r.n, r.correct, r.labels) == (d.n, d.correct, d.labels)
+    # the same audit row as the log's, t given (one score here, one there)
+    cols = ["n", "choices", "standard", "max_baseline", "p_standard", "p_max", "p_below"]
+    a, b = (audit_inputs([p], t=3)[0] for p in (agg, log))
+    assert a[cols].astype(str).values.tolist() == b[cols].astype(str).values.tolist()
+    why = [s.reason for s in got.skipped]
+    assert len(why) == 3
+    assert all("each sample occurs 3 times (epochs) with one 0/1 value" in w for w in why)
+    assert sorted(s.task for s in got.skipped) == ["mc_epochs_best", "mc_epochs_best",
+                                                    "mc_epochs_mean"]  # fmt: skip

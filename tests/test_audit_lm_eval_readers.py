@@ -141,7 +141,9 @@ def test_pythia_v03_files():
         }
         reasons = {s.task: s.reason for s in skipped}
         assert "loglikelihood" in reasons["lambada_openai"]
-        assert "arc" in reasons["arc_easy"]  # ARC items have 3 to 5 options: no fixed count
+        # ARC items have 3 to 5 options (no fixed count): read at 3, the bounds in the note
+        assert "arc_easy" not in reasons
+        assert per_file[f.name]["arc_easy"].options_range == (3, 5)
     zero, five = per_file["160m_step93000.json"], per_file["160m-5shot_step103000.json"]
     # zero- and five-shot score the same MMLU test split: the recovered n must agree
     common = set(zero) & set(five)
@@ -170,15 +172,19 @@ def test_lm_eval_testdata():
     got, skipped, _ = lm_eval.read_results(
         PUB / "lm_eval_testdata" / "cpu_regression_expected.json"
     )
-    assert got == []
+    # ARC's options vary by item (3 to 5): a --limit 10 run is read at 3, its bounds noted
+    (arc,) = got
+    assert (arc.task, arc.n, arc.labels, arc.options_range) == ("arc_easy", 10, {3: 10}, (3, 5))
+    assert arc.limited
     why = {s.task: s.reason for s in skipped}
-    assert set(why) == {"arc_easy", "lambada_openai", "wikitext"}
+    assert set(why) == {"lambada_openai", "wikitext"}
     assert "loglikelihood" in why["lambada_openai"] and "loglikelihood_rolling" in why["wikitext"]
-    assert "--log_samples" in why["arc_easy"]
     got, skipped, _ = lm_eval.read_results(
         PUB / "lm_eval_testdata" / "cpu_group_regression_expected.json"
     )
-    assert {s.task for s in skipped} == {"arc_challenge", "arc_easy", "regression_arc"}
+    assert sorted(r.task for r in got) == ["arc_challenge", "arc_easy"]
+    assert {r.options_range for r in got} == {(3, 5)}
+    assert {s.task for s in skipped} == {"regression_arc"}
 
 
 def test_leaderboard_metric_is_the_one_its_task_yaml_lists():
@@ -326,13 +332,14 @@ def test_issue_scenario_which_inputs_give_results():
         except AuditInputError:
             gives[name] = 0
     assert gives == {
-        # the 57 MMLU subjects + piqa, sciq, winogrande, wsc; not ARC, logiqa (options per
-        # item), lambada (loglikelihood), crows_pairs (no acc)
-        "pythia 0.3 zero-shot": 57 + 4,
-        "pythia 0.3 five-shot": 57 + 4,
+        # the 57 MMLU subjects + piqa, sciq, winogrande, wsc + ARC's two (options per item
+        # bounded, test_audit_option_bounds); not logiqa (options per item, no bounds here),
+        # lambada (loglikelihood), crows_pairs (no acc)
+        "pythia 0.3 zero-shot": 57 + 4 + 2,
+        "pythia 0.3 five-shot": 57 + 4 + 2,
         "lm-eval 0.3 boolq": 1,
-        "lm-eval 0.4 no configs, limit": 0,  # ARC options vary by item; others not MC
-        "lm-eval 0.4 group, limit": 0,
+        "lm-eval 0.4 no configs, limit": 1,  # ARC-Easy, bounded; the others not MC
+        "lm-eval 0.4 group, limit": 2,  # ARC-Easy and ARC-Challenge, bounded
         "mixed MC + generative + group": 3,
         "no --log_samples": 2,
         "--limit 5": 3,

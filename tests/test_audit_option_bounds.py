@@ -114,3 +114,36 @@ def test_table_is_what_the_released_prompts_give():
     for task, hist, source in rebuilt:
         assert shipped[task].histogram == hist and shipped[task].source == source
         assert (shipped[task].least, shipped[task].most) == (min(hist), max(hist))
+
+
+PYTHIA = REPO / "tests" / "fixtures" / "audit" / "lm_eval" / "published" / "pythia"
+
+
+def test_arc_without_samples_gets_bounds_and_a_conservative_below_chance_test():
+    """Pythia-160M's published 0.3 results (accuracies only): ARC was skipped for per-item
+    options. Now read with ARC's 3 to 5 options (option_counts.csv, its source on the row): the
+    tests above chance at 3 options each (the baselines' upper bounds), the test below chance
+    at 5 options each (its conservative end: at 3, arc_challenge's 0.19 would be 'below
+    chance' although its true chance is nearer 1/4). Checked against scipy's binomial."""
+    from scipy.stats import binom
+
+    path = PYTHIA / "160m_step93000.json"
+    found = read_inputs([path])
+    by_task = {r.task: r for r in found.results}
+    for task, n in (("arc_challenge", 1172), ("arc_easy", 2376)):
+        r = by_task[task]
+        assert (r.n, r.labels, r.options_range) == (n, {3: n}, (3, 5))
+        assert "Yadav" in r.choices_source and r.derived
+    assert not [s for s in found.skipped if s.task in ("arc_challenge", "arc_easy")]
+    judged, _ = audit_inputs([path], t=1, adjust="none")
+    for task in ("arc_challenge", "arc_easy"):
+        row = judged[judged["task"] == task].iloc[0]
+        k, n = round(row["accuracy"] * row["n"]), int(row["n"])
+        assert row["p_standard"] == pytest.approx(binom.sf(k - 1, n, 1 / 3), rel=1e-12)
+        assert row["p_below"] == pytest.approx(binom.cdf(k, n, 1 / 5), rel=1e-12)
+        assert "p_below at 5 options each" in row["note"]
+        assert "standard baseline 0.2 to 0.3333" in row["note"]
+    challenge = judged[judged["task"] == "arc_challenge"].iloc[0]
+    assert challenge["accuracy"] < 0.2 and challenge["p_below"] > 0.05
+    assert binom.cdf(round(challenge["accuracy"] * 1172), 1172, 1 / 3) < 1e-10
+    assert challenge["verdict"] == "not_above_chance"

@@ -1,6 +1,6 @@
 """`evalsci audit`'s output for people (issue 32 item 3), on real published files.
 
-The default table of a 61-task file fits 160 columns; models and tasks are shortened, numbers
+The default table of a 63-task file fits 160 columns; models and tasks are shortened, numbers
 rounded, each note printed once under the table with a summary and a legend; CSV and JSON keep
 every column and list what was skipped with its reason; exit codes 0 / 2 / 3; `-` is stdin.
 Expected values come from the files themselves and from the JSON output at full precision.
@@ -23,7 +23,7 @@ from evalsci.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 PUB = Path("tests/fixtures/audit/lm_eval/published")
-PYTHIA = PUB / "pythia" / "160m_step93000.json"  # 61 multiple-choice tasks, 26 skipped
+PYTHIA = PUB / "pythia" / "160m_step93000.json"  # 63 multiple-choice tasks, 24 skipped
 GSM8K = PUB / "python_api" / "results_gemma-2b_hf_gsm8k_20250530_123303.json"  # generative
 
 
@@ -38,14 +38,14 @@ def run(capsys, *argv):
     return rc, out.out, out.err
 
 
-def test_default_table_of_a_61_task_file_fits_160_columns(capsys):
+def test_default_table_of_a_63_task_file_fits_160_columns(capsys):
     rc, out, err = run(capsys, PYTHIA)
     assert rc == 0 and err == ""
     lines = out.splitlines()
     assert max(map(len, lines)) <= 160
     rc, js, _ = run(capsys, PYTHIA, "--format", "json")
     scores = json.loads(js)["scores"]
-    assert len(scores) == 61
+    assert len(scores) == 63
     table = lines[2 : 2 + len(scores)]
     raw = json.loads(PYTHIA.read_text())
     for row, score in zip(table, scores, strict=True):
@@ -58,17 +58,17 @@ def test_default_table_of_a_61_task_file_fits_160_columns(capsys):
     counts = {v: sum(s["verdict"] == v for s in scores) for v in VERDICTS}
     summary = ", ".join(f"{v} {counts[v]}" for v in reversed(VERDICTS))
     text = " ".join(out.split())  # the summary and notes wrap at 160
-    assert "61 scores audited (61 tasks, 1 file; 26 tasks skipped" in text
+    assert "63 scores audited (63 tasks, 1 file; 24 tasks skipped" in text
     assert f"Verdicts: {summary}." in text
     for v in VERDICTS:  # the legend
         assert f"{v}: {' '.join(VERDICT_MEANING[v].split())}" in text
-    assert "family: the 61 scores of this output" in text
+    assert "family: the 63 scores of this output" in text
     # each note once: every distinct row note is printed once, and rows refer to it
     notes = {s["note"] for s in scores if s["note"]}
     for n in notes:
         assert text.count(" ".join(n.split())) == 1
     assert "pretrained=" not in out and str(REPO) not in out
-    assert f"files (scores): {PYTHIA} (61)" in text
+    assert f"files (scores): {PYTHIA} (63)" in text
 
 
 def test_two_models_alike_in_name_keep_what_tells_them_apart(capsys):
@@ -86,14 +86,14 @@ def test_two_models_alike_in_name_keep_what_tells_them_apart(capsys):
 
 def test_csv_and_json_keep_every_column_and_list_the_skipped(capsys):
     skipped = read_inputs([PYTHIA]).skipped
-    assert len(skipped) == 26
+    assert len(skipped) == 24
     rc, out, _ = run(capsys, PYTHIA, "--format", "csv")
     assert rc == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert list(rows[0]) == OUTPUT_COLUMNS
     scored = [r for r in rows if r["verdict"] != "skipped"]
     passed = [r for r in rows if r["verdict"] == "skipped"]
-    assert len(scored) == 61
+    assert len(scored) == 63
     assert [(r["source"], r["task"], r["note"]) for r in passed] == [
         (s.path, s.task, s.reason) for s in skipped
     ]

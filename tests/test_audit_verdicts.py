@@ -11,6 +11,7 @@ definitions (not as adjusted p-values), all on the real client output of tests/f
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -52,11 +53,15 @@ def independent_p(row) -> tuple[float, float, float]:
         below_c = sum(pmf[:c])  # F(c - 1)
         return float(upper), float(1 - below_c**t), float(lower)
     p = 1 / int(row["choices"])
+    # options known only as a range (docs/audit.md, "Options per item unknown"): the tests
+    # above chance at the least options (the row's choices), the test below at the most
+    span = re.match(r"options per item between (\d+) and (\d+)", str(row["choices_source"]))
+    p_low = 1 / int(span[2]) if span else p
     with np.errstate(divide="ignore"):  # S = 1: log1p(-1) = -inf, and 1 - 0^t = 1
         return (
             binomtest(c, n, p, alternative="greater").pvalue,
             -np.expm1(t * np.log1p(-binom.sf(c - 1, n, p))),  # 1 - (1 - S)^t, no cancellation
-            binomtest(c, n, p, alternative="less").pvalue,
+            binomtest(c, n, p_low, alternative="less").pvalue,
         )
 
 

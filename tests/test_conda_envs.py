@@ -293,6 +293,8 @@ def _parsed(torch: str = "cpu") -> list[tuple[str, str, Path, bool]]:
                 env = Path(str(rule.conda_env)).stem
                 assert rule.script, f"rule {rule.name}: a conda env but no script to check"
                 script = (Path(rule.basedir) / str(rule.script)).resolve()
+                if "code" in rule.input.keys():  # workflow/scripts/call.py: the module it runs
+                    script = Path(rule.input.code).resolve()
                 out.append((rule.name, env, script, (rule.resources.get("gpu") or 0) == 1))
     finally:
         if saved is None:

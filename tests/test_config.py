@@ -332,7 +332,9 @@ def test_the_workflows_own_config_is_read_strictly(tmp_path, mirror, edit, needl
     reason="Snakemake 9 parses every --configfile before the Snakefile runs, and its message "
     "('Config file is not valid JSON or YAML' / '... with keys at top level', or for a binary "
     "file a UnicodeDecodeError traceback of its YAML reader) names no file; `evalsci "
-    "check-config FILE` does (docs/troubleshooting.md). Passes once Snakemake names it.",
+    "check-config FILE` does (docs/troubleshooting.md). No hook runs earlier: the workflow "
+    "profile is YAML defaults only, and a logger plugin would take over all of Snakemake's "
+    "output. Passes once Snakemake names it.",
 )
 @pytest.mark.parametrize(
     "text",

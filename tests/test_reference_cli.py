@@ -3,6 +3,7 @@ and on real multi-model per-item results (PredictaBoard's Open LLM Leaderboard v
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -56,7 +57,8 @@ def test_select_on_inspect_logs(tmp_path, selector, capsys):
 def test_samples_list_gives_lm_eval_doc_ids():
     from evalsci.assess.command import samples_list
 
-    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["3", "10", "x1"]})
+    # the items come sorted as strings (success_matrix); lm-eval needs its ids ascending
+    ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["10", "3", "x1"]})
     assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
 
 
@@ -68,6 +70,252 @@ def test_eee_samples_fixture_selects(tmp_path):
     assert main(["reference", "select", str(src), "--n", "3", "--selector", "random",
                  "--out", str(out)]) == 0  # fmt: skip
     assert len(pd.read_csv(out)) == 3
+
+
+def _objective(beta: np.ndarray, x1: np.ndarray, lab: np.ndarray) -> float:
+    """scikit-learn's L2 logistic objective at C = 1: sum of log-losses + |w|^2 / 2 (the
+    intercept, beta's last entry, unpenalised)."""
+    f = x1 @ beta
+    return float(np.logaddexp(0, f).sum() - lab @ f + beta[:-1] @ beta[:-1] / 2)
+
+
+def test_assessor_fit_is_the_minimum_of_the_papers_objective():
+    """The assessor's Newton-Cholesky fit (refset._logistic) against Newton's method written
+    here in float64 numpy on the same rows: per-item P(success) agree to 1e-8, and its
+    objective is not above that of the paper's `LogisticRegression()` (lbfgs, tol 1e-4), the
+    solver before, which stops short of the minimum (the bound: the speed change moves results
+    only towards the objective's unique minimum)."""
+    from scipy.special import expit
+    from sklearn.linear_model import LogisticRegression
+
+    from evalsci.assess import refset
+
+    rng = np.random.default_rng(1)
+    theta, b = rng.normal(size=40), rng.normal(size=1500)
+    y = (rng.random((40, 1500)) < expit(theta[:, None] - b)).astype(np.int8)
+    ref = np.sort(rng.choice(1500, 30, replace=False))
+    x, lab, agree, diff = refset._training_rows(y, ref, np.random.default_rng(0), 3000)
+    x1 = np.hstack([x, np.ones((len(x), 1))])
+    pen = np.r_[np.ones(x.shape[1]), 0.0]
+    beta = np.zeros(x1.shape[1])
+    for _ in range(100):
+        p = expit(x1 @ beta)
+        g = x1.T @ (p - lab) + pen * beta
+        h = x1.T @ (x1 * (p * (1 - p))[:, None]) + np.diag(pen)
+        step = np.linalg.solve(h, g)
+        beta -= step
+        if np.abs(step).max() < 1e-13:
+            break
+    p = expit(x1 @ beta)
+    assert np.abs(x1.T @ (p - lab) + pen * beta).max() < 1e-8  # Newton reached the minimum
+    clf = refset._logistic().fit(x, lab)
+    ours = np.r_[clf.coef_[0], clf.intercept_]
+    z = y[0, ref]  # a model's reference outcomes: predict every item
+    feats = np.hstack([refset._features(z, agree, diff), np.ones((len(agree), 1))])
+    gap = np.abs(clf.predict_proba(feats[:, :-1])[:, 1] - expit(feats @ beta)).max()
+    assert gap < 1e-8, gap
+    lbfgs = LogisticRegression(C=1.0, max_iter=1000).fit(x, lab)
+    j_lbfgs = _objective(np.r_[lbfgs.coef_[0], lbfgs.intercept_], x1, lab)
+    assert _objective(ours, x1, lab) <= j_lbfgs + 1e-9
+    assert _objective(ours, x1, lab) - _objective(beta, x1, lab) < 1e-9
+
+
+LM_EVAL_TASK = """task: arith_local
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    validation: {data}
+output_type: multiple_choice
+validation_split: validation
+doc_to_text: "{{{{q}}}}\\nAnswer:"
+doc_to_target: label
+doc_to_choice: "{{{{choices}}}}"
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+"""
+
+
+def _lm_eval(root: Path, seed: int, *extra: str) -> Path:
+    """One real `lm_eval` CLI run (its `dummy` model: seeded random log-likelihoods, no
+    weights) on the local task of `root`, samples logged; returns its --output_path."""
+    import os
+    import subprocess
+    import sys
+
+    out = root / f"out{seed}"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(root / "hf"))
+    subprocess.run([sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks",
+                    "arith_local", "--include_path", str(root / "tasks"), "--output_path",
+                    str(out), "--log_samples", "--seed", str(seed), *extra],
+                   env=env, cwd=root, check=True, capture_output=True)  # fmt: skip
+    return out
+
+
+def _samples(out: Path) -> list[dict]:
+    (f,) = out.glob("*/samples_arith_local_*.jsonl")
+    return [json.loads(line) for line in f.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path, capsys):
+    """select on two real lm-eval runs; lm-eval's own CLI runs the third model on
+    `ref.samples.json` (`--samples FILE`); predict reads that run. Checks lm-eval logged exactly
+    the reference documents, each under its own id (the list must be ascending:
+    `samples_list`), and that predict's per-item output carries the outcomes lm-eval logged."""
+    pytest.importorskip("lm_eval")
+    rows = [{"q": f"What is {i} + 3?", "choices": [str(i + 3 + d) for d in (-(i % 3), 1, 2)],
+             "label": 0} for i in range(30)]  # fmt: skip
+    (tmp_path / "tasks").mkdir()
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "tasks" / "arith_local.yaml").write_text(LM_EVAL_TASK.format(data=data))
+    known = [_lm_eval(tmp_path, seed) for seed in (1, 2)]
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *map(str, known), "--n", "10", "--out", str(ref)]) == 0
+    r = pd.read_csv(ref, dtype=str)
+    ids = sorted(map(int, r["item"]))
+    assert len(r) == 10 and set(r["task"]) == {"arith_local"} and len(set(ids)) == 10
+    # ref.csv lists the items as evalsci sorts them, as strings ("12" before "3"): the check
+    # below can fail only if that order differs from lm-eval's ascending one
+    assert r["item"].tolist() != [str(i) for i in ids]
+    listed = tmp_path / "ref.samples.json"
+    assert json.loads(listed.read_text()) == {"arith_local": ids}
+    new = _lm_eval(tmp_path, 3, "--samples", str(listed))
+    logged = _samples(new)
+    assert sorted(s["doc_id"] for s in logged) == ids
+    for s in logged:  # each document logged under its own index in the data file
+        assert s["doc"] == rows[s["doc_id"]], s["doc_id"]
+    capsys.readouterr()
+    args = ["reference", "predict", *map(str, known), "--reference", str(ref), "--new", str(new)]
+    assert main([*args, "--items"]) == 0
+    items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
+    assert len(items) == 30 and items["model"].nunique() == 1
+    got = items[items["reference"] == 1].set_index("item")["p_success"]
+    assert got.to_dict() == {str(s["doc_id"]): float(s["acc"]) for s in logged}
+    rest = items.loc[items["reference"] == 0, "p_success"]
+    assert ((rest > 0) & (rest < 1)).all()
+    assert main(args) == 0
+    acc = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[30, 10]]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+
+
+# --- both verbs on each client's files: two known models and a third, new one ----------------
+# The third model of each format was written by the client itself (tests/fixtures/audit/
+# reference/PROVENANCE.md). Its outcomes are known without the project's readers: for
+# inspect-ai, EEE and lighteval from the rule that generated them (right on item 1 and the even
+# items of the 12, `Item k:` in the prompt), for HELM from its per_instance_stats.json.
+
+REF_FIX = FIX / "reference"
+
+
+def _rule(k: int) -> int:
+    return int(k % 2 == 0 or k == 1)
+
+
+def _truth_inspect() -> dict:
+    return {f"q{k:02d}": _rule(k) for k in range(1, 13)}  # inspect's sample ids
+
+
+def _truth_lighteval() -> dict:
+    return {str(k - 1): _rule(k) for k in range(1, 13)}  # doc index of test.jsonl's k-th line
+
+
+def _truth_eee() -> dict:
+    """EEE's items are its sample hashes; their prompts, in the gamma samples file itself."""
+    import re
+
+    (f,) = (REF_FIX / "eee_inspect").rglob("*_samples.jsonl")
+    rows = [json.loads(line) for line in f.read_text().splitlines()]
+    return {
+        r["sample_hash"]: _rule(int(re.match(r"Item (\d+):", r["input"]["raw"]).group(1)))
+        for r in rows
+    }
+
+
+def _truth_helm() -> dict:
+    """exact_match of each instance and train trial (`<id>#<trial>`), as HELM wrote it."""
+    (f,) = (REF_FIX / "helm").rglob("per_instance_stats.json")
+    return {
+        f"{e['instance_id']}#{e['train_trial_index']}": int(s["sum"])
+        for e in json.loads(f.read_text())
+        for s in e["stats"]
+        if s["name"] == {"name": "exact_match", "split": "test"}
+    }
+
+
+CLIENTS = {  # known models' files, the new model's folder, its true outcomes
+    "inspect": (lambda: sorted(INSPECT.glob("*_mc-single_*.eval")), "inspect", _truth_inspect),
+    "eee": (lambda: [FIX / "eee" / "inspect"], "eee_inspect", _truth_eee),
+    "lighteval": (lambda: [FIX / "lighteval" / "out"], "lighteval", _truth_lighteval),
+    "helm": (lambda: [FIX / "helm" / "runs"], "helm", _truth_helm),
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
+    known_fn, new_dir, truth_fn = CLIENTS[client]
+    known, new, truth = [str(p) for p in known_fn()], str(REF_FIX / new_dir), truth_fn()
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *known, "--n", "4", "--out", str(ref)]) == 0
+    r = pd.read_csv(ref, dtype=str)
+    assert len(r) == 4 and r["task"].nunique() == 1 and not r["item"].duplicated().any()
+    ids = r["item"].tolist()
+    assert set(ids) <= set(truth)  # items of the task, under the client's own ids
+    listed = json.loads(ref.with_suffix(".samples.json").read_text())
+    assert listed == {r["task"].iloc[0]: sorted(map(int, ids)) if client == "lighteval" else ids}
+    capsys.readouterr()
+    args = ["reference", "predict", *known, "--reference", str(ref), "--new", new]
+    assert main([*args, "--items"]) == 0
+    items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
+    assert sorted(items["item"]) == sorted(truth) and items["model"].nunique() == 1
+    is_ref = items["reference"] == 1
+    # the reference items carry the outcomes the client logged
+    got = items[is_ref].set_index("item")["p_success"].to_dict()
+    assert got == {i: float(truth[i]) for i in ids}
+    p_rest = items.loc[~is_ref, "p_success"]
+    assert ((p_rest > 0) & (p_rest < 1)).all()
+    assert main(args) == 0
+    out = capsys.readouterr()
+    acc = pd.read_csv(io.StringIO(out.out))
+    assert acc[["n_items", "n_reference"]].values.tolist() == [[len(truth), 4]]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    # two known models: no calibration model is left for the 90 % interval, so [0, 1], said
+    assert (acc["low"].iloc[0], acc["high"].iloc[0]) == (0.0, 1.0)
+    assert "interval [0, 1]" in out.err
+
+
+def test_select_on_lm_eval_samples_two_runs():
+    """lm-eval 0-shot and 2-shot runs of SmolLM2 (their --output_path folders) on 58 items in 3
+    tasks: --n 10 is 1 each, then 7 over (17, 19, 19) spare: quotas 2.16, 2.42, 2.42 -> 2 each,
+    and the last to the larger remainder, the first of the tied (rte_local)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "ref.csv"
+        runs = [FIX / "lm_eval" / "smollm2" / "full", FIX / "compare" / "lm_eval" / "2shot"]
+        assert main(["reference", "select", *map(str, runs), "--n", "10", "--out", str(out)]) == 0
+        r = pd.read_csv(out, dtype=str)
+        listed = json.loads(out.with_suffix(".samples.json").read_text())
+    assert r.groupby("task").size().to_dict() == {"logic_local": 3, "rte_local": 4,
+                                                  "sst2_local": 3}  # fmt: skip
+    assert listed == {t: sorted(map(int, g["item"])) for t, g in r.groupby("task")}
+    assert all(0 <= i < 20 for v in listed.values() for i in v)
+
+
+def test_select_on_helm_runs_leaves_out_items_one_model_lacks(tmp_path, capsys):
+    """HELM per_instance_stats: simple_mcqa for both models (10 instances x 3 train trials);
+    simple_mcqa_separate only for fixture/parity (simple/model1's is passed over: every option
+    tied), so its 10 items are not shared and are left out, said on stderr."""
+    out = tmp_path / "ref.csv"
+    runs = FIX / "helm" / "runs"
+    assert main(["reference", "select", str(runs), "--n", "5", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "10 items not answered by every known model are left out; 30 items shared by 2" in err
+    r = pd.read_csv(out, dtype=str)
+    assert len(r) == 5 and set(r["task"]) == {"simple_mcqa"}
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -112,28 +360,90 @@ def test_nothing_usable_exits_3(tmp_path, capsys):
     assert rc == 3
 
 
-def test_new_model_missing_reference_items_and_too_few_calibration_models(tmp_path, capsys):
-    rows = [(m, "t", str(i), int((i * (k + 2)) % 5 < 2)) for k, m in enumerate("ab")
-            for i in range(20)]  # fmt: skip
+def _known_and_ref(tmp_path, models="ab", n_items=20):
+    """A tidy CSV of `models` on n_items items (outcomes varying by model) and a 4-item ref.csv."""
+    rows = [(m, "t", str(i), int((i * (k + 2)) % 5 < 2)) for k, m in enumerate(models)
+            for i in range(n_items)]  # fmt: skip
     known = _tidy(tmp_path / "k.csv", rows)
     ref = tmp_path / "ref.csv"
-    assert main(["reference", "select", str(known), "--n", "4", "--selector",
-                 "clustering_success", "--out", str(ref)]) == 0  # fmt: skip
-    r = pd.read_csv(ref, dtype=str)
-    new_rows = [("c", "t", i, 1) for i in r["item"][:-1]]
-    new = _tidy(tmp_path / "n.csv", new_rows)
-    assert (
-        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 2
-    )
-    assert "lacks 1 of the 4 reference items" in capsys.readouterr().err
-    new = _tidy(tmp_path / "n.csv", [*new_rows, ("c", "t", r["item"].iloc[-1], 0)])
+    assert main(["reference", "select", str(known), "--n", "4", "--selector", "random",
+                 "--out", str(ref)]) == 0  # fmt: skip
+    return known, ref, pd.read_csv(ref, dtype=str)["item"].tolist()
+
+
+def _predict(known, ref, new, *extra):
+    return main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new),
+                 *extra])  # fmt: skip
+
+
+def test_new_model_missing_reference_items(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items[:-1]])
     capsys.readouterr()
-    assert (
-        main(["reference", "predict", str(known), "--reference", str(ref), "--new", str(new)]) == 0
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr()
+    assert f"new model 'c' lacks 1 of the 4 reference items, e.g. task 't' item '{items[-1]}'" in (
+        err.err
     )
-    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
-    # two known models: one calibration model per fit is too few for a 90 % interval
-    assert (got["low"] == 0).all() and (got["high"] == 1).all() and got["note"].notna().all()
+    assert err.out == ""  # no table, not even a partial one
+
+
+def test_too_few_known_models_for_the_interval_is_a_stated_fallback(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items])
+    capsys.readouterr()
+    assert _predict(known, ref, new) == 0
+    out = capsys.readouterr()
+    got = pd.read_csv(io.StringIO(out.out))
+    # two known models: each held-out fit has one model left, too few for an assessor, so no
+    # calibration model and the 90 % interval is [0, 1]: said in `note` and on stderr
+    assert (got["low"] == 0).all() and (got["high"] == 1).all()
+    assert (got["note"] == "0 calibration models are too few for level 0.9").all()
+    assert "interval [0, 1]: 0 calibration models are too few for level 0.9" in out.err
+
+
+def test_one_known_model_is_too_few_for_the_assessor(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path, models="a")  # random selects from one model
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in items])
+    assert _predict(known, ref, new) == 2
+    assert "the assessor needs results of at least 2 known models; got 1" in (
+        capsys.readouterr().err
+    )
+
+
+def test_constant_outcomes_give_the_assessor_nothing_to_learn(tmp_path, capsys):
+    rows = [(m, "t", str(i), 1) for m in "ab" for i in range(10)]
+    known = _tidy(tmp_path / "k.csv", rows)
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", str(known), "--n", "3", "--selector", "random",
+                 "--out", str(ref)]) == 0  # fmt: skip
+    items = pd.read_csv(ref, dtype=str)["item"]
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 0) for i in items])
+    capsys.readouterr()
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr()
+    assert "every known model (a, b) has outcome 1 on every item outside the reference" in err.err
+    assert err.out == ""
+
+
+def test_reference_items_the_known_models_do_not_share(tmp_path, capsys):
+    known, ref, items = _known_and_ref(tmp_path)
+    pd.DataFrame({"task": ["t", "t"], "item": [items[0], "99"]}).to_csv(ref, index=False)
+    new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in [*items, "99"]])
+    assert _predict(known, ref, new) == 2
+    err = capsys.readouterr().err
+    assert "1 reference items are not among the items every known model answered" in err
+    assert "e.g. task 't' item '99'" in err
+
+
+def test_aggregate_scores_only_exit_3(tmp_path, capsys):
+    """lm-eval results without samples: every file read, no per-item outcome in it."""
+    src = FIX / "lm_eval" / "smollm2" / "nosamples"
+    assert (
+        main(["reference", "select", str(src), "--n", "2", "--out", str(tmp_path / "o.csv")]) == 3
+    )
+    assert "an aggregate score, no per-item outcomes" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
 
 
 # --- real multi-model data --------------------------------------------------------------------
@@ -169,7 +479,7 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     capsys.readouterr()
     assert main(["reference", "predict", str(tmp_path / "known.csv"), "--reference", str(ref),
                  "--new", str(tmp_path / "new.csv")]) == 0  # fmt: skip
-    got = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
     true = new.groupby(["model", "task"])["correct"].mean().rename("true").reset_index()
     a = got.merge(true, on=["model", "task"], validate="1:1")
     assert len(a) == 30

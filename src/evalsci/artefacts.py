@@ -23,6 +23,8 @@ from pathlib import Path
 import yaml
 
 BUILDS = ("default", "recompute", "full", "not_reproducible")
+#: the one adapter that runs the function a rule names (entries without a script of their own)
+ADAPTER = "workflow/scripts/call.py"
 #: the checkout this module sits in (src/evalsci/..); the index links its workflow files
 _REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
@@ -81,7 +83,8 @@ def _check(entry: dict, i: int) -> Artefact:
         if not entry.get("why") or entry.get("target"):
             raise ValueError(f"{where}: a not_reproducible entry has a 'why' and no target")
     else:
-        missing = [k for k in ("target", "rule", "script", "function") if not entry.get(k)]
+        # no `script`: the rule runs `function` through the one adapter (workflow/scripts/call.py)
+        missing = [k for k in ("target", "rule", "function") if not entry.get(k)]
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
     paper = {str(k): str(v) for k, v in entry["paper"].items()}
@@ -173,18 +176,22 @@ def _groups(arts: list[Artefact]) -> list[list[Artefact]]:
 
 
 def _rule_files(root: Path) -> dict[str, str]:
-    """{script file name: the workflow/rules/*.smk file whose rule runs it, relative to
-    `root`} (some rules are made in a loop, so the script, not `rule <name>:`, is searched)."""
+    """{rule name, and script file name: the workflow/rules/*.smk file that defines the rule,
+    or whose rule runs the script, relative to `root`} (some rules are made in a loop, so for
+    an entry with a script of its own the script, not `rule <name>:`, is searched)."""
     out = {}
     for smk in sorted((root / "workflow" / "rules").glob("*.smk")):
-        for name in re.findall(r"scripts/(\w+\.py)", smk.read_text()):
-            out[name] = smk.relative_to(root).as_posix()
+        text, rel = smk.read_text(), smk.relative_to(root).as_posix()
+        for name in re.findall(r"scripts/(\w+\.py)", text):
+            out.setdefault(name, rel)
+        for name in re.findall(r"^rule (\w+):", text, re.M):
+            out[name] = rel
     return out
 
 
 def _rules(group: list[Artefact], files: dict[str, str]) -> str:
     """The group's rule(s), linked to the .smk file that defines them."""
-    script = Path(group[0].script).name
+    script = Path(group[0].script).name if group[0].script else group[0].rule
     if script not in files:
         raise ValueError(f"artefacts.yaml: no rule in workflow/rules/*.smk runs {script}")
     return f"[{_numbered([a.rule for a in group])}]({files[script]})"
@@ -267,7 +274,7 @@ def index_markdown(root: Path = _REPO) -> str:
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
             out.append(
                 f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
-                f"{_outputs(g)} | {_rules(g, files)} | `{Path(a.script).name}` | "
+                f"{_outputs(g)} | {_rules(g, files)} | `{Path(a.script or ADAPTER).name}` | "
                 f"{_function_link(a, root)} | {build} |"
             )
     out += ["", "Not reproduced (why: the registry):", "", *(f"- {g}" for g in gone)]

@@ -14,6 +14,13 @@ tests fail when a doc's block differs from what the results give. To add a block
 function `fn(paths: {input: Path}) -> str` in your study's `doc_blocks.py`, add an entry to
 doc_blocks.yaml, and put the two markers in the doc.
 
+A block with a `record` (a run record, evalsci.runrecord, under the same results root) comes
+from one recorded run, not from the workflow's own results: the tapt paper-scale blocks, made
+by `scripts/tapt_paper_scale.sh`. Rule docs_tables never renders it (its results are the
+default scale's); `python -m evalsci.doctables --root RUN_DIR NAME...` does, and prints the
+record (commit, command, date, CPU, times) above the table. With `scale`, the record must be a
+run at that scale.
+
 This module imports no study: it imports a block's function by its registered name only when
 the block is rendered.
 """
@@ -30,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-_FIELDS = {"name", "doc", "inputs", "render", "args", "recompute"}
+_FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "scale"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,16 @@ class Block:
     args: Mapping = field(default_factory=dict)
     #: made only by our own inference (the study's recompute path), not from released data
     recompute: bool = False
+    #: the run record (evalsci.runrecord) of the one run the block is rendered from, a path
+    #: under the results root; None: the workflow's own results (rule docs_tables)
+    record: str | None = None
+    #: the scale the recorded run must have been run at
+    scale: str | None = None
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Every file the block is rendered from: its inputs and its run record."""
+        return self.inputs + ((self.record,) if self.record else ())
 
     def markers(self) -> tuple[str, str]:
         return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
@@ -73,6 +90,8 @@ def _registry() -> tuple[Block, ...]:
         missing = [k for k in ("name", "doc", "inputs", "render") if not e.get(k)]
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
+        if e.get("scale") and not e.get("record"):
+            raise ValueError(f"{where}: 'scale' is the scale of a run record: give 'record'")
         out.append(
             Block(
                 e["name"],
@@ -81,6 +100,8 @@ def _registry() -> tuple[Block, ...]:
                 e["render"],
                 e.get("args") or {},
                 bool(e.get("recompute", False)),
+                e.get("record"),
+                e.get("scale"),
             )
         )
     names = [b.name for b in out]
@@ -95,13 +116,32 @@ def blocks() -> dict[str, Block]:
     return {b.name: b for b in _registry()}
 
 
-def render(b: Block, root: str | Path = ".") -> str:
-    """The block's Markdown from the result files under `root` (a workflow's workdir)."""
+def render(b: Block, root: str | Path = ".", record: str | Path | None = None) -> str:
+    """The block's Markdown from the result files under `root` (a workflow's workdir). A block
+    with a run record starts with the record's summary; `record` replaces the record's path
+    under `root` (a record kept outside a read-only run directory)."""
     paths = {i: Path(root) / i for i in b.inputs}
+    if b.record:
+        paths[b.record] = Path(record) if record else Path(root) / b.record
     missing = [str(p) for p in paths.values() if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"doc block {b.name}: missing result file(s) {missing}")
-    text = b.renderer()(paths)
+    head = ""
+    if b.record:
+        from evalsci import runrecord
+
+        rec = runrecord.load(paths[b.record])
+        if rec["rc"] != 0:
+            raise ValueError(
+                f"doc block {b.name}: the run in {paths[b.record]} failed (exit status {rec['rc']})"
+            )
+        if b.scale and rec.get("scale") != b.scale:
+            raise ValueError(
+                f"doc block {b.name}: the run in {paths[b.record]} is at scale "
+                f"{rec.get('scale')!r}, not {b.scale!r}"
+            )
+        head = runrecord.summary(rec) + "\n\n"
+    text = head + b.renderer()(paths)
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -149,28 +189,66 @@ def buildable(studies, collections, recomputing=()) -> list[str]:
         )
 
     def wanted(b: Block) -> bool:
+        # a recorded run's block is never the workflow's own (its results are another scale)
+        if b.record:
+            return False
         return not b.recompute or all(i.split("/")[1] in recomputing for i in b.inputs)
 
     return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs) and wanted(b))
 
 
 def write_all(
-    results_root: str | Path, doc_root: str | Path, out: str | Path, names=None
+    results_root: str | Path,
+    doc_root: str | Path,
+    out: str | Path | None,
+    names=None,
+    record: str | Path | None = None,
 ) -> list[str]:
     """Render the blocks `names` (default: all) from `results_root`, write each into its doc
-    under `doc_root`, and all of them to `out` (the rule's output). Returns the names of the
-    blocks whose doc changed."""
-    from evalsci.workflow import atomic_path
-
+    under `doc_root`, and all of them to `out` (the rule's output, if any). Every block is
+    rendered before any doc is written. Returns the names of the blocks whose doc changed."""
     every = blocks()
-    changed, parts = [], []
-    for name in sorted(every if names is None else names):
-        b = every[name]
-        content = render(b, results_root)
-        parts.append(f"## {name} ({b.doc})\n\n{content}")
-        if write(b, content, doc_root):
-            changed.append(name)
-    with atomic_path(out) as tmp:
-        tmp.write_text("\n".join(parts))
+    rendered = {
+        n: render(every[n], results_root, record) for n in sorted(every if names is None else names)
+    }
+    changed = [n for n, content in rendered.items() if write(every[n], content, doc_root)]
+    if out is not None:
+        from evalsci.workflow import atomic_path
+
+        with atomic_path(out) as tmp:
+            tmp.write_text(
+                "\n".join(f"## {n} ({every[n].doc})\n\n{c}" for n, c in rendered.items())
+            )
     print("changed:", changed or "none")
     return changed
+
+
+def main(argv=None) -> int:
+    """Render blocks of a recorded run (the tapt paper-scale run) into the docs."""
+    import argparse
+    from fnmatch import fnmatch
+
+    p = argparse.ArgumentParser(
+        prog="python -m evalsci.doctables",
+        description="Render doc blocks from the results under --root into the docs (those "
+        "with a run record come from one recorded run: rule docs_tables never renders them).",
+    )
+    p.add_argument("names", nargs="+", help="block names or patterns (tapt_paper_*)")
+    p.add_argument("--root", required=True, help="the run's directory (holding results/)")
+    p.add_argument("--record", help="the run record, if not under --root (a read-only run)")
+    p.add_argument("--doc-root", default=".", help="the checkout whose docs are written")
+    a = p.parse_args(argv)
+    every = blocks()
+    names = sorted({n for n in every for pat in a.names if fnmatch(n, pat)})
+    unknown = [pat for pat in a.names if not any(fnmatch(n, pat) for n in every)]
+    if unknown:
+        p.error(f"no doc block matches {unknown}; blocks: {sorted(every)}")
+    try:
+        write_all(a.root, a.doc_root, None, names, a.record)
+    except (OSError, ValueError) as e:
+        p.exit(2, f"{p.prog}: error: {e}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

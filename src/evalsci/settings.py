@@ -37,7 +37,16 @@ PRESETS = Path("workflow/presets")
 SCHEMAS = Path("workflow/schemas")
 
 
-__all__ = ["ConfigError", "merge", "preset", "preset_names", "resolve", "resolved", "SCALES"]
+__all__ = [
+    "ConfigError",
+    "merge",
+    "preset",
+    "preset_names",
+    "recomputes",
+    "resolve",
+    "resolved",
+    "SCALES",
+]
 
 
 def merge(base: Mapping, over: Mapping) -> dict:
@@ -106,6 +115,12 @@ def resolve(
     check_config(cfg, [*sources, *files], cli, root)
     fill_defaults(cfg, root)
     return cfg
+
+
+def recomputes(config: Mapping, study: str) -> bool:
+    """True when `study` runs our own inference instead of reading the released results:
+    config `recompute` (every study), or `<study>.source: recompute`."""
+    return bool(config["recompute"]) or config[study].get("source") == "recompute"
 
 
 def resolved(*overrides: Mapping, root: Path = ROOT) -> dict:

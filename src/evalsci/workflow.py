@@ -190,3 +190,90 @@ def coerce_cli_numbers(cfg, cli) -> None:
             coerce_cli_numbers(cfg[key], value)
         elif cfg[key] == value:  # still what the command line said
             cfg[key] = _cli_number(value)
+
+
+# The one adapter (workflow/scripts/call.py): a rule names the function it runs by its module
+# file, the input `code` (so that editing the module reruns the rule), and its name, the param
+# `function`. Every other named input, output and param is a keyword argument; a wildcard, and
+# `threads` (the job's cores), are too where the function has a parameter of that name.
+CODE, FUNCTION, THREADS = "code", "function", "threads"
+
+
+def module_of(code: str | os.PathLike) -> str:
+    """The dotted module name of a source file of the `evalsci` package imported here."""
+    import evalsci
+
+    src = Path(evalsci.__file__).resolve().parents[1]
+    path = Path(code).resolve()
+    try:
+        rel = path.relative_to(src).with_suffix("")
+    except ValueError:
+        raise ValueError(f"{code}: not a module of the evalsci package in {src}") from None
+    return ".".join(rel.parts)
+
+
+def rule_function(code: str | os.PathLike, name: str):
+    """The function `name` of the module whose source file is `code`."""
+    import importlib
+
+    module = importlib.import_module(module_of(code))
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise ValueError(f"{code} defines no function {name!r}")
+    return fn
+
+
+def _plain(value):
+    """A Snakemake file list as a list of str, a file as str; other values as they are."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):  # Namedlist (a list subclass)
+        return [_plain(v) for v in value]
+    return value
+
+
+def rule_names(inputs, outputs, params) -> dict[str, str]:
+    """{argument name: input, output or params} of a rule's named files and values, less
+    `code` and `function`; a name used twice is an error."""
+    kinds: dict[str, str] = {}
+    for kind, names, skip in (
+        ("input", inputs, CODE),
+        ("output", outputs, None),
+        ("params", params, FUNCTION),
+    ):
+        for name in names:
+            if name == skip:
+                continue
+            if name in kinds:
+                raise ValueError(f"{kind} {name!r} repeats the {kinds[name]} of that name")
+            kinds[name] = kind
+    return kinds
+
+
+def rule_arguments(smk, parameters) -> dict:
+    """The keyword arguments of a rule's function whose parameters are `parameters`."""
+    named = {"input": smk.input, "output": smk.output, "params": smk.params}
+    kinds = rule_names(*(n.keys() for n in named.values()))
+    args = {name: _plain(getattr(named[kind], name)) for name, kind in kinds.items()}
+    for name, value in smk.wildcards.items():
+        if name in parameters and name not in args:
+            args[name] = str(value)
+    if THREADS in parameters:
+        args[THREADS] = smk.threads
+    return args
+
+
+def call(smk) -> None:
+    """Run the function a rule names with the rule's names as keyword arguments, its output
+    going to the rule's log (`logged`)."""
+    import inspect
+
+    with logged(smk):
+        fn = rule_function(getattr(smk.input, CODE), getattr(smk.params, FUNCTION))
+        signature = inspect.signature(fn)
+        args = rule_arguments(smk, signature.parameters)
+        try:
+            signature.bind(**args)
+        except TypeError as e:
+            raise TypeError(f"rule {smk.rule}: {fn.__module__}.{fn.__name__}: {e}") from None
+        fn(**args)

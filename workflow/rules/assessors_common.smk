@@ -124,3 +124,30 @@ def assessors_lomo_outputs(kind):
         return multiext("results/assessors/figures/lomo", ".pdf", ".png")
     name = "lomo" if kind == "table" else "lomo_tests"
     return multiext(f"results/assessors/tables/{name}", ".csv", ".md", ".tex")
+
+
+# The files of the study's named targets, which depend on its settings: the Snakefile makes one
+# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+ASSESSORS_TARGETS = {
+    "assessors_figure2": [
+        [assessors_figure(c, "figure2") for c in ASSESSORS_COLLECTIONS],
+        [assessors_table(c, "figure2") for c in ASSESSORS_COLLECTIONS],
+    ],
+    "assessors_table3": [
+        table("assessors", "table3"),
+    ],
+    "assessors_figure8": [
+        [assessors_figure(c, "figure8") for c in assessors_nref_collections("figure8")],
+    ],
+    "assessors_figure9": [
+        [assessors_figure(c, "figure9") for c in assessors_nref_collections("figure9")],
+    ],
+    # empty when assessors.lomo is switched off
+    "assessors_lomo": [
+        (
+            [assessors_lomo_outputs(k) for k in ("table", "tests", "figure")]
+            if ASSESSORS_LOMO_BENCHMARKS
+            else []
+        ),
+    ],
+}

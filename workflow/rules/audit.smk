@@ -1,5 +1,7 @@
-# `audit` study rules: the max random baseline applied to public many-model results (see the
-# Snakefile for its named targets, docs/audit.md for the method and findings).
+# `audit` study rules: the max random baseline applied to public many-model results (targets:
+# the artefact registry; docs/audit.md for the method and findings). Paths: the study's plan
+# (AUDIT_PLAN, evalsci.audit.plan); each rule runs the function `function` of its `code`
+# module with its named inputs, outputs and params (workflow/scripts/call.py).
 #
 # released bundle -> runs table per source -> one requests file -> maxrandom (shared leaf)
 # -> per source: counts table, per-run detail (baselines, tail p-values, verdict), figure
@@ -13,18 +15,20 @@ rule audit_data_leaderboard:
     """The Open LLM Leaderboard v2 runs, every multiple-choice task with its items' choices;
     the free-text tasks listed out of scope with the reason."""
     input:
-        bundle=released("predictaboard"),
+        code=AUDIT_STEPS,
+        bundle=AUDIT_PLAN.bundles[AUDIT_LEADERBOARD],
     output:
-        runs=audit_runs_file("open_llm_leaderboard_v2"),
-        scope=AUDIT_SCOPE,
+        runs=audit_of(AUDIT_PLAN.runs, AUDIT_LEADERBOARD),
+        scope=AUDIT_PLAN.scope,
     log:
-        "logs/audit/data_open_llm_leaderboard_v2.log",
+        audit_log(f"data_{AUDIT_LEADERBOARD}"),
     conda:
         ENV["core"]
     params:
-        source="open_llm_leaderboard_v2",
+        function="make_runs",
+        source=AUDIT_LEADERBOARD,
     script:
-        "../scripts/audit_data.py"
+        "../scripts/call.py"
 
 
 rule audit_data:
@@ -33,98 +37,106 @@ rule audit_data:
     (each model's best Mizrahi et al. paraphrase, every prompt of Yauney & Mimno's 288
     experiments) are read by that study's code."""
     input:
+        code=AUDIT_BASELINES_STEPS,
         bundle=audit_bundle,
     output:
-        runs=audit_runs_file("{au_source}"),
+        runs=AUDIT_PLAN.runs,
     log:
-        "logs/audit/data_{au_source}.log",
+        audit_log("data_{au_source}"),
     wildcard_constraints:
         au_source="|".join(AUDIT_RUNS_ONLY),
     conda:
         ENV["core"]
     params:
+        function="make_audit_runs",
         source="{au_source}",
     script:
-        "../scripts/audit_data.py"
+        "../scripts/call.py"
 
 
 rule audit_requests:
     """Every baseline and tail the audit needs, as one request file for the maxrandom rule."""
     input:
-        runs=[audit_runs_file(s) for s in AUDIT_SOURCES],
+        code=AUDIT_STEPS,
+        runs=[audit_of(AUDIT_PLAN.runs, s) for s in AUDIT_SOURCES],
     output:
-        requests=maxrandom_file("audit", "requests"),
+        requests=AUDIT_PLAN.requests,
     log:
-        "logs/audit/requests.log",
+        audit_log("requests"),
     conda:
         ENV["core"]
     params:
+        function="make_requests",
         cfg=AUDIT,
     script:
-        "../scripts/audit_requests.py"
+        "../scripts/call.py"
 
 
 rule audit_make:
     """Counts per task and t kind (runs above the standard / max baseline, flipped), the
     per-run detail with tail p-values, and each run against its task's baselines."""
     input:
-        runs=audit_runs_file("{au_source}"),
-        baselines=maxrandom_file("audit"),
+        code=AUDIT_STEPS,
+        runs=AUDIT_PLAN.runs,
+        baselines=AUDIT_PLAN.baselines,
         scope=audit_scope,
     output:
         table=report(
-            multiext("results/audit/tables/{au_source}", ".csv", ".md", ".tex"),
+            AUDIT_PLAN.table,
             caption="../report/audit_table.rst",
             category="audit",
             subcategory="tables",
         ),
         detail=report(
-            "results/audit/tables/{au_source}_runs.csv",
+            AUDIT_PLAN.detail,
             caption="../report/audit_runs.rst",
             category="audit",
             subcategory="per-run detail",
         ),
         figure=report(
-            multiext("results/audit/figures/{au_source}", ".pdf", ".png"),
+            AUDIT_PLAN.figure,
             caption="../report/audit_figure.rst",
             category="audit",
             subcategory="figures",
         ),
     log:
-        "logs/audit/build_{au_source}.log",
+        audit_log("build_{au_source}"),
     wildcard_constraints:
         au_source="|".join(AUDIT_SOURCES),
     conda:
         ENV["core"]
     params:
+        function="make_tables",
         source="{au_source}",
     script:
-        "../scripts/audit_tables.py"
+        "../scripts/call.py"
 
 
 rule audit_make_sweep:
     """The leaderboard's flipped share against t = 1 .. t_max (one run per model)."""
     input:
-        detail=audit_detail_file("open_llm_leaderboard_v2"),
-        baselines=maxrandom_file("audit"),
+        code=AUDIT_STEPS,
+        detail=audit_of(AUDIT_PLAN.detail, AUDIT_LEADERBOARD),
+        baselines=AUDIT_PLAN.baselines,
     output:
         table=report(
-            table("audit", "open_llm_leaderboard_v2_sweep"),
+            AUDIT_PLAN.sweep_table,
             caption="../report/audit_sweep.rst",
             category="audit",
             subcategory="tables",
         ),
         figure=report(
-            figure("audit", "flipped_share"),
+            AUDIT_PLAN.sweep_figure,
             caption="../report/audit_sweep.rst",
             category="audit",
             subcategory="figures",
         ),
     log:
-        "logs/audit/sweep.log",
+        audit_log("sweep"),
     conda:
         ENV["core"]
     params:
+        function="make_sweep",
         cfg=AUDIT,
     script:
-        "../scripts/audit_sweep.py"
+        "../scripts/call.py"

@@ -1,7 +1,9 @@
 # `baselines` study rules (Yauney & Mimno, papers 000/001): see the Snakefile for its named
 # targets. Every analysis reads per-prompt/per-example results either from the authors'
-# released bundles or from our recompute (results/baselines/recompute/results/, written by
-# baselines_recompute.smk in the authors' schema): config `baselines.source`.
+# released bundles or from our recompute (written by baselines_recompute.smk in the authors'
+# schema): config `baselines.source`. Paths: the study's plan (BASELINES_PLAN,
+# evalsci.studies.baselines.plan); each rule runs the function `function` of
+# evalsci.studies.baselines.steps with its named inputs, outputs and params.
 #
 # requests -> maxrandom (shared leaf) -> Table 1, Figures 1-4, 6, 7, 9-11, Section 5.3
 # held-out predictions (authors' CSVs, or our seeded splits) -> Tables 3-4, Figures 5, 8
@@ -14,170 +16,190 @@ include: "baselines_common.smk"
 rule baselines_maxrandom_requests:
     """Every random baseline the study needs, as one request file for the maxrandom rule."""
     input:
-        aggregated=BASELINES_AGGREGATED,
+        code=BASELINES_STEPS,
+        aggregated=BASELINES_PLAN.aggregated,
         multi_prompt=released("multi_prompt"),
-        splits=BASELINES_SPLITS if BASELINES_RESPLIT else [],
+        splits=BASELINES_PLAN.splits if BASELINES_PLAN.resplit else [],
     output:
-        requests=maxrandom_file("baselines", "requests"),
+        requests=BASELINES_PLAN.requests,
     log:
-        "logs/baselines/requests.log",
+        baselines_log("requests"),
     conda:
         ENV["core"]
     params:
+        function="requests",
         cfg=BASELINES,
-        recompute=BASELINES_RECOMPUTE,
+        recompute=BASELINES_PLAN.recompute,
     script:
-        "../scripts/baselines_maxrandom_requests.py"
+        "../scripts/call.py"
 
 
 rule baselines_make_table1:
     """Table 1: standard vs maximum random baseline per experiment."""
     input:
-        aggregated=BASELINES_AGGREGATED,
-        baselines=maxrandom_file("baselines"),
+        code=BASELINES_STEPS,
+        aggregated=BASELINES_PLAN.aggregated,
+        baselines=BASELINES_PLAN.baselines,
     output:
-        report(
-            table("baselines", "table1"),
+        table=report(
+            BASELINES_PLAN.outputs["table1"],
             caption="../report/baselines_table1.rst",
             category="baselines",
             subcategory="tables",
         ),
     log:
-        "logs/baselines/table1.log",
+        baselines_log("table1"),
     conda:
         ENV["core"]
     params:
+        function="make_table1",
         cfg=BASELINES,
-        recompute=BASELINES_RECOMPUTE,
+        recompute=BASELINES_PLAN.recompute,
     script:
-        "../scripts/baselines_table1.py"
+        "../scripts/call.py"
 
 
 rule baselines_heldout_splits:
     """Section 5.2 procedure on per-example results: 100 seeded 75/25 splits per experiment,
     best of t prompts on the validation part."""
     input:
-        per_example=BASELINES_PER_EXAMPLE,
+        code=BASELINES_STEPS,
+        per_example=BASELINES_PLAN.per_example,
     output:
-        splits=BASELINES_SPLITS,
+        splits=BASELINES_PLAN.splits,
     log:
-        "logs/baselines/heldout_splits.log",
+        baselines_log("heldout_splits"),
     benchmark:
-        "logs/baselines/heldout_splits.benchmark.tsv"
+        baselines_benchmark("heldout_splits")
     conda:
         ENV["core"]
     threads: 2
     params:
+        function="heldout_splits",
         cfg=BASELINES,
-        recompute=BASELINES_RECOMPUTE,
+        recompute=BASELINES_PLAN.recompute,
         seed=config["seed"],
     script:
-        "../scripts/baselines_heldout_splits.py"
+        "../scripts/call.py"
 
 
 rule baselines_heldout_predictions:
     """Held-out predictions in the authors' schema, for every t: their CSVs, or ours."""
     input:
-        source=[] if BASELINES_RESPLIT else released("srb_heldout"),
-        splits=BASELINES_SPLITS if BASELINES_RESPLIT else [],
-        baselines=maxrandom_file("baselines") if BASELINES_RESPLIT else [],
+        code=BASELINES_STEPS,
+        source=[] if BASELINES_PLAN.resplit else released("srb_heldout"),
+        splits=BASELINES_PLAN.splits if BASELINES_PLAN.resplit else [],
+        baselines=BASELINES_PLAN.baselines if BASELINES_PLAN.resplit else [],
     output:
-        predictions=BASELINES_PREDICTIONS,
+        predictions=BASELINES_PLAN.predictions,
     log:
-        "logs/baselines/heldout_predictions.log",
+        baselines_log("heldout_predictions"),
     conda:
         ENV["core"]
+    params:
+        function="heldout_predictions",
     script:
-        "../scripts/baselines_heldout_predictions.py"
+        "../scripts/call.py"
 
 
 rule baselines_make_heldout_tables:
     """Tables 3-4: held-out prediction per model and per dataset (Section 5.2, App. D)."""
     input:
-        predictions=BASELINES_PREDICTIONS,
+        code=BASELINES_STEPS,
+        predictions=BASELINES_PLAN.predictions,
     output:
         table3=report(
-            table("baselines", "table3"),
+            BASELINES_PLAN.outputs["table3"],
             caption="../report/baselines_table3.rst",
             category="baselines",
             subcategory="tables",
         ),
         table4=report(
-            table("baselines", "table4"),
+            BASELINES_PLAN.outputs["table4"],
             caption="../report/baselines_table4.rst",
             category="baselines",
             subcategory="tables",
         ),
     log:
-        "logs/baselines/heldout_tables.log",
+        baselines_log("heldout_tables"),
     conda:
         ENV["core"]
+    params:
+        function="heldout_tables",
     script:
-        "../scripts/baselines_heldout_tables.py"
+        "../scripts/call.py"
 
 
 rule baselines_make_section53:
     """Section 5.3: Mizrahi et al.'s multi-prompt results against both baselines."""
     input:
+        code=BASELINES_STEPS,
         multi_prompt=released("multi_prompt"),
-        baselines=maxrandom_file("baselines"),
+        baselines=BASELINES_PLAN.baselines,
     output:
         table=report(
-            table("baselines", "section53"),
+            BASELINES_PLAN.outputs["section53"],
             caption="../report/baselines_section53.rst",
             category="baselines",
             subcategory="tables",
         ),
-        experiments="results/baselines/data/section53_experiments.csv",
+        experiments=BASELINES_PLAN.section53_experiments,
     log:
-        "logs/baselines/section53.log",
+        baselines_log("section53"),
     conda:
         ENV["core"]
     params:
+        function="make_section53",
         cfg=BASELINES,
     script:
-        "../scripts/baselines_section53.py"
+        "../scripts/call.py"
 
 
 rule baselines_make_per_example_check:
     """Per-example CSVs reproduce aggregated-results.json; the data's quirks, from the data."""
     input:
-        per_example=BASELINES_PER_EXAMPLE,
-        aggregated=BASELINES_AGGREGATED,
+        code=BASELINES_STEPS,
+        per_example=BASELINES_PLAN.per_example,
+        aggregated=BASELINES_PLAN.aggregated,
         subsampled=released("srb_aggregated"),
         bigbench=released("bigbench"),
     output:
         checks=report(
-            "results/baselines/checks/per_example_vs_aggregated.csv",
+            BASELINES_PLAN.checks["checks"],
             caption="../report/baselines_per_example_check.rst",
             category="baselines",
             subcategory="checks",
         ),
-        pairs="results/baselines/checks/instruct_vs_base.csv",
-        quirks="results/baselines/checks/quirks.md",
+        pairs=BASELINES_PLAN.checks["pairs"],
+        quirks=BASELINES_PLAN.checks["quirks"],
     log:
-        "logs/baselines/per_example_check.log",
+        baselines_log("per_example_check"),
     benchmark:
-        "logs/baselines/per_example_check.benchmark.tsv"
+        baselines_benchmark("per_example_check")
     conda:
         ENV["core"]
     threads: 2
     params:
+        function="per_example_check",
         cfg=BASELINES,
-        recompute=BASELINES_RECOMPUTE,
+        recompute=BASELINES_PLAN.recompute,
     script:
-        "../scripts/baselines_per_example_check.py"
+        "../scripts/call.py"
 
 
 rule baselines_make_figures:
-    """Figures 1-11 (PDF + PNG). One job: the 11 figures share one Python start, the imports
-    and one reading of their inputs."""
+    """Figures 1-11 and 001's Figure 9 (PDF + PNG). One job: the figures share one Python
+    start, the imports and one reading of their inputs."""
     input:
-        **{k: v for name in BASELINES_FIGURES for k, v in BASELINES_FIGURE_INPUTS[name].items()},
+        code=BASELINES_STEPS,
+        aggregated=BASELINES_PLAN.aggregated,
+        baselines=BASELINES_PLAN.baselines,
+        distributions=BASELINES_PLAN.distributions,
+        predictions=BASELINES_PLAN.predictions,
     output:
         **{
             name: report(
-                figure("baselines", name),
+                BASELINES_PLAN.outputs[name],
                 caption=f"../report/baselines_{name}.rst",
                 category="baselines",
                 subcategory="figures",
@@ -185,13 +207,34 @@ rule baselines_make_figures:
             for name in BASELINES_FIGURES
         },
     log:
-        "logs/baselines/figures.log",
+        baselines_log("figures"),
     priority: 5  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["core"]
     params:
-        figures=BASELINES_FIGURES,
+        function="make_figures",
         cfg=BASELINES,
-        recompute=BASELINES_RECOMPUTE,
+        recompute=BASELINES_PLAN.recompute,
     script:
-        "../scripts/baselines_figures.py"
+        "../scripts/call.py"
+
+
+rule baselines_make_figure8_001:
+    """001's Figure 8: how far the max random baseline lies above the standard one against t,
+    per BBL and BBH task (a function of each task's n and choices; no model results)."""
+    input:
+        code=code("evalsci.studies.baselines.figures"),
+    output:
+        figure=report(
+            BASELINES_PLAN.outputs["figure8_001"],
+            category="baselines",
+            subcategory="figures",
+        ),
+    log:
+        baselines_log("figure8_001"),
+    conda:
+        ENV["core"]
+    params:
+        function="make_figure8_001",
+    script:
+        "../scripts/call.py"

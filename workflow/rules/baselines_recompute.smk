@@ -5,7 +5,7 @@
 # -> results/baselines/recompute/results/aggregated-results.json
 # The analysis rules (baselines.smk) read that directory when the study recomputes.
 # Grid: config baselines.recompute (its preset: workflow/presets/baselines/<scale>.yaml).
-# Helpers (grid, paths, input functions): baselines_common.smk.
+# Paths: the study's plan (BASELINES_PLAN); helpers (grid, input functions): baselines_common.smk.
 
 
 rule baselines_icl_shard:
@@ -13,6 +13,7 @@ rule baselines_icl_shard:
     cluster: 4-bit NF4; CPU here: SmolLM2). Killed and rerun, it redoes only unfinished
     prompts (kept in results/baselines/recompute/partial/)."""
     input:
+        code=BASELINES_STEPS,
         bigbench=released("bigbench"),
         aggregated=released("srb_aggregated"),
         # the authors' per-example CSVs hold the demonstration IDs of their prompts
@@ -21,11 +22,11 @@ rule baselines_icl_shard:
         ),
         checkpoint=baselines_icl_checkpoint,
     output:
-        shard=f"{BASELINES_ICL_DIR}/shards/{{model}}/{{task}}/{{shots}}-shot/prompts-{{start}}-{{stop}}.csv.gz",
+        shard=BASELINES_PLAN.shard,
     log:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.log",
+        baselines_log("recompute/{model}/{task}_{shots}-shot_{start}-{stop}"),
     benchmark:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_{start}-{stop}.benchmark.tsv"
+        baselines_benchmark("recompute/{model}/{task}_{shots}-shot_{start}-{stop}")
     wildcard_constraints:
         model=r"[^/_]+",
         task=r"[a-z_]+",
@@ -41,48 +42,54 @@ rule baselines_icl_shard:
         mem_mb=baselines_icl_mem_mb,
         runtime=240,
     params:
+        function="icl_shard",
         spec=baselines_icl_model_spec,
         settings=BASELINES_ICL,
         lm=config["lm"],
         seed=config["seed"],
         work_dir=baselines_icl_work_dir,
     script:
-        "../scripts/baselines_icl_shard.py"
+        "../scripts/call.py"
 
 
 rule baselines_icl_cell:
     """The shards of one experiment -> the authors' per-example CSV + per-option scores."""
     input:
+        code=BASELINES_STEPS,
         shards=baselines_icl_shards,
     output:
-        per_example=f"{BASELINES_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.csv.gz",
-        options=f"{BASELINES_ICL_DIR}/results/{{model}}_{{task}}_{{shots}}-shot.options.csv.gz",
+        per_example=BASELINES_PLAN.cell_per_example,
+        options=BASELINES_PLAN.cell_options,
     log:
-        "logs/baselines/recompute/{model}/{task}_{shots}-shot_cell.log",
+        baselines_log("recompute/{model}/{task}_{shots}-shot_cell"),
     wildcard_constraints:
         model=r"[^/_]+",
         task=r"[a-z_]+",
         shots=r"\d+",
     conda:
         ENV["core"]
+    params:
+        function="icl_cell",
     script:
-        "../scripts/baselines_icl_cell.py"
+        "../scripts/call.py"
 
 
 rule baselines_icl_aggregated:
     """Per-prompt accuracies of every recomputed experiment (authors' aggregated-results.json)."""
     input:
-        per_example=_baselines_icl.per_example_files(BASELINES_ICL, BASELINES_ICL_DIR),
+        code=BASELINES_STEPS,
+        per_example=BASELINES_PLAN.recompute_per_example,
     output:
-        aggregated=f"{BASELINES_ICL_DIR}/results/aggregated-results.json",
+        aggregated=BASELINES_PLAN.recompute_aggregated,
     log:
-        "logs/baselines/recompute/aggregated.log",
+        baselines_log("recompute/aggregated"),
     conda:
         ENV["core"]
     params:
-        cell_keys=[_baselines_icl.cell_key(*c) for c in BASELINES_ICL_CELLS],
+        function="icl_aggregated",
+        cell_keys=[_baselines_icl.cell_key(*c) for c in _baselines_icl.cells(BASELINES_ICL)],
     script:
-        "../scripts/baselines_icl_aggregated.py"
+        "../scripts/call.py"
 
 
 # Table 2 (paper 000 Appendix C): each precision pair's NF4 and full-precision runs.
@@ -90,27 +97,23 @@ rule baselines_make_table2:
     """Table 2: verdicts of the NF4 and the full-precision run of every experiment, and the
     share of identical predictions between them."""
     input:
-        per_example=list(
-            _baselines_table2.cell_files(BASELINES_ICL, BASELINES_RECOMPUTE_DIR).values()
-        ),
-        options=list(
-            _baselines_table2.cell_files(
-                BASELINES_ICL, BASELINES_RECOMPUTE_DIR, "options"
-            ).values()
-        ),
-        baselines=maxrandom_file("baselines"),
+        code=BASELINES_STEPS,
+        per_example=BASELINES_PLAN.table2_per_example,
+        options=BASELINES_PLAN.table2_options,
+        baselines=BASELINES_PLAN.baselines,
     output:
-        report(
-            table("baselines", "table2"),
+        table=report(
+            BASELINES_PLAN.outputs["table2_unquantized"],
             caption="../report/baselines_table2.rst",
             category="baselines",
             subcategory="tables",
         ),
     log:
-        "logs/baselines/table2.log",
+        baselines_log("table2"),
     conda:
         ENV["core"]
     params:
+        function="make_table2",
         settings=BASELINES_ICL,
     script:
-        "../scripts/baselines_table2.py"
+        "../scripts/call.py"

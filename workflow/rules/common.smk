@@ -4,8 +4,12 @@
 # are <STUDY>_NAME (upper case, the full study name), its functions <study>_name (lower case),
 # and evalsci imports are aliased _<study>_name (private to the .smk files).
 import os
+from pathlib import Path
 
+from evalsci import artefacts as _artefacts
+from evalsci import paths
 from evalsci.data.released import BUNDLES, MIRROR_ENV
+from evalsci.settings import recomputes
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
 # Studies with no released raw results: rule `all` builds them only with recompute=true.
@@ -32,13 +36,12 @@ def released(bundle, path=""):
     """Path of a verified released bundle (a directory), or of a file inside it."""
     if bundle not in BUNDLES:
         raise ValueError(f"unknown released bundle {bundle!r}; known: {sorted(BUNDLES)}")
-    base = f"resources/released/{bundle}"
-    return f"{base}/{path}" if path else base
+    return paths.released(bundle, path)
 
 
 def recompute(study):
     """True when `study` should run our own inference instead of the released results."""
-    return bool(config["recompute"]) or config[study].get("source") == "recompute"
+    return recomputes(config, study)
 
 
 def study_of(r):
@@ -68,16 +71,48 @@ def all_targets(wildcards):
 def maxrandom_file(study, name="baselines"):
     """A study's exchange with the shared `maxrandom` rule: `requests` (what the study asks),
     `baselines` and `distributions` (the rule's answers): results/<study>/maxrandom/<name>.csv."""
-    if name not in ("requests", "baselines", "distributions"):
-        raise ValueError(f"maxrandom files are requests, baselines, distributions; not {name!r}")
-    return f"results/{study}/maxrandom/{name}.csv"
+    return paths.maxrandom(study, name)
 
 
 def table(study, name):
     """A paper table: CSV (machine-readable), Markdown (README) and LaTeX (paper)."""
-    return multiext(f"results/{study}/tables/{name}", ".csv", ".md", ".tex")
+    return list(paths.table(study, name))
 
 
 def figure(study, name):
     """A paper figure: matplotlib PDF + PNG."""
-    return multiext(f"results/{study}/figures/{name}", ".pdf", ".png")
+    return list(paths.figure(study, name))
+
+
+def code(module):
+    """The source file of an evalsci module ("evalsci.studies.baselines.steps"): the `code`
+    input of a rule that runs one of its functions through workflow/scripts/call.py, so that
+    editing the module reruns the rule."""
+    path = Path(SRC, *module.split(".")).with_suffix(".py")
+    if not path.is_file():
+        raise ValueError(f"code({module!r}): no module {path}")
+    return str(path)
+
+
+def artefact_targets():
+    """{target: its files} of every target of the artefact registry (src/evalsci/artefacts.yaml),
+    in its order: the study's <STUDY>_TARGETS entry where the files depend on its settings,
+    else the outputs the registry lists for the target (those of its default-build entries
+    when it has any: baselines_table1 is Table 1, not also the recompute's input to it)."""
+    entries = {}
+    for a in _artefacts.artefacts():
+        if a.target:
+            entries.setdefault(a.target, []).append(a)
+    out = {}
+    for target, arts in entries.items():
+        own = globals().get(f"{arts[0].study.upper()}_TARGETS", {})
+        if target in own:
+            out[target] = own[target]
+            continue
+        chosen = [a for a in arts if a.build == "default"] or arts
+        out[target] = [f for a in chosen for f in a.outputs]
+    for study in STUDIES:
+        unknown = set(globals().get(f"{study.upper()}_TARGETS", {})) - set(entries)
+        if unknown:
+            raise ValueError(f"{study.upper()}_TARGETS: no registry entry has target(s) {unknown}")
+    return out

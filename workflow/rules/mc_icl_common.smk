@@ -66,3 +66,29 @@ def mc_icl_selection_inputs(wildcards):
 def mc_icl_selected_sets(wildcards=None):
     sel = MC_ICL.selection
     return [f"results/mc_icl/selection/{m}/{d}/sets.json" for m in sel.models for d in sel.datasets]
+
+
+# The files of the study's named targets, which depend on its settings: the Snakefile makes one
+# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+MC_ICL_TARGETS = {
+    "mc_icl_figure1": [
+        figure("mc_icl", "figure1"),
+        "results/mc_icl/tables/accuracy_by_k.csv",
+        table("mc_icl", "summary"),
+    ],
+    "mc_icl_figure2": [
+        figure("mc_icl", "figure2"),
+    ],
+    "mc_icl_figure3": [
+        figure("mc_icl", "figure3"),
+    ],
+    "mc_icl_figure4": [
+        figure("mc_icl", "figure4"),
+    ],
+    "mc_icl_figures_one_shot": [
+        [figure("mc_icl", f"figure{n}") for n in MC_ICL_ONE_SHOT_FIGURES],
+    ],
+    "mc_icl_figures_trials": [
+        [figure("mc_icl", f"figure{n}") for n in MC_ICL_TRIAL_FIGURES],
+    ],
+}

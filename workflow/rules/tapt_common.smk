@@ -123,3 +123,41 @@ def tapt_family_draws(wildcards):
 
 def tapt_meta_slices(wildcards):
     return expand("results/tapt/meta/{config}_slices.csv", config=tapt_meta_configs())
+
+
+# The files of the study's named targets, which depend on its settings: the Snakefile makes one
+# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+TAPT_TARGETS = {
+    "tapt_table1": [
+        table("tapt", "table1"),
+    ],
+    "tapt_task_level": [
+        table("tapt", "task_level"),
+    ],
+    "tapt_differences": [
+        tapt_targets("differences"),
+    ],
+    "tapt_permutation": [
+        table("tapt", "permutation_tests"),
+        table("tapt", "permutation_summary"),
+    ],
+    "tapt_beta_posteriors": [
+        table("tapt", "beta_posteriors"),
+    ],
+    "tapt_posterior_predictive": [
+        tapt_targets("posterior_predictive"),
+    ],
+    "tapt_meta_analysis": [
+        tapt_targets("meta_analysis"),
+    ],
+    "tapt_simulations": [
+        table("tapt", "prior_predictive"),
+        figure("tapt", "prior_predictive"),
+        table("tapt", "recovery"),
+        figure("tapt", "recovery"),
+    ],
+    "tapt_pca": [
+        table("tapt", "pca"),
+        figure("tapt", "pca"),
+    ],
+}

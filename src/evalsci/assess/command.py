@@ -45,16 +45,23 @@ def _known_matrix(frame):
 
 
 def samples_list(ref) -> dict:
-    """{task: [item ids]}: integers where every id of the task is one (lm-eval doc ids), the
-    JSON that lm-eval's `--samples` accepts."""
+    """{task: [item ids]}, the JSON that lm-eval's `--samples` accepts: integers, in ascending
+    order, where every id of the task is one (lm-eval doc ids).
+
+    Ascending is required, not cosmetic: lm-eval 0.4.13 walks the task's documents in dataset
+    order keeping those whose index is listed, and logs the k-th kept document under the k-th
+    listed id (`evaluator.evaluate`: `doc_id_true = indices[doc_id]`), so an unsorted list logs
+    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one)."""
     out = {}
     for task, g in ref.groupby("task", sort=False):
         ids = g["item"].astype(str).tolist()
-        out[task] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else ids
+        out[task] = sorted(int(i) for i in ids) if all(i.isdigit() for i in ids) else ids
     return out
 
 
 def cmd_select(args) -> int:
+    from evalsci.workflow import atomic_path
+
     from .refset import select_reference
 
     frame = _read(args.results, args.metric, "results")
@@ -65,8 +72,9 @@ def cmd_select(args) -> int:
     out = Path(args.out)
     samples = out.with_suffix(".samples.json")
     text = json.dumps(samples_list(ref), indent=1) + "\n"
-    ref.to_csv(out, index=False, float_format="%.6g")
-    samples.write_text(text)
+    with atomic_path(out) as tmp_csv, atomic_path(samples) as tmp_json:
+        ref.to_csv(tmp_csv, index=False, float_format="%.6g")
+        tmp_json.write_text(text)
     print(
         f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} models) "
         f"and {samples} (item ids per task; lm-eval: --samples {samples})",
@@ -107,6 +115,9 @@ def cmd_predict(args) -> int:
     acc, items = predict_new(m, ref, outcomes, alpha=args.alpha, seed=args.seed)
     table = items if args.items else acc
     table.to_csv(sys.stdout, index=False)
+    for note in acc["note"].unique() if len(acc) else []:
+        if note:  # the fallback interval [0, 1], said where it is read, not only in a column
+            print(f"evalsci reference: interval [0, 1]: {note}", file=sys.stderr)
     print(
         "evalsci reference: interval = split-conformal over the known models (each held out, "
         f"|true - estimated accuracy| quantile at level {1 - args.alpha}); docs/reference.md",

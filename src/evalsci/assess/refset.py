@@ -31,6 +31,7 @@ tests/test_reference_cli.py).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -53,6 +54,22 @@ NEEDS_TEXT = tuple(n for n, v in PAPER_SELECTORS.items() if v[1] == "embeddings"
 DEFAULT_SELECTOR = "clustering_success"  # scikit-learn only: works in the light install
 MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
 IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1
+
+
+def _serial_blas(fn):
+    """Run `fn` with one BLAS thread. Its matrices are small (5,000 x 301 for a fit): on 2 cores
+    shared with other work, OpenBLAS's threads spent ~17 ms a matrix-vector product waiting for
+    each other against 0.2-0.5 ms on one thread, and lbfgs's fit took 18 s instead of 0.2 s
+    (benchmarks/reference_speed.py, docs/benchmarks.md)."""
+
+    @functools.wraps(fn)
+    def serial(*args, **kwargs):
+        from threadpoolctl import threadpool_limits  # scikit-learn's own dependency
+
+        with threadpool_limits(1, user_api="blas"):
+            return fn(*args, **kwargs)
+
+    return serial
 
 
 def allocate(sizes: list[int], n: int) -> list[int]:
@@ -87,6 +104,7 @@ def _irt_features(success: np.ndarray, seed: int) -> np.ndarray:
     return item_features(fit_mirt_2pl(success.astype(float), dims=dims, seed=seed))
 
 
+@_serial_blas
 def select_reference(
     m: Matrix, n: int, selector: str = DEFAULT_SELECTOR, seed: int = 0
 ) -> pd.DataFrame:
@@ -151,19 +169,36 @@ def _anchors(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def _features(z: np.ndarray, agree: np.ndarray, diff: np.ndarray) -> np.ndarray:
     """Rows [z, s, z * s, d] for one model's reference outcomes z (r) and items' s (n x r)."""
     n = agree.shape[0]
-    zz = np.broadcast_to(z.astype(np.float32), (n, z.size))
-    return np.hstack([zz, agree, zz * agree, diff[:, None]]).astype(np.float32)
+    zz = np.broadcast_to(z.astype(np.float64), (n, z.size))
+    return np.hstack([zz, agree, zz * agree, diff[:, None]], dtype=np.float64)
 
 
-def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
-    """The assessor fitted on known models y (models x items); returns (clf, agree, diff) with
-    the all-model agreement and difficulty for predicting a new model, or clf None when the
-    training labels are constant (the prediction is then that constant)."""
-    from evalsci.assess.classifiers import make_classifier
+# Gradient tolerance of the Newton-Cholesky solve: its last step, quadratic, takes the max |gradient|
+# from ~1e-5 to ~1e-10, so the per-item P(success) agree with an independent float64 Newton
+# solve to 1e-8 (tests/test_reference_cli.py) whatever the BLAS or its threads.
+SOLVER_TOL = 1e-8
 
+
+def _logistic():
+    """The paper's `LogisticRegression()` objective (L2, C = 1, intercept unpenalised), solved
+    to its minimum instead of lbfgs's default stop.
+
+    lbfgs stopped ~2e-5 above the minimum after ~200 iterations on the 301 collinear features
+    (rank 298 on the benchmark), with per-item predictions up to 7e-3 from the minimiser's, and
+    where it stopped depended on the BLAS threads' rounding. Newton-Cholesky reaches the minimum
+    in ~5 steps (features x features Hessian: cheap at 301 columns); the objective is strictly
+    convex (the L2 term), so that minimum is unique."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=1.0, solver="newton-cholesky", tol=SOLVER_TOL, max_iter=100)
+
+
+def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+    """Training rows of the assessor on known models y (models x items): (x, labels, agreement,
+    difficulty), the last two over all models, for predicting a new model."""
     n_models, n_items = y.shape
     rest = np.setdiff1d(np.arange(n_items), ref)
-    yf = y.astype(np.float32)
+    yf = y.astype(np.float64)
     yr = yf[:, ref]
     agree_count = yf.T @ yr + (1 - yf).T @ (1 - yr)  # items x r: models agreeing
     total = yf.sum(axis=0)
@@ -173,17 +208,22 @@ def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
     x, lab = [], []
     for j in np.unique(mod):
         ii = it[mod == j]
-        own = (yf[j, ii][:, None] == yr[j][None, :]).astype(np.float32)
+        own = (yf[j, ii][:, None] == yr[j][None, :]).astype(np.float64)
         agree = (agree_count[ii] - own) / (n_models - 1)
         diff = (total[ii] - yf[j, ii]) / (n_models - 1)
         x.append(_features(yr[j], agree, diff))
         lab.append(y[j, ii])
     x, lab = np.vstack(x), np.concatenate(lab).astype(int)
-    clf = None
-    if lab.min() != lab.max():
-        clf = make_classifier("logreg_l2_C1").fit(x, lab)
-    const = float(lab[0])
-    return clf, const, agree_count / n_models, total / n_models
+    return x, lab, agree_count / n_models, total / n_models
+
+
+def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+    """The assessor fitted on known models y (models x items); returns (clf, const, agree, diff)
+    with the all-model agreement and difficulty for predicting a new model, or clf None when the
+    training labels are constant (the prediction is then that constant)."""
+    x, lab, agree, diff = _training_rows(y, ref, rng, max_rows)
+    clf = _logistic().fit(x, lab) if lab.min() != lab.max() else None
+    return clf, float(lab[0]), agree, diff
 
 
 def _predict(fit, z: np.ndarray, n_items: int) -> np.ndarray:
@@ -197,6 +237,7 @@ def _task_estimates(p: np.ndarray, tasks: np.ndarray, names: list[str]) -> np.nd
     return np.array([p[tasks == t].mean() for t in names])
 
 
+@_serial_blas
 def predict_new(
     m: Matrix,
     reference: pd.DataFrame,
@@ -222,11 +263,35 @@ def predict_new(
             f"{len(unknown)} reference items are not among the items every known model "
             f"answered, e.g. task {unknown[0][0]!r} item {unknown[0][1]!r}"
         )
+    if len(set(refs)) < len(refs):
+        t, i = next(r for r in refs if refs.count(r) > 1)
+        raise AuditInputError(f"reference task {t!r} item {i!r} is listed twice")
     ref = np.array([pos[r] for r in refs])
+    y = m.success
+    rest = np.setdiff1d(np.arange(y.shape[1]), ref)
+    if not len(rest):
+        raise AuditInputError(
+            f"the reference holds all {y.shape[1]} items the known models share: nothing is "
+            "left to predict (a new model's accuracy is its mean on them)"
+        )
+    if y[:, rest].min() == y[:, rest].max():
+        raise AuditInputError(
+            f"every known model ({', '.join(m.models[:5])}{', ...' if len(m.models) > 5 else ''}) "
+            f"has outcome {int(y[0, rest[0]])} on every item outside the reference (constant "
+            "columns): the assessor has nothing to learn from"
+        )
+    z_new = {}
+    for model, outcomes in new.items():
+        missing = [r for r in refs if r not in outcomes]
+        if missing:
+            raise AuditInputError(
+                f"new model {model!r} lacks {len(missing)} of the {len(refs)} reference items, "
+                f"e.g. task {missing[0][0]!r} item {missing[0][1]!r}: run them all"
+            )
+        z_new[model] = np.array([outcomes[r] for r in refs], dtype=np.int8)
     tasks = m.items["task"].to_numpy()
     names = [t for t in dict.fromkeys(tasks)]
     rng = np.random.default_rng(seed)
-    y = m.success
     # calibration: hold out each of K known models, refit on the rest
     n_models = len(m.models)
     cal = np.sort(rng.choice(n_models, size=min(max_calibration, n_models), replace=False))
@@ -247,14 +312,7 @@ def predict_new(
     note = "" if rank <= k else f"{k} calibration models are too few for level {1 - alpha}"
     fit = _fit(y, ref, rng, max_rows)
     acc_rows, item_rows = [], []
-    for model, outcomes in new.items():
-        missing = [r for r in refs if r not in outcomes]
-        if missing:
-            raise AuditInputError(
-                f"new model {model!r} lacks {len(missing)} of the {len(refs)} reference items, "
-                f"e.g. task {missing[0][0]!r} item {missing[0][1]!r}: run them all"
-            )
-        z = np.array([outcomes[r] for r in refs], dtype=np.int8)
+    for model, z in z_new.items():
         p = _predict(fit, z, y.shape[1])
         p[ref] = z
         est = _task_estimates(p, tasks, names)

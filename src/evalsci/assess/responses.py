@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalsci.audit.records import AuditInputError
+from evalsci.audit.records import AuditInputError, NothingToAudit
 
 __all__ = ["Responses", "Matrix", "read_responses", "success_matrix", "ITEM_CSV_COLUMNS"]
 
@@ -103,7 +103,9 @@ def read_responses(paths, metric: str | None = None) -> Responses:
                 )
             )
     if not parts:
-        raise AuditInputError(
+        # every file read, but only aggregate scores in them: valid input, nothing usable
+        # (exit code 3, as the audit's); read_inputs has raised already on unreadable input
+        raise (NothingToAudit if rest else AuditInputError)(
             "no per-item outcomes in " + ", ".join(map(str, paths)) + _listed(skipped)
         )
     df = pd.concat(parts, ignore_index=True)

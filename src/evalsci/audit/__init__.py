@@ -61,11 +61,11 @@ def judge_inputs(found, t: int | None = None, alpha: float = 0.05, adjust: str =
     verdicts are tests at `alpha`, adjusted by `adjust` (none, holm, bh) across the rows."""
     from .frames import concat_frames, results_frame
     from .judge import audit_frame, check_t_option
-    from .option_bounds import annotate
+    from .option_bounds import annotate, below_at
 
     check_t_option(t)
     frame = concat_frames([results_frame(found.results), *found.frames])
-    judged = audit_frame(frame, t=t, alpha=alpha, method=adjust)
+    judged = audit_frame(frame, t=t, alpha=alpha, method=adjust, below_at=below_at(found.results))
     return frame, annotate(found.results, judged)
 
 

@@ -253,8 +253,26 @@ def _choices_column(frame: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def _below_at_most(frame: pd.DataFrame, p_low: np.ndarray, below_at: dict) -> np.ndarray:
+    """p_below of the scores whose options per item are known only as a range
+    (`option_bounds`): their labels put every item at the least options, the conservative end
+    of the tests above chance but the wrong end of the test below it (a guesser among fewer
+    options gets more right, so P(X <= correct) is smaller); this one takes every item at the
+    most options, its conservative end. `below_at`: {row: most options}."""
+    p_low = p_low.copy()
+    n, correct = frame["n"].to_numpy(), frame["correct"].to_numpy()
+    for i, most in below_at.items():
+        size = int(n[i])
+        p_low[i] = float(standard_lower_tail(int(correct[i]), size, {int(most): size}))
+    return p_low
+
+
 def audit_frame(
-    frame: pd.DataFrame, t: int | None = None, alpha: float = 0.05, method: str = "holm"
+    frame: pd.DataFrame,
+    t: int | None = None,
+    alpha: float = 0.05,
+    method: str = "holm",
+    below_at: dict | None = None,
 ) -> pd.DataFrame:
     """One judged row per score of a results frame (OUTPUT_COLUMNS), in its order. The
     verdicts are tests at `alpha`, each kind of p-value adjusted by `method` (`--adjust`)
@@ -262,6 +280,8 @@ def audit_frame(
     alpha, method = check_alpha(alpha), check_adjust(method)
     tt, rule = resolve_t(frame, t)
     std, mx, p_std, p_max, p_low = _baselines(frame, tt)
+    if below_at:
+        p_low = _below_at_most(frame, p_low, below_at)
     adj_std, adj_max, adj_low = (adjust(p, method) for p in (p_std, p_max, p_low))
     acc = frame["accuracy"].to_numpy(dtype=float)
     counted = frame["correct"].to_numpy() / frame["n"].to_numpy()
@@ -316,9 +336,12 @@ def audit_results(
     """One row per result (OUTPUT_COLUMNS). `t` overrides every result's own t; otherwise a
     result without t gets the number of results of its task (the rule `task_scores`).
     `frames`: results already in columns (a large CSV), judged together with `results`."""
+    from .option_bounds import below_at
+
     check_t_option(t)
+    results = list(results)
     frame = concat_frames([results_frame(results), *frames])
-    return audit_frame(frame, t=t, alpha=alpha, method=method)
+    return audit_frame(frame, t=t, alpha=alpha, method=method, below_at=below_at(results))
 
 
 def family_line(judged: pd.DataFrame) -> str:

@@ -2,9 +2,11 @@
 
 A reader that knows a task's items have between a and b options, not which has how many
 (`readers/option_counts.py`), reads the score at a options each: the upper bounds of the
-standard and max random baselines, since both grow with each item's chance 1/k. Here, once t is
-known, the lower bounds (every item at b options) are computed and both are written in the
-score's note, so the row says how far the true baselines can lie below the ones it used.
+standard and max random baselines, since both grow with each item's chance 1/k, so the tests
+above chance are conservative. The test below chance is taken at b options each instead
+(`below_at`, judge.audit_frame), its conservative end. Here, once t is known, the lower bounds
+(every item at b options) are computed and both are written in the score's note, so the row
+says how far the true baselines can lie below the ones it used.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ def bounds(n: int, least: int, most: int, t: float) -> tuple[float, float, float
     )
 
 
+def below_at(results: list[Result]) -> dict[int, int]:
+    """{row: most options} for the results whose options per item are known only as a range
+    (rows in the order of `results`, which come first in the judged frame)."""
+    return {i: r.options_range[1] for i, r in enumerate(results) if r.options_range is not None}
+
+
 def annotate(results: list[Result], judged: pd.DataFrame) -> pd.DataFrame:
     """`judged` (its first rows are `results`) with the bounds in the note of every score whose
     options per item are known only as a range."""
@@ -41,7 +49,8 @@ def annotate(results: list[Result], judged: pd.DataFrame) -> pd.DataFrame:
         s_lo, s_hi, m_lo, m_hi = bounds(r.n, least, most, float(judged["t"].iloc[i]))
         text = (
             f"exact bounds over {least} to {most} options per item: standard baseline "
-            f"{s_lo:.4g} to {s_hi:.4g}, max baseline {m_lo:.4g} to {m_hi:.4g}"
+            f"{s_lo:.4g} to {s_hi:.4g}, max baseline {m_lo:.4g} to {m_hi:.4g}; p_below at "
+            f"{most} options each (its conservative end)"
         )
         notes[i] = f"{notes[i]}; {text}" if notes[i] else text
     judged["note"] = notes

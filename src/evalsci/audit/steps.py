@@ -1,4 +1,8 @@
-"""Entry points of the workflow scripts: paths in, files out (one function per rule)."""
+"""The functions the `audit` rules run, one per rule (workflow/rules/audit.smk, through the one
+adapter workflow/scripts/call.py): each takes its rule's named inputs, outputs and params as
+keyword arguments, paths in, files out (tests/test_rule_calls.py holds the names to the rules).
+The baselines study's own sources are read by that study (evalsci.studies.baselines.steps.
+make_audit_runs; this package imports no study)."""
 
 from __future__ import annotations
 
@@ -43,13 +47,15 @@ def read_runs(path) -> pd.DataFrame:
     return df
 
 
-def make_runs(source: str, inputs: dict, out_runs, out_scope=None) -> None:
-    """Normalise one released source into its runs table."""
+def make_runs(source: str, bundle, runs, scope=None) -> None:
+    """Normalise one released source (its bundle) into its runs table; the leaderboard's also
+    into its out-of-scope list (`scope`)."""
+    out_runs = runs
     if source == "open_llm_leaderboard_v2":
-        runs, scope = sources.leaderboard_runs(inputs["bundle"])
-        write_csv(scope, out_scope)
+        runs, out_of_scope = sources.leaderboard_runs(bundle)
+        write_csv(out_of_scope, scope)
     elif source == "openai_evals":
-        runs = sources.evals_runs(inputs["bundle"])
+        runs = sources.evals_runs(bundle)
     else:
         # mizrahi_paraphrases and baselines_prompts: evalsci.studies.baselines.audit_runs
         raise ValueError(f"audit source {source!r} is not read here; known {sources.SOURCES}")
@@ -62,25 +68,29 @@ def _sweep_ts(leaderboard: pd.DataFrame, cfg: dict):
     return reqs.sweep_ts(cfg["sweep"]["t_max"], cfg["sweep"]["points"], marks)
 
 
-def make_requests(runs_paths: list, out, cfg: dict) -> None:
+def make_requests(runs: list, requests, cfg: dict) -> None:
+    """Every baseline and tail the audit needs, as one request file for the maxrandom rule."""
     from evalsci.maxrandom.requests import write_requests
 
-    runs = pd.concat([read_runs(p) for p in runs_paths], ignore_index=True)
+    out = requests
+    runs = pd.concat([read_runs(p) for p in runs], ignore_index=True)
     lb = runs[runs.source == "open_llm_leaderboard_v2"]
     df = reqs.build(runs, lb, _sweep_ts(lb, cfg))
     write_requests(df, out)
     log.info("%d baseline requests -> %s", len(df), out)
 
 
-def make_tables(
-    source: str, runs_path, baselines, outputs: list, detail_out, figure_outputs, scope=None
-) -> None:
+def make_tables(source: str, runs, baselines, scope, table: list, detail, figure: list) -> None:
+    """Counts per task and t kind (runs above the standard / max baseline, flipped), the
+    per-run detail with tail p-values, and each run against its task's baselines. `scope`: the
+    leaderboard's out-of-scope list, or none."""
     from evalsci.maxrandom.requests import read_baselines
 
+    runs_path, outputs, detail_out, figure_outputs = runs, table, detail, figure
     judged = counts.judge(read_runs(runs_path), read_baselines(baselines))
     df = counts.counts(judged, source)
     note = ""
-    if scope is not None:
+    if scope:
         sc = pd.read_csv(scope)
         note = (
             "Out of scope (no random baseline): "
@@ -96,9 +106,11 @@ def make_tables(
     log.info("%s totals:\n%s", source, tot.to_string())
 
 
-def make_sweep(detail, baselines, outputs: list, figure_outputs, cfg: dict) -> None:
+def make_sweep(detail, baselines, table: list, figure: list, cfg: dict) -> None:
+    """The leaderboard's flipped share against t = 1 .. t_max (one run per model)."""
     from evalsci.maxrandom.requests import read_baselines
 
+    outputs, figure_outputs = table, figure
     judged = pd.read_csv(detail, dtype={"labels": str, "task": str})
     ts = _sweep_ts(judged, cfg)
     sw = counts.sweep(judged, read_baselines(baselines), ts, t_kind="models")

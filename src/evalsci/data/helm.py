@@ -30,6 +30,7 @@ __all__ = [
     "KEPT_SCENARIOS",
     "DROPPED_SCENARIOS",
     "HELM_LITE_OOD",
+    "kept_datasets",
     "read_run_list",
     "select_runs",
     "read_helm_run",
@@ -108,6 +109,17 @@ def read_run_list(path: str | Path) -> pd.DataFrame:
     return df
 
 
+def _dataset_name(scenario: str, sub: str) -> str:
+    sub = sub.rstrip(",")
+    return scenario if sub == scenario else f"{scenario}/{sub}"
+
+
+def kept_datasets() -> list[str]:
+    """The datasets of the kept runs ('<scenario>' or '<scenario>/<subscenario>'): what an
+    OOD split of a `helm` collection holds out."""
+    return sorted(_dataset_name(s, sub) for s, subs in KEPT_SCENARIOS.items() for sub in subs)
+
+
 def _dataset_of(run: str) -> str | None:
     """'<scenario>/<subscenario>' of a kept run name, or None if the run is not kept."""
     scenario = run.split(":")[0]
@@ -115,8 +127,7 @@ def _dataset_of(run: str) -> str | None:
         return None
     for sub in KEPT_SCENARIOS[scenario]:
         if sub in run:
-            sub = sub.rstrip(",")
-            return scenario if sub == scenario else f"{scenario}/{sub}"
+            return _dataset_name(scenario, sub)
     return None
 
 

@@ -85,6 +85,29 @@ def manifest() -> dict:
     return json.loads(text)
 
 
+#: where `released_llms` reads from (package data beside the manifest)
+RELEASED_LLMS = "released_llms.csv"
+
+
+@cache
+def _released_llms() -> dict[str, tuple[str, ...]]:
+    import csv
+
+    text = resources.files("evalsci.data").joinpath(RELEASED_LLMS).read_text()
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        out.setdefault(r["bundle"], []).append(r["llm"])
+    return {b: tuple(v) for b, v in out.items()}
+
+
+def released_llms(bundle: str) -> tuple[str, ...] | None:
+    """The LLMs a released bundle holds whose names are inside its files (leaderboard
+    results, a HELM run list), as listed in evalsci/data/released_llms.csv; None for a bundle
+    not listed there."""
+    return _released_llms().get(bundle)
+
+
 def bundle_files(bundle: str) -> dict[str, str]:
     """{relative path: sha256} of the files in a bundle."""
     if bundle not in BUNDLES:

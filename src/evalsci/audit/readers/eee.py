@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
 from ..records import EXACT, AuditInputError, Result, Skipped, from_accuracy, labels_of
@@ -150,15 +151,82 @@ def _samples(spath: Path, agg: dict) -> dict:
         choices = inp.get("choices")
         if choices is not None and not isinstance(choices, list):
             raise AuditInputError(f"{at}: input.choices must be a list or null")
+        score = ev.get("score")
+        value = float(score) if _number(score) else float(ok)
         key = rec.get("evaluation_result_id") or field(rec, "evaluation_name", str, at)
-        lines.append((str(key), sid, rec.get("sample_hash"), choices, int(ok)))
+        lines.append((str(key), sid, rec.get("sample_hash"), choices, int(ok), value))
     by_hash = bool(lines) and all(isinstance(x[2], str) and x[2] for x in lines)
     out: dict[str, list] = {}
-    for key, sid, shash, choices, ok in lines:
+    for key, sid, shash, choices, ok, value in lines:
         out.setdefault(key, []).append(
-            (shash if by_hash else sid, None if choices is None else len(choices), ok)
+            (shash if by_hash else sid, None if choices is None else len(choices), ok, value)
         )
     return out
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+#: why a result whose samples repeat with one 0/1 value each is skipped
+AMBIGUOUS_EPOCHS = (
+    "{spath}: each sample occurs {epochs} times (epochs) with one 0/1 value on all its lines: "
+    "EEE (0.3.0's inspect converter) writes a sample's value reduced over its epochs on every "
+    "epoch's line, so this is either the mean of epochs that all agreed or a per-item reduction "
+    "(at_least_1, max, mode: a best-of per item, which has no random baseline), and the file "
+    "does not say which; audit the inspect log itself"
+)
+
+
+def _epochs(where, name, spath, mine, acc, flags, common) -> Result | Skipped:
+    """A result whose sample ids repeat (inspect epochs). Each sample's lines carry one value per
+    epoch: EEE 0.3.0 writes the sample's value reduced over its epochs (inspect's `mean`:
+    right answers / epochs) on every line, a converter that kept each epoch's answer its 0/1.
+    Either way the right answers of a sample are the sum of its lines' values, so the score is
+    counted as inspect's own log is (`readers/inspect_ai.py`): n = items x epochs answers, each
+    a random guess under the null, t not set. Only where every sample's lines agree on a 0/1
+    value is that undecidable (AMBIGUOUS_EPOCHS). Not paired: the epochs' own answers are not
+    in the file."""
+    per: dict[str, list] = {}
+    for item, opts, _, value in mine:
+        per.setdefault(item, []).append((opts, value))
+    epochs = sorted({len(v) for v in per.values()})
+    if all(len({x for _, x in v}) == 1 and v[0][1] in (0.0, 1.0) for v in per.values()):
+        what = "/".join(map(str, epochs))
+        return Skipped(where, name, AMBIGUOUS_EPOCHS.format(spath=spath.name, epochs=what))
+    right = [sum(x for _, x in v) for v in per.values()]
+    if any(abs(r - round(r)) > 1e-9 * len(v) for r, v in zip(right, per.values(), strict=True)):
+        return Skipped(
+            where,
+            name,
+            f"{spath.name}: a sample's values over its epochs do not add up to a number of "
+            "right answers (no mean over epochs): no count to audit",
+        )
+    n, correct = len(mine), int(sum(round(r) for r in right))
+    if abs(correct / n - acc) > EXACT:
+        return Skipped(
+            where,
+            name,
+            f"{spath.name}: score {acc!r} is not the mean of the {n} answers (items x epochs, "
+            f"{correct} right): a per-item reduction over epochs (at_least_1, max, ...) has no "
+            "random baseline",
+        )
+    note = (
+        f"{len(per)} items x {'/'.join(map(str, epochs))} epochs: each epoch's answer counted "
+        f"as one of n = {n} (the score is their mean); not paired (the file keeps each sample's "
+        "value reduced over its epochs)"
+    )
+    flags = flags | {"notes": (*flags["notes"], note)}
+    return Result(
+        n=n,
+        correct=correct,
+        labels=labels_of(o for _, o, _, _ in mine),
+        accuracy=acc,
+        choices_source=common["choices_source"],
+        derived=common["derived"],
+        **{k: common[k] for k in ("model", "task", "source")},
+        **flags,
+    )
 
 
 def _details(entry: dict) -> dict:
@@ -184,19 +252,21 @@ def _score(path, agg, model, name, entry, rows, spath) -> Result | Skipped:
     key = entry.get("evaluation_result_id") or name
     mine = None if rows is None else rows.get(str(key), rows.get(name))
     if mine:
-        opts = [o for _, o, _ in mine]
+        opts = [o for _, o, _, _ in mine]
         if any(o is None or o < 2 for o in opts):
             why = "samples without two or more input.choices: not multiple choice"
             return Skipped(where, name, why, no_baseline=True)
-        items = tuple(i for i, _, _ in mine)
+        items = tuple(i for i, _, _, _ in mine)
         if len(set(items)) != len(items):
-            return Skipped(
-                where,
-                name,
-                f"{spath.name}: a sample occurs twice for one result (several epochs or "
-                "repeats); items must be unique to pair and count them",
-            )
-        outcomes = tuple(o for _, _, o in mine)
+            common = {
+                "model": model,
+                "task": name,
+                "source": where,
+                "derived": own.get("derived") == "true",
+                "choices_source": own.get("choices_source") or "samples",
+            }
+            return _epochs(where, name, spath, mine, acc, flags, common)
+        outcomes = tuple(o for _, _, o, _ in mine)
         n, correct = len(outcomes), sum(outcomes)
         if abs(correct / n - acc) > EXACT:
             raise AuditInputError(

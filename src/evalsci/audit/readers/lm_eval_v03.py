@@ -3,7 +3,9 @@ value}}, "versions": {...}, "config": {...}}` (e.g. EleutherAI/pythia's `evals/`
 
 0.3 wrote neither samples, n nor options. Per task:
 - the number of options comes from the known-task table (`lm_eval_tasks`: lm-eval 0.4's
-  definition of the same task; 0.3 names mapped to 0.4's), else the task is skipped;
+  definition of the same task; 0.3 names mapped to 0.4's); where it varies per item, from the
+  option-count table (`option_counts`: a histogram, or exact bounds such as ARC's 3 to 5),
+  else the task is skipped;
 - n is recovered from the metric's standard error, which 0.3 computes as 0.4 does (the sample
   standard deviation over sqrt(n): se^2 = p(1-p)/(n-1) for 0/1 scores); the n kept must
   reproduce both the accuracy and the stderr, else the task is skipped with the reason
@@ -18,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..records import AuditInputError, Result, Skipped, from_accuracy
+from . import option_counts
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
 from .lm_eval_tasks import lookup
@@ -58,24 +61,16 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
             skipped.append(Skipped(str(path), task, why, no_baseline))
 
         known = lookup(task)
-        if known is None:
-            skip("not in the known-task table (lm-eval's task definitions): options unknown")
-            continue
-        if known.output_type != "multiple_choice":
-            skip(
-                f"output_type {known.output_type} ({known.provenance}): no options to guess "
-                "among, so no random baseline"
-            )
-            continue
-        if m not in entry:
-            skip(f"metric {m!r} not in the results (metrics there: {sorted(entry)})", task, False)
+        why = _unreadable(known, entry, m)
+        if why is not None:
+            skip(why[0], task, why[1])
             continue
         acc = entry[m]
         if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not 0 <= acc <= 1:
             raise AuditInputError(
                 f"{path}: key 'results.{task}.{m}': expected an accuracy in [0, 1], got {acc!r}"
             )
-        if known.options is None:
+        if known.options is None and task not in option_counts.table():
             skip(
                 f"number of options per item not fixed by the task definition "
                 f"({known.provenance}, doc_to_choice is a {known.basis}); 0.3 wrote no samples"
@@ -89,6 +84,11 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 f"with {m} = {acc!r} gives no whole n",
             )
             continue
+        stderr_note = "n recovered from the standard error (lm-eval: se^2 = p(1-p)/(n-1))"
+        if known.options is None:  # options per item vary: the option-count table's bounds
+            got = _varying(path, model, task, m, acc, n, limit is not None, stderr_note)
+            (skipped if isinstance(got, Skipped) else out).append(got)
+            continue
         out.append(
             from_accuracy(
                 acc,
@@ -99,9 +99,48 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
                 source=str(path),
                 metric=m,
                 limited=limit is not None,
-                notes=("n recovered from the standard error (lm-eval: se^2 = p(1-p)/(n-1))",),
+                notes=(stderr_note,),
                 run=str(path),
                 choices_source=known.provenance,
             )
         )
     return out, skipped
+
+
+def _unreadable(known, entry: dict, metric: str) -> tuple[str, bool] | None:
+    """(why, no_baseline) for a task that cannot be read at all, or None."""
+    if known is None:
+        return "not in the known-task table (lm-eval's task definitions): options unknown", True
+    if known.output_type != "multiple_choice":
+        why = (
+            f"output_type {known.output_type} ({known.provenance}): no options to guess "
+            "among, so no random baseline"
+        )
+        return why, True
+    if metric not in entry:
+        return f"metric {metric!r} not in the results (metrics there: {sorted(entry)})", False
+    return None
+
+
+def _varying(path, model, task, metric, acc, n, limited, note) -> Result | Skipped:
+    """A task whose items have different numbers of options, read with the option-count
+    table's histogram or bounds (`option_counts.options_for`), or why not."""
+    counts = option_counts.options_for(task, n, limited)
+    correct = round(acc * n)
+    if abs(acc * n - correct) > 1e-6:
+        why = f"{metric} = {acc!r} is no whole number of n = {n} items"
+        return Skipped(str(path), task, why, False)
+    return Result(
+        model=model,
+        task=task,
+        n=n,
+        correct=correct,
+        source=str(path),
+        accuracy=acc,
+        metric=metric,
+        derived=True,
+        limited=limited,
+        notes=(note, *counts.pop("notes")),
+        run=str(path),
+        **counts,
+    )

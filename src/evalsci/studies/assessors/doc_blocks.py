@@ -242,7 +242,7 @@ def lomo(paths) -> str:
             "benchmark": r["benchmark"],
             "n": int(r["n_reference"]),
             "method": _LOMO_NAMES[r["method"]],
-            "|error|": _pm(r["abs_error"], r["abs_error_se"]),
+            "abs. error": _pm(r["abs_error"], r["abs_error_se"]),
             "per-item AUC": _pm(r["auc"], r["auc_se"]),
             "coverage": _pm(r["coverage"], r["coverage_se"]),
         }

@@ -1,22 +1,83 @@
-"""Parse-time checks of the names in an assessors collection's config (light: no pandas), so a
-typo stops the run before any job."""
+"""Parse-time checks of the names in an assessors collection's config, so a typo stops the run
+before any job (light: pandas only for a leaderboard or helm collection, through its loader's
+dataset names)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from evalsci.configcheck import where
-from evalsci.data.released import BUNDLES, bundle_files
+from evalsci.data.released import BUNDLES, RELEASED_LLMS, bundle_files, released_llms
+
+#: the bundle of the HELM-Lite run list, which names the LLMs of every `helm` collection
+HELM_RUN_LIST = "helm_lite_runs"
+
+
+def _unknown(key: str, given, known, what: str, source: str) -> None:
+    unknown = [x for x in given if x not in known]
+    if unknown:
+        raise ValueError(
+            f"config {key} ({where(key)}): unknown {what}(s) {unknown} ({source}); "
+            f"the {what}s there: {sorted(known)}"
+        )
+
+
+def _datasets(loader: str) -> list[str]:
+    """The datasets a leaderboard or helm collection's instances belong to (imported only
+    for such a collection: the loaders need pandas)."""
+    if loader == "helm":
+        from evalsci.data.helm import kept_datasets
+
+        return kept_datasets()
+    from evalsci.data.leaderboard import BENCHMARKS
+
+    return sorted(name for _, name in BENCHMARKS.values())
+
+
+def _check_held_out(key: str, ccfg: Mapping, datasets: list[str], source: str) -> None:
+    """Every held-out entry of every OOD split is a dataset or a prefix of some (`math` for
+    `math/...`, evalsci.studies.assessors.splits): one that matches none was dropped without
+    a word when another entry of its split matched."""
+    for split, held in (ccfg.get("ood_splits") or {}).items():
+        bad = [h for h in held if not any(d == h or d.startswith(h + "/") for d in datasets)]
+        if bad:
+            k = f"{key}.ood_splits.{split}"
+            raise ValueError(
+                f"config {k} ({where(k)}): {bad} match(es) no dataset ({source}); the "
+                f"datasets there (an entry holds out a dataset or the ones under it): {datasets}"
+            )
 
 
 def check_released_names(name: str, ccfg: Mapping) -> None:
-    """At parse time, for an `evals_logs` collection read from a released bundle: every
-    configured LLM, dataset and OOD dataset is one the bundle holds (`<subdir>/<task>/<llm>
-    .jsonl` in the pinned manifest, so nothing needs fetching first). Else a ValueError
-    naming the key, where it was set and the names there are, not a failure in the first job.
-    Other loaders keep their names inside the files: their first job checks them."""
-    bundle = ccfg.get("bundle")
-    if ccfg.get("loader") != "evals_logs" or ccfg.get("path") or bundle not in BUNDLES:
+    """At parse time, every name of a collection that selects among a released bundle's is
+    one the bundle holds; else a ValueError naming the key, where it was set and the names
+    there are, not a failure in the collection's first job:
+    - an `evals_logs` collection read from a bundle: its LLMs, datasets and OOD datasets
+      (`<subdir>/<task>/<llm>.jsonl` in the pinned manifest, so nothing needs fetching);
+    - a `leaderboard` collection read from a bundle (predictaboard), and every `helm`
+      collection (its LLMs are the run list's, bundle helm_lite_runs): its LLMs, against the
+      names inside those files, listed in evalsci/data/released_llms.csv; and its OOD
+      splits' held-out datasets, against the datasets its loader gives.
+    A collection read from a local `path` (evals_logs, leaderboard) holds names only its
+    files know: its first job checks them."""
+    bundle, loader = ccfg.get("bundle"), ccfg.get("loader")
+    key = f"assessors.collections.{name}"
+    if loader == "helm" or (loader == "leaderboard" and not ccfg.get("path")):
+        source = HELM_RUN_LIST if loader == "helm" else bundle
+        known = released_llms(source)
+        if known is None:
+            return  # a bundle of the user's own: its first job checks
+        for r in ccfg["llms"]:
+            _unknown(
+                f"{key}.llms.{r}",
+                ccfg["llms"][r],
+                known,
+                "LLM",
+                f"bundle {source}, evalsci/data/{RELEASED_LLMS}",
+            )
+        _check_held_out(key, ccfg, _datasets(loader), f"the {loader} loader's datasets")
+        return
+    if loader != "evals_logs" or ccfg.get("path") or bundle not in BUNDLES:
         return
     prefix = f"{ccfg['subdir']}/" if ccfg.get("subdir") else ""
     parts = [
@@ -26,15 +87,9 @@ def check_released_names(name: str, ccfg: Mapping) -> None:
     ]
     tasks = sorted({p[0] for p in parts if len(p) == 2})
     llms = sorted({p[1].removesuffix(".jsonl") for p in parts if len(p) == 2})
-    key = f"assessors.collections.{name}"
     checks = [(f"{key}.llms.{r}", ccfg["llms"][r], llms, "LLM") for r in ccfg["llms"]]
     checks.append((f"{key}.datasets", ccfg.get("datasets") or [], tasks, "dataset"))
     for split, held in (ccfg.get("ood_splits") or {}).items():
         checks.append((f"{key}.ood_splits.{split}", held, tasks, "dataset"))
     for k, given, known, what in checks:
-        unknown = [x for x in given if x not in known]
-        if unknown:
-            raise ValueError(
-                f"config {k} ({where(k)}): unknown {what}(s) {unknown} (bundle {bundle}); "
-                f"the {what}s there: {known}"
-            )
+        _unknown(k, given, known, what, f"bundle {bundle}")

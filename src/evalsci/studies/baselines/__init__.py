@@ -14,7 +14,8 @@ Modules, in the order of the paper:
 - `section53`: Section 5.3, Mizrahi et al.'s multi-prompt results;
 - `consistency`: the per-example CSVs against aggregated-results.json, and the data's quirks;
 - `figures`: Figures 1-11; `formatting`: Markdown/LaTeX helpers of the tables;
-- `steps`: the functions the workflow scripts call, one per rule;
+- `plan`: every path the study's rules read and write, from the settings;
+- `steps`: the functions the study's rules run (through workflow/scripts/call.py), one per rule;
 - `doc_blocks`: the generated blocks of docs/baselines.md;
 - `recompute_grid`, `shards`, `resumable`: our own few-shot inference (the recompute path);
 - `audit_runs`: this study's results as runs tables for the audit study.

@@ -386,6 +386,69 @@ def figure9_001(baselines, outputs):
     savefig(fig, outputs)
 
 
+# 001's Figure 8: how far the max random baseline lies above the standard one, per BBL and BBH
+# task at its full n and k (the authors' task constants), against t = 1 .. 200 (the extracted
+# text lost the figure's t values; 200 is Table 1's number of prompts). A property of the
+# baseline alone (no model results, no comparison): computed with the exact library function
+# the maxrandom rule runs, not requested from it.
+FIG8_001_TS = np.arange(1, PROMPTS + 1)
+FIG8_001_DIGITS = 10  # rounded: the same bytes on any CPU
+
+
+def figure8_001_gains() -> pd.DataFrame:
+    """Per suite, task and t: n, k, the standard baseline 1/k, the expected maximum accuracy
+    of t random classifiers (eq. 9) and the gain in accuracy points, 100 (max - standard)."""
+    from evalsci.data.bigbench_meta import BBH_TASKS, BBL_TASKS
+    from evalsci.maxrandom import max_random_baseline
+
+    frames = []
+    for suite, tasks in (("BIG-bench Lite", BBL_TASKS), ("BIG-bench Hard", BBH_TASKS)):
+        for task, (n, k) in sorted(tasks.items()):
+            emax = np.asarray(max_random_baseline(n, 1 / k, FIG8_001_TS))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "suite": suite,
+                        "task": task,
+                        "n": n,
+                        "k": k,
+                        "t": FIG8_001_TS,
+                        "standard": 1 / k,
+                        "expected_max": emax,
+                        "gain_points": 100 * (emax - 1 / k),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True).round(FIG8_001_DIGITS)
+
+
+def make_figure8_001(figure):
+    """001's Figure 8 (`figure`: its PDF, PNG and the CSV of what it draws): the gain of the
+    max random baseline over the standard one against t, one line per task, BBL and BBH."""
+    from evalsci.workflow import atomic_path
+
+    df = figure8_001_gains()
+    (csv,) = [f for f in figure if str(f).endswith(".csv")]
+    with atomic_path(csv) as tmp:
+        df.to_csv(tmp, index=False)
+    suites = list(dict.fromkeys(df["suite"]))
+    fig, axs = plt.subplots(1, len(suites), figsize=(5.2 * len(suites), 3.8), sharey=True)
+    for ax, suite in zip(axs, suites, strict=True):
+        for task, d in df[df["suite"] == suite].groupby("task", sort=True):
+            ax.plot(d["t"], d["gain_points"], lw=0.9, label=f"{task} (n={d['n'].iloc[0]:,})")
+        ax.set_xscale("log")
+        ax.set_xlim(1, FIG8_001_TS[-1])
+        ax.set_ylim(bottom=0)
+        for y in (1, 10):
+            ax.axhline(y, color="gray", lw=0.6, ls=":")
+        ax.set_title(suite, fontweight="bold")
+        ax.set_xlabel("t = number of evaluations")
+        ax.legend(fontsize=4.5, loc="upper left", frameon=False)
+    axs[0].set_ylabel("max random baseline above\nstandard (accuracy points)", fontweight="bold")
+    fig.tight_layout()
+    savefig(fig, [f for f in figure if not str(f).endswith(".csv")])
+
+
 # ------------------------------------------------------------- held-out Figures 5, 8
 def _roc(ax, df, points=True):
     from sklearn.metrics import roc_curve

@@ -42,6 +42,8 @@ HELDOUT_BINARY = (
 )
 HELDOUT_SPLITS = 100  # random 75/25 splits per experiment in the released files
 AGGREGATED = "aggregated-results.json"
+# the fixed 200-example subsets of the larger tasks, in the srb_aggregated bundle
+SUBSAMPLED_IDXS = "few-shot-eval/subsampled-idxs"
 RELEASED_PROMPTS = 200  # prompts per experiment in the released aggregated-results.json
 
 

@@ -95,21 +95,6 @@ def shard_ranges(prompts: int, per_shard: int) -> list[tuple[int, int]]:
     return [(a, min(a + per_shard, prompts)) for a in range(0, prompts, per_shard)]
 
 
-def shard_files(
-    s: RecomputeSettings, base: str, model: str, task: str, shots: int | str
-) -> list[str]:
-    """The shard outputs of one cell under `base` (results/baselines/recompute)."""
-    return [
-        f"{base}/shards/{model}/{task}/{shots}-shot/prompts-{a:03d}-{b:03d}.csv.gz"
-        for a, b in shard_ranges(s.prompts, s.prompts_per_shard)
-    ]
-
-
-def per_example_files(s: RecomputeSettings, base: str) -> list[str]:
-    """The authors'-schema per-example CSV of every recomputed cell under `base`."""
-    return [f"{base}/results/{cell_key(*c)}.csv.gz" for c in cells(s)]
-
-
 def plan_seed(seed: int, task: str, shots: int) -> int:
     """Seed of the random demonstrations of a (task, shots): the same for every model."""
     return (int(seed) * 1_000_003 + zlib.crc32(f"{task}:{shots}".encode())) % (2**32)

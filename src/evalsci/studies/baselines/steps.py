@@ -1,4 +1,7 @@
-"""Entry points of the workflow scripts: paths in, files out (one function per rule)."""
+"""The functions the study's rules run, one per rule (workflow/rules/baselines*.smk, through
+the one adapter workflow/scripts/call.py): each takes its rule's named inputs, outputs and
+params as keyword arguments, paths in, files out (tests/test_rule_calls.py holds the names to
+the rules)."""
 
 from __future__ import annotations
 
@@ -22,12 +25,12 @@ from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import all_cells, configured_cells
 from evalsci.tables import write_table
-from evalsci.workflow import atomic_path
+from evalsci.workflow import atomic_path, configure_threads
 
 log = logging.getLogger(__name__)
 
 
-def aggregated(path, cfg: dict, recompute: bool):
+def _aggregated(path, cfg: dict, recompute: bool):
     """Configured cells' per-prompt accuracies; a recompute may hold only a subset."""
     data = load.load_aggregated(
         path,
@@ -55,10 +58,13 @@ def write_csv(df: pd.DataFrame, path) -> None:
         df.to_csv(tmp, index=False)  # shortest round-trip floats
 
 
-def requests(aggregated_path, multi_prompt, splits, out, cfg, recompute):
+def requests(aggregated, multi_prompt, splits, requests, cfg, recompute):
+    """Every random baseline the study needs, as one request file for the maxrandom rule.
+    `splits`: our held-out splits, or none (the authors')."""
     from evalsci.maxrandom.requests import write_requests
 
-    data = aggregated(aggregated_path, cfg, recompute)
+    out = requests
+    data = _aggregated(aggregated, cfg, recompute)
     mp = load.load_multi_prompt(multi_prompt) if multi_prompt else None
     sp = pd.read_csv(splits) if splits else None
     df = reqs.build(data, mp, sp, section53_t=cfg["section53"]["t"])
@@ -66,8 +72,10 @@ def requests(aggregated_path, multi_prompt, splits, out, cfg, recompute):
     log.info("%d baseline requests -> %s", len(df), out)
 
 
-def make_table1(aggregated_path, baselines, outputs, cfg, recompute):
-    data = aggregated(aggregated_path, cfg, recompute)
+def make_table1(aggregated, baselines, table, cfg, recompute):
+    """Table 1: standard vs maximum random baseline per experiment."""
+    outputs = table
+    data = _aggregated(aggregated, cfg, recompute)
     df = table1.build(data, Baselines.from_files(baselines))
     full = is_full_grid(data)
     ref = reference.load("baselines")["table1"]
@@ -80,10 +88,11 @@ def make_table1(aggregated_path, baselines, outputs, cfg, recompute):
     log.info("Table 1: %s", table1.summary(df))
 
 
-def make_table2(per_example, options, baselines, outputs, settings):
+def make_table2(per_example, options, baselines, table, settings):
     """Table 2: the Table 1 verdicts of each precision pair, and what NF4 changes.
-    `per_example`/`options`: the files of `table2.cell_files` (same order)."""
-    keys = list(table2.cell_files(settings, "x"))
+    `per_example`/`options`: the files of `table2.pair_cells` (same order; the plan's)."""
+    outputs = table
+    keys = table2.pair_cells(settings)
     if len(keys) != len(per_example) or len(keys) != len(options):
         raise ValueError("make_table2: one per-example and one options file per pair cell")
     df = table2.build(
@@ -97,7 +106,11 @@ def make_table2(per_example, options, baselines, outputs, settings):
     log.info("Table 2: %s", table2.summary(df))
 
 
-def heldout_splits(per_example, out, cfg, recompute, seed, threads):
+def heldout_splits(per_example, splits, cfg, recompute, seed, threads):
+    """Section 5.2 procedure on per-example results: seeded 75/25 splits per experiment, best
+    of t prompts on the validation part; `threads` processes over experiments."""
+    configure_threads(1)  # parallel over experiments, not inside numpy
+    out = splits
     files = load.per_example_files(per_example)
     cells = set(configured_cells(cfg, recompute))
     files = {c: p for c, p in files.items() if c in cells}
@@ -105,8 +118,9 @@ def heldout_splits(per_example, out, cfg, recompute, seed, threads):
     write_csv(df, out)
 
 
-def heldout_predictions(source, splits, baselines, out):
+def heldout_predictions(source, splits, baselines, predictions):
     """Authors' predictions (released bundle dir) or ours (splits + maxrandom answers)."""
+    out = predictions
     if splits:
         df = heldout.predictions(pd.read_csv(splits), Baselines.from_files(baselines))
     else:
@@ -114,7 +128,9 @@ def heldout_predictions(source, splits, baselines, out):
     write_csv(df, out)
 
 
-def heldout_tables(predictions, out3, out4):
+def heldout_tables(predictions, table3, table4):
+    """Tables 3-4: held-out prediction per model and per dataset (Section 5.2, App. D)."""
+    out3, out4 = table3, table4
     pred = pd.read_csv(predictions)
     ref = reference.load("baselines")
     t3 = heldout.table3(pred, ref["table3"])
@@ -139,7 +155,9 @@ def heldout_tables(predictions, out3, out4):
     log.info("Table 3 total: %s", t3.iloc[-1].to_dict())
 
 
-def make_section53(multi_prompt, baselines, outputs, experiments_out, cfg):
+def make_section53(multi_prompt, baselines, table, experiments, cfg):
+    """Section 5.3: Mizrahi et al.'s multi-prompt results against both baselines."""
+    outputs, experiments_out = table, experiments
     exps = section53.experiments(load.load_multi_prompt(multi_prompt), cfg["section53"]["t"])
     judged = section53.judge(exps, Baselines.from_files(baselines))
     s = section53.summary(judged, reference.load("baselines")["section53"])
@@ -150,20 +168,23 @@ def make_section53(multi_prompt, baselines, outputs, experiments_out, cfg):
 
 def per_example_check(
     per_example,
-    aggregated_path,
+    aggregated,
     subsampled,
     bigbench,
-    out_checks,
-    out_pairs,
-    out_md,
+    checks,
+    pairs,
+    quirks,
     cfg,
     recompute,
     threads,
 ):
-    """`subsampled`: the srb_aggregated bundle (its few-shot-eval/subsampled-idxs)."""
-    data = aggregated(aggregated_path, cfg, recompute)
+    """Per-example CSVs reproduce aggregated-results.json; the data's quirks, from the data.
+    `subsampled`: the srb_aggregated bundle (its subsampled indices)."""
+    configure_threads(1)  # parallel over experiments, not inside numpy
+    out_checks, out_pairs, out_md = checks, pairs, quirks
+    data = _aggregated(aggregated, cfg, recompute)
     files = {c: p for c, p in load.per_example_files(per_example).items() if c in data}
-    sub_dir = Path(subsampled) / "few-shot-eval" / "subsampled-idxs"
+    sub_dir = Path(subsampled) / load.SUBSAMPLED_IDXS
     subsamples = (
         {
             f.name.split("_200-examples")[0]: read_json(f, load.BaselinesDataError)
@@ -186,30 +207,92 @@ def per_example_check(
         )
 
 
-def make_figures(outputs: dict, inputs: dict, cfg, recompute):
-    """The paper's figures {name: [pdf, png]}, each input read once for all of them."""
-    from evalsci.studies.baselines import figures
+def make_figures(aggregated, baselines, distributions, predictions, cfg, recompute, **figures):
+    """The paper's figures {name: [pdf, png]} (`figures`: the rule's outputs), each input read
+    once for all of them: one job, one Python start and one reading for 12 figures."""
+    from evalsci.studies.baselines import figures as draw
 
-    data = aggregated(inputs["aggregated"], cfg, recompute) if "aggregated" in inputs else None
-    base = (
-        Baselines.from_files(inputs["baselines"], inputs.get("distributions"))
-        if "baselines" in inputs
-        else None
+    data = _aggregated(aggregated, cfg, recompute)
+    base = Baselines.from_files(baselines, distributions)
+    pred = pd.read_csv(predictions)
+    for name, files in figures.items():
+        draw.make(name, files, aggregated=data, baselines=base, predictions=pred)
+
+
+def make_audit_runs(source: str, bundle, runs) -> None:
+    """The runs table (study `audit`) of a released source other than the leaderboard: this
+    study's own results (audit_runs.py), or the audit package's other sources (evalsci.audit
+    imports no study, so the rule that reads them all runs this function)."""
+    if source not in audit_runs.SOURCES:
+        from evalsci.audit import steps as audit_steps
+
+        audit_steps.make_runs(source, bundle, runs)
+        return
+    table = (
+        audit_runs.mizrahi_runs(bundle)
+        if source == "mizrahi_paraphrases"
+        else audit_runs.prompt_runs(bundle)
     )
-    pred = pd.read_csv(inputs["predictions"]) if "predictions" in inputs else None
-    for name, files in outputs.items():
-        figures.make(name, files, aggregated=data, baselines=base, predictions=pred)
+    write_csv(table, runs)
+    log.info("%s: %d runs over %d tasks", source, len(table), table.task.nunique())
 
 
-def make_audit_runs(source: str, bundle, out) -> None:
-    """This study's released results as one runs table of study `audit` (audit_runs.py)."""
-    if source == "mizrahi_paraphrases":
-        runs = audit_runs.mizrahi_runs(bundle)
-    elif source == "baselines_prompts":
-        runs = audit_runs.prompt_runs(bundle)
-    else:
-        raise ValueError(
-            f"no audit source {source!r} in the baselines study; known {audit_runs.SOURCES}"
-        )
-    write_csv(runs, out)
-    log.info("%s: %d runs over %d tasks", source, len(runs), runs.task.nunique())
+# The recompute path (workflow/rules/baselines_recompute.smk): our own few-shot inference.
+
+
+def icl_shard(
+    bigbench,
+    aggregated,
+    per_example,
+    checkpoint,
+    shard,
+    spec,
+    settings,
+    lm,
+    seed,
+    work_dir,
+    model,
+    task,
+    shots,
+    start,
+    stop,
+):
+    """Few-shot inference for prompts [start, stop) of one model x task x shots, resumable per
+    prompt in `work_dir`. `checkpoint`: the model's files (the spec says how to load them);
+    `per_example`: the authors' per-example CSVs when the prompts' demonstrations are theirs."""
+    from evalsci.studies.baselines.shards import run_shard
+
+    del checkpoint  # an input so that the shard reruns when the model changes
+    run_shard(
+        model=model,
+        spec=spec,
+        task=task,
+        shots=int(shots),
+        start=int(start),
+        stop=int(stop),
+        bigbench_dir=bigbench,
+        idxs_dir=f"{aggregated}/{load.SUBSAMPLED_IDXS}",
+        per_example_dir=per_example or None,
+        settings=settings,
+        lm=lm,
+        seed=seed,
+        out=shard,
+        work_dir=work_dir,
+    )
+
+
+def icl_cell(shards, per_example, options):
+    """The shards of one experiment -> the authors' per-example CSV + per-option scores."""
+    from evalsci.studies.baselines.shards import assemble_cell
+
+    df = assemble_cell(shards, per_example, options)
+    print(f"{len(df)} per-example rows, accuracy {df['Correct prediction'].mean():.3f}")
+
+
+def icl_aggregated(per_example, aggregated, cell_keys):
+    """Per-prompt accuracies of every recomputed experiment (authors' aggregated-results.json)."""
+    from evalsci.studies.baselines.shards import write_aggregated
+
+    agg = write_aggregated(dict(zip(cell_keys, per_example, strict=True)), aggregated)
+    for key, accs in agg.items():
+        print(key, f"max {max(accs):.3f}", f"mean {sum(accs) / len(accs):.3f}")

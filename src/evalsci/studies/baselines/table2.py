@@ -19,7 +19,6 @@ accuracy difference NF4 - full (best prompt, and the mean over prompts).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -78,20 +77,17 @@ def check_pairs(settings: RecomputeSettings, lm_models: Mapping, where: str) -> 
             raise ValueError(f"{where}.precision_pairs[{i}]: nf4 and full are both {nf4!r}")
 
 
-def cell_files(
-    settings: RecomputeSettings, base: str | Path, kind: str = "per_example"
-) -> dict[tuple[str, str, int], str]:
-    """{(model, task, shots): file} of both models of every pair; kind = per_example or
-    options (the per-option scores beside it)."""
-    suffix = ".csv.gz" if kind == "per_example" else ".options.csv.gz"
-    out = {}
-    for nf4, full in pairs(settings):
-        for model in (nf4, full):
-            for task in settings.tasks:
-                for shots in settings.shots:
-                    key = Cell(model, task, int(shots)).key
-                    out[(model, task, int(shots))] = f"{base}/{key}{suffix}"
-    return out
+def pair_cells(settings: RecomputeSettings) -> list[tuple[str, str, int]]:
+    """(model, task, shots) of both models of every pair, in the order Table 2 reads them
+    (their files: the study's plan, `table2_per_example` and `table2_options`)."""
+    cells = (
+        (model, task, int(shots))
+        for nf4, full in pairs(settings)
+        for model in (nf4, full)
+        for task in settings.tasks
+        for shots in settings.shots
+    )
+    return list(dict.fromkeys(cells))  # a model in two pairs: once
 
 
 def _predictions(path) -> pd.Series:

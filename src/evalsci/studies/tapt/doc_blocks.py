@@ -312,3 +312,40 @@ def comparisons(paths) -> str:
         ]
     )
     return markdown_table(pd.DataFrame(rows, columns=["artefact", "ours", "paper", "verdict"]))
+
+
+RUN_RECORD = "results/tapt/run_record.yaml"
+
+
+def paper_run_time(paths) -> str:
+    """Where the CPU of a recorded tapt run went: the jobs with a `benchmark:` file, by group
+    (a directory of them, e.g. the fits, or one file), from its run record."""
+    from evalsci import runrecord
+
+    rec = runrecord.load(paths[RUN_RECORD])
+    jobs = rec["benchmarked_jobs"]
+    rows = [
+        [
+            f"`logs/{g}`",
+            f"{v['jobs']:,}",
+            f"{v['cpu_s']:,.0f}",
+            f"{v['wall_s']:,.0f}",
+            f"{v['max_wall_s']:,.0f}",
+        ]
+        for g, v in sorted(jobs.items(), key=lambda kv: -kv[1]["cpu_s"])
+    ]
+    rows.append(
+        [
+            "all of them",
+            f"{sum(v['jobs'] for v in jobs.values()):,}",
+            f"{rec['benchmarked_cpu_s']:,.0f}",
+            f"{sum(v['wall_s'] for v in jobs.values()):,.0f}",
+            "",
+        ]
+    )
+    return markdown_table(
+        pd.DataFrame(
+            rows,
+            columns=["jobs (benchmark files)", "jobs", "CPU-s", "wall-s, sum", "wall-s, longest"],
+        )
+    )

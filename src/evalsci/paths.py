@@ -1,0 +1,47 @@
+"""The shapes of the workflow's paths that every study shares: one owner for each.
+
+A study's plan (`evalsci.studies.<study>.plan`) builds every path its rules read and write
+from these and from its settings; the rule files (workflow/rules/common.smk) call the same
+functions for the studies that have no plan yet. Pure functions of their arguments.
+"""
+
+from __future__ import annotations
+
+RELEASED = "resources/released"
+MAXRANDOM_FILES = ("requests", "baselines", "distributions")
+TABLE_SUFFIXES = (".csv", ".md", ".tex")
+FIGURE_SUFFIXES = (".pdf", ".png")
+
+
+def released(bundle: str, path: str = "") -> str:
+    """A fetched released bundle (a directory), or a file inside it."""
+    base = f"{RELEASED}/{bundle}"
+    return f"{base}/{path}" if path else base
+
+
+def maxrandom(study: str, name: str = "baselines") -> str:
+    """A study's exchange with the shared `maxrandom` rule: `requests` (what the study asks),
+    `baselines` and `distributions` (the rule's answers)."""
+    if name not in MAXRANDOM_FILES:
+        raise ValueError(f"maxrandom files are {', '.join(MAXRANDOM_FILES)}; not {name!r}")
+    return f"results/{study}/maxrandom/{name}.csv"
+
+
+def table(study: str, name: str) -> tuple[str, ...]:
+    """A paper table: CSV (machine-readable), Markdown (README) and LaTeX (paper)."""
+    return tuple(f"results/{study}/tables/{name}{s}" for s in TABLE_SUFFIXES)
+
+
+def figure(study: str, name: str) -> tuple[str, ...]:
+    """A paper figure: matplotlib PDF + PNG."""
+    return tuple(f"results/{study}/figures/{name}{s}" for s in FIGURE_SUFFIXES)
+
+
+def log(study: str, name: str) -> str:
+    """A rule's log file."""
+    return f"logs/{study}/{name}.log"
+
+
+def benchmark(study: str, name: str) -> str:
+    """A rule's benchmark file (time and memory of its job)."""
+    return f"logs/{study}/{name}.benchmark.tsv"

@@ -1,0 +1,267 @@
+"""The record of one workflow run: which commit, command, machine and time made a set of result
+files. Doc blocks rendered from such a run (the tapt paper-scale blocks; evalsci.doctables,
+registry key `record`) print it above their table, so a reader sees which run they came from.
+
+`scripts/tapt_paper_scale.sh DIR` runs the workflow in DIR and leaves there
+- `started.txt`: `key=value` lines: start, commit, command, scale, cpu, nproc, then rc, end
+  (bare lines are read too: an ISO time is the start, then the end; 40 hex digits the commit);
+- `run.log`: the run's output, ending with GNU time's `-v` report (wall, user and system CPU of
+  the whole process tree, peak RSS);
+- `logs/**/*.benchmark.tsv`: Snakemake's measurements of each job with a `benchmark:` file.
+
+`record(DIR)` reads them into one mapping, written as YAML by `python -m evalsci.runrecord DIR
+--out FILE`; `summary(record)` is its one-paragraph Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+__all__ = ["record", "summary", "write", "load", "cpu_model"]
+
+_ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+#: GNU time -v lines -> record keys
+_TIME_V = {
+    "Command being timed": "command",
+    "User time (seconds)": "user_s",
+    "System time (seconds)": "system_s",
+    "Elapsed (wall clock) time (h:mm:ss or m:ss)": "wall",
+    "Maximum resident set size (kbytes)": "max_rss_kb",
+    "Exit status": "exit_status",
+}
+
+
+def cpu_model() -> str:
+    """`lscpu`'s model name of this machine ("" when lscpu is missing)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    m = re.search(r"^Model name:\s*(.+)$", out, re.M)
+    return m.group(1).strip() if m else ""
+
+
+def _started(path: Path) -> dict:
+    """started.txt: `key=value` (or `key: value`) lines; bare ISO times (the start, then the
+    end) and a bare commit; several of them on one line, except the free-text `command`,
+    `cpu` and `note`, each of which takes the rest of its line."""
+    out: dict = {}
+    for i, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.strip()
+        m = re.match(r"(command|cpu|note)\s*[=:]\s*(.*)$", line)
+        if m:  # free text: the rest of the line
+            out[m.group(1)] = m.group(2)
+            continue
+        tokens = re.findall(r"([A-Za-z_]+\s*[=:]\s*\S+|\S+)", line)
+        for token in tokens:
+            kv = re.match(r"([A-Za-z_]+)\s*[=:]\s*(\S+)$", token)
+            if _ISO.match(token):
+                out["end" if "start" in out else "start"] = token
+            elif _SHA.match(token):
+                out["commit"] = token
+            elif kv:
+                out[kv.group(1)] = kv.group(2)
+            else:
+                raise ValueError(
+                    f"{path}, line {i}: {token!r} is neither key=value, an ISO time nor a commit"
+                )
+    return out
+
+
+def _seconds(hms: str) -> float:
+    """GNU time's elapsed time, h:mm:ss or m:ss(.ss), in seconds."""
+    return sum(float(p) * 60**i for i, p in enumerate(reversed(hms.split(":"))))
+
+
+def _time_v(log: Path) -> dict:
+    """The last GNU time -v report in the run's log (empty when there is none)."""
+    text = log.read_text(errors="replace")
+    start = text.rfind("\tCommand being timed:")
+    if start < 0:
+        return {}
+    out = {}
+    for line in text[start:].splitlines():
+        key, sep, value = line.strip().rpartition(": ")
+        if sep and key in _TIME_V:
+            out[_TIME_V[key]] = value.strip()
+    if "command" in out:
+        out["command"] = out["command"].strip('"')
+    return out
+
+
+def _job_group(path: Path, logs: Path, counts: dict[Path, int]) -> str:
+    """A directory of several benchmark files is one group (tapt/fits); a lone file is its own."""
+    rel = path.relative_to(logs)
+    if counts[path.parent] > 1:
+        return str(rel.parent)
+    return str(rel).removesuffix(".benchmark.tsv")
+
+
+def _jobs(logs: Path) -> dict:
+    files = sorted(logs.rglob("*.benchmark.tsv")) if logs.is_dir() else []
+    counts: dict[Path, int] = {}
+    for f in files:
+        counts[f.parent] = counts.get(f.parent, 0) + 1
+    groups: dict[str, dict] = {}
+    for f in files:
+        with f.open() as fh:
+            rows = list(csv.DictReader(fh, delimiter="\t"))
+        if not rows:
+            raise ValueError(f"{f}: no measurement row")
+        g = groups.setdefault(
+            _job_group(f, logs, counts), {"jobs": 0, "cpu_s": 0.0, "wall_s": 0.0, "max_wall_s": 0.0}
+        )
+        for r in rows:  # one row per job (more with Snakemake's `repeat`)
+            wall = float(r["s"])
+            cpu = r.get("cpu_time", "NA")
+            if cpu in ("NA", "", None) or not math.isfinite(float(cpu)):
+                raise ValueError(f"{f}: no cpu_time measured ({cpu!r})")
+            g["jobs"] += 1
+            g["cpu_s"] += float(cpu)
+            g["wall_s"] += wall
+            g["max_wall_s"] = max(g["max_wall_s"], wall)
+    return {k: {n: round(v, 2) for n, v in g.items()} for k, g in sorted(groups.items())}
+
+
+def _scale(command: str) -> str | None:
+    """The scale a Snakemake command line asks for: `scale=X` or `'<study>={scale: X}'`."""
+    m = re.search(r"(?:^|[\s{,])scale\s*[:=]\s*([A-Za-z0-9_]+)", command)
+    return m.group(1) if m else None
+
+
+def record(
+    run_dir: str | Path,
+    *,
+    note: str | None = None,
+    cpu: str | None = None,
+    nproc: int | None = None,
+    command: str | None = None,
+) -> dict:
+    """The run in `run_dir` as one mapping (see the module's docstring). `cpu` (the `lscpu`
+    model name) and `nproc` default to started.txt's; the CPU model else to this machine's
+    (`cpu_source` says which)."""
+    run_dir = Path(run_dir).resolve()
+    started = _started(run_dir / "started.txt")
+    timed = _time_v(run_dir / "run.log") if (run_dir / "run.log").is_file() else {}
+    if "rc" not in started and "exit_status" not in timed:
+        raise ValueError(f"{run_dir}: the run has not finished (no rc= in started.txt)")
+    rc = int(started.get("rc", timed.get("exit_status", -1)))
+    # GNU time prints the arguments unquoted: a run started by hand passes its command line
+    command = command or started.get("command") or timed.get("command")
+    missing = [
+        k
+        for k, v in (
+            ("start", started.get("start")),
+            ("commit", started.get("commit")),
+            ("command", command),
+            ("end", started.get("end")),
+        )
+        if not v
+    ]
+    if missing:
+        raise ValueError(f"{run_dir}/started.txt: {missing} not recorded")
+    out: dict = {
+        "run_dir": str(run_dir),
+        "commit": started["commit"],
+        # tracked files edited after the commit (the script checks at the start)
+        "dirty": started.get("dirty") == "true",
+        "command": command,
+        "scale": started.get("scale") or _scale(command),
+        "start": started["start"],
+        "end": started["end"],
+        "rc": rc,
+        "cpu": cpu or started.get("cpu") or cpu_model(),
+        # where the model name comes from: the run's own started.txt, the caller, or lscpu of
+        # the machine that makes the record (the same machine only if the caller says so)
+        "cpu_source": "given" if cpu else "started.txt" if started.get("cpu") else "lscpu",
+        "nproc": nproc or (int(started["nproc"]) if "nproc" in started else None),
+    }
+    if timed:
+        out["wall_s"] = round(_seconds(timed["wall"]), 2)
+        out["cpu_s"] = round(float(timed["user_s"]) + float(timed["system_s"]), 2)
+        out["max_rss_mb"] = round(int(timed["max_rss_kb"]) / 1024, 1)
+    jobs = _jobs(run_dir / "logs")
+    out["benchmarked_jobs"] = jobs
+    out["benchmarked_cpu_s"] = round(sum(g["cpu_s"] for g in jobs.values()), 2)
+    if note:
+        out["note"] = note
+    return out
+
+
+def write(rec: dict, out: str | Path) -> None:
+    from evalsci.workflow import atomic_path
+
+    with atomic_path(out) as tmp:
+        tmp.write_text(yaml.safe_dump(rec, sort_keys=False, allow_unicode=True))
+
+
+def load(path: str | Path) -> dict:
+    rec = yaml.safe_load(Path(path).read_text())
+    if not isinstance(rec, dict) or "commit" not in rec:
+        raise ValueError(f"{path}: not a run record (evalsci.runrecord)")
+    return rec
+
+
+def _hms(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    m = round(seconds / 60)
+    return f"{m // 60} h {m % 60:02d} min" if m >= 60 else f"{m} min"
+
+
+def summary(rec: dict, where: str = "") -> str:
+    """One paragraph: which run (commit, command, date, machine), how long, and any note."""
+    start, end = rec["start"], rec["end"]
+    day = start[:10]
+    span = f"{start[11:16]}-{end[11:16]} UTC" if end[:10] == day else f"to {end}"
+    cpu = rec.get("cpu") or "CPU not recorded"
+    cores = f", {rec['nproc']} CPUs" if rec.get("nproc") else ""
+    parts = [
+        f"From the run{f' recorded in `{where}`' if where else ''}: commit "
+        f"`{rec['commit'][:7]}`{' with local edits' if rec.get('dirty') else ''}, {day} {span}, `{rec['command']}` "
+        f"(exit status {rec['rc']}), scale `{rec.get('scale')}`, on {cpu}{cores}."
+    ]
+    if "wall_s" in rec:
+        parts.append(
+            f"Wall time {_hms(rec['wall_s'])} ({rec['wall_s']:,.0f} s), CPU time "
+            f"{rec['cpu_s']:,.0f} s (user + system of the whole run, GNU time), peak RSS "
+            f"{rec['max_rss_mb'] / 1024:.1f} GB; the jobs with a `benchmark:` file, "
+            f"{rec['benchmarked_cpu_s']:,.0f} CPU-s."
+        )
+    if rec.get("note"):
+        parts.append(rec["note"].rstrip(".") + ".")
+    return " ".join(parts)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m evalsci.runrecord", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("run_dir", help="the run's directory (started.txt, run.log, logs/)")
+    p.add_argument("--out", required=True, help="the YAML record to write")
+    p.add_argument("--note", help="a sentence printed with the record (e.g. a shared machine)")
+    p.add_argument("--cpu", help="the CPU's model name (default: started.txt's, else lscpu's)")
+    p.add_argument("--nproc", type=int, help="the CPUs the run had (default: started.txt's)")
+    p.add_argument(
+        "--command", help="the command as typed (default: started.txt's, else GNU time's)"
+    )
+    a = p.parse_args(argv)
+    try:
+        rec = record(a.run_dir, note=a.note, cpu=a.cpu, nproc=a.nproc, command=a.command)
+    except (OSError, ValueError) as e:
+        p.exit(2, f"{p.prog}: error: {e}\n")
+    write(rec, a.out)
+    print(summary(rec))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
