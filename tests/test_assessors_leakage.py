@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from evalsci.studies.assessors.experiment import SplitData, run_split
+from evalsci.studies.assessors.settings import resolved_settings
 from evalsci.studies.assessors.splits import (
     LeakageError,
     check_llm_splits,
@@ -19,15 +20,17 @@ from evalsci.studies.assessors.splits import (
 )
 
 LLMS = {"train": ["t1", "t2", "t3", "t4"], "validation": ["v1", "v2"], "test": ["x1", "x2"]}
-CFG = {
-    "n_ref": 20,
-    "classifiers": ["logreg_l2_C1"],
-    "selectors": ["random", "clustering_embeddings", "factor_analysis_success", "clustering_irt"],
-    "generic_features": ["embeddings", "similarity_interaction"],
-    "specific_features": ["embeddings"],
-    "irt": {"dims": 2, "max_iter": 50},
-    "random_best_of_draws": 3,
-}
+# the default preset's settings with these on top (every other value its schema default)
+CFG = resolved_settings(
+    n_ref=20,
+    classifiers=["logreg_l2_C1"],
+    selectors=["random", "clustering_embeddings", "factor_analysis_success", "clustering_irt"],
+    generic_features=["embeddings", "similarity_interaction"],
+    specific_features=["embeddings"],
+    irt={"dims": 2, "max_iter": 50},
+    random_best_of_draws=3,
+    max_train_rows=0,
+)
 
 
 def _collection(n=240, seed=0):
@@ -104,7 +107,7 @@ def test_references_are_training_instances(setup):
     _, _, _, roles, _, refs, _ = setup
     train_ids = set(roles.index[roles == "train"])
     for sel, ids in refs.items():
-        assert len(ids) == CFG["n_ref"] and set(ids) <= train_ids, sel
+        assert len(ids) == CFG.n_ref and set(ids) <= train_ids, sel
 
 
 def test_new_llm_labels_outside_the_reference_set_are_never_used(setup):
@@ -133,7 +136,7 @@ def test_training_llm_labels_on_validation_and_test_instances_are_never_used(set
 def test_results_record_every_combination_and_baseline(setup):
     _, _, _, _, res, _, _ = setup
     gen = res[res["method"] == "generic"]
-    n_comb = len(CFG["generic_features"]) * len(CFG["selectors"]) * len(CFG["classifiers"])
+    n_comb = len(CFG.generic_features) * len(CFG.selectors) * len(CFG.classifiers)
     assert gen.groupby(["features", "selector", "classifier"]).ngroups == n_comb
     # Validation LLMs are scored on validation instances, test LLMs on test instances only.
     assert set(zip(gen["llm_role"], gen["eval_set"], strict=True)) == {
@@ -145,3 +148,22 @@ def test_results_record_every_combination_and_baseline(setup):
     assert set(res["method"]) == {"generic", "reference_only", "all_train", "specific"}
     # The synthetic success is predictable from the embedding: the specific assessor learns it.
     assert spec[spec["eval_set"] == "test"]["auc"].mean() > 0.75
+
+
+def test_a_selector_missing_its_setting_is_named():
+    """select_references repeats no schema default: a selector whose setting is not given
+    fails naming the config key (and the selectors that need nothing run without it)."""
+    from evalsci.studies.assessors.experiment import select_references
+
+    inst, succ, emb = _collection(n=120)
+    roles = make_instance_splits(inst, define_splits(inst["dataset"], {}), seed=1)["random"]
+    data = SplitData("random", emb, succ, roles, LLMS)
+    for selector, key in [
+        ("factor_analysis_success", "fa_max_factors"),
+        ("random_best_of", "random_best_of_draws"),
+        ("clustering_irt", "irt"),
+    ]:
+        with pytest.raises(ValueError, match=rf"{selector}' needs {key} \(config assessors"):
+            select_references(data, [selector], 5, seed=0)
+    refs = select_references(data, ["random", "clustering_embeddings"], 5, seed=0)
+    assert {k: len(v) for k, v in refs.items()} == {"random": 5, "clustering_embeddings": 5}

@@ -9,17 +9,19 @@ import pandas as pd
 
 from evalsci.assess import classifiers as assessors
 from evalsci.studies.assessors.experiment import SplitData, SplitRunRows, run_nref, run_split
+from evalsci.studies.assessors.settings import resolved_settings
 from evalsci.studies.assessors.splits import define_splits, make_instance_splits
 
 LLMS = {"train": ["t1", "t2", "t3", "t4"], "validation": ["v1", "v2"], "test": ["x1", "x2"]}
-CFG = {
-    "n_ref": 10,
-    "classifiers": ["logreg_l2_C1", "xgboost_bins16"],
-    "selectors": ["random", "clustering_embeddings"],
-    "max_train_rows": 300,
-    "generic_features": ["embeddings", "similarity", "similarity_interaction"],
-    "specific_features": ["embeddings"],
-}
+# the default preset's settings with these on top (every other value its schema default)
+CFG = resolved_settings(
+    n_ref=10,
+    classifiers=["logreg_l2_C1", "xgboost_bins16"],
+    selectors=["random", "clustering_embeddings"],
+    max_train_rows=300,
+    generic_features=["embeddings", "similarity", "similarity_interaction"],
+    specific_features=["embeddings"],
+)
 SWEEP = [3, 10]
 
 
@@ -41,10 +43,10 @@ def _nref(data, reuse):
     return run_nref(
         data,
         SWEEP,
-        CFG["generic_features"],
+        list(CFG.generic_features),
         seed=3,
         classifier="xgboost_bins16",
-        max_train_rows=CFG["max_train_rows"],
+        max_train_rows=CFG.max_train_rows,
         reuse=reuse,
     )
 
@@ -68,7 +70,7 @@ def test_reused_sweep_point_is_byte_identical_and_not_refitted(tmp_path, monkeyp
     fresh = _nref(data, None)
     n_fresh = len(fits)
     reuse = SplitRunRows.read(
-        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], CFG["max_train_rows"]
+        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG.n_ref, CFG.max_train_rows
     )
     reused = _nref(data, reuse)
     # one fit per feature set at n_ref = 10 is not repeated
@@ -83,15 +85,15 @@ def test_reused_sweep_point_is_byte_identical_and_not_refitted(tmp_path, monkeyp
     refs["clustering_embeddings"] = refs["clustering_embeddings"][::-1]
     (tmp_path / "refs.json").write_text(json.dumps(refs))
     other = SplitRunRows.read(
-        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], CFG["max_train_rows"]
+        tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG.n_ref, CFG.max_train_rows
     )
     fits.clear()
     _nref(data, other)
     assert len(fits) == len(SWEEP) * 3
-    capped = SplitRunRows.read(tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG["n_ref"], 0)
+    capped = SplitRunRows.read(tmp_path / "run.csv.gz", tmp_path / "refs.json", CFG.n_ref, 0)
     assert (
         capped.generic(
-            10, "clustering_embeddings", "xgboost_bins16", ["embeddings"], [], CFG["max_train_rows"]
+            10, "clustering_embeddings", "xgboost_bins16", ["embeddings"], [], CFG.max_train_rows
         )
         is None
     )

@@ -12,17 +12,20 @@ from test_assessors_leakage import LLMS, _collection
 from evalsci.studies.assessors import uncertainty
 from evalsci.studies.assessors.experiment import SplitData, run_split
 from evalsci.studies.assessors.selection import choose, figure2_table
+from evalsci.studies.assessors.settings import resolved_settings
 from evalsci.studies.assessors.splits import define_splits, make_instance_splits
 from evalsci.studies.assessors.steps import _read_runs
 
-CFG = {
-    "n_ref": 20,
-    "classifiers": ["logreg_l2_C1", "logreg_l1_C1"],
-    "selectors": ["random", "clustering_embeddings"],
-    "generic_features": ["embeddings", "similarity"],
-    "specific_features": ["embeddings"],
-    "random_best_of_draws": 3,
-}
+# the default preset's settings with these on top (every other value its schema default)
+CFG = resolved_settings(
+    n_ref=20,
+    classifiers=["logreg_l2_C1", "logreg_l1_C1"],
+    selectors=["random", "clustering_embeddings"],
+    generic_features=["embeddings", "similarity"],
+    specific_features=["embeddings"],
+    random_best_of_draws=3,
+    max_train_rows=0,
+)
 
 
 @pytest.fixture(scope="module")

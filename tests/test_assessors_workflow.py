@@ -162,27 +162,28 @@ def test_irt_job_gives_the_references_an_in_process_irt_fit_gives(tiny_run):
     from pathlib import Path
 
     from evalsci.settings import merge, resolve
+    from evalsci.studies.assessors.settings import AssessorsSettings
 
     user = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
     seed = user["seed"]
-    cfg = resolve(merge(user, TINY))["assessors"]  # the run's assessors settings
-    ccfg = TINY["assessors"]["collections"]["tiny"]
+    settings = AssessorsSettings.from_config(resolve(merge(user, TINY))["assessors"])
+    tiny = settings.collection("tiny")
     for split in ("random", "ood_neubaroco"):
-        data = steps._load_split(paths, split, ccfg)
+        data = steps._load_split(paths, split, tiny)
         inline = select_references(
             data,
-            cfg["selectors"],
-            cfg["n_ref"],
+            settings.selectors,
+            settings.n_ref,
             split_seed(seed, split),
-            irt=cfg["irt"],
-            fa_max_factors=30,
-            best_of_draws=cfg["random_best_of_draws"],
+            irt=settings.irt,
+            fa_max_factors=settings.fa_max_factors,
+            best_of_draws=settings.random_best_of_draws,
         )
         written = json.loads(
             (tiny_run / f"results/assessors/tiny/runs/{split}_references.json").read_text()
         )
         assert {s: data.ids["train"][r].tolist() for s, r in inline.items()} == written, split
-    other = steps._load_split(paths, "ood_neubaroco", ccfg)
+    other = steps._load_split(paths, "ood_neubaroco", tiny)
     other.split = "random"  # the random split's features against ood_neubaroco's training set
     with pytest.raises(ValueError, match="other training instances"):
         steps._irt_features(str(d / "irt.npz"), other)

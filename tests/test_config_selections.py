@@ -108,6 +108,7 @@ def test_an_assessors_name_typo_is_named_before_any_job(tmp_path, what):
     from evalsci.configfiles import load_config_file
     from evalsci.settings import ROOT, merge, resolve
     from evalsci.studies.assessors.names import check_released_names
+    from evalsci.studies.assessors.settings import AssessorsSettings
 
     text, key, needle = ASSESSOR_TYPOS[what]
     f = tmp_path / "typo.yaml"
@@ -117,10 +118,9 @@ def test_an_assessors_name_typo_is_named_before_any_job(tmp_path, what):
         ROOT,
         files=[ROOT / "config.yaml", f],
     )
+    settings = AssessorsSettings.from_config(cfg["assessors"])
     with pytest.raises(ValueError) as e:
-        check_released_names(
-            "cfi_ground_truth", cfg["assessors"]["collections"]["cfi_ground_truth"]
-        )
+        check_released_names(settings.collection("cfi_ground_truth"))
     msg = str(e.value)
     assert msg.startswith(f"config {key} (set in {f}, line ") and needle in msg, msg
-    check_released_names("predictaboard", cfg["assessors"]["collections"]["predictaboard"])
+    check_released_names(settings.collection("predictaboard"))

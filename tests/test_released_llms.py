@@ -12,6 +12,7 @@ from evalsci.configfiles import load_config_file
 from evalsci.data import released
 from evalsci.settings import ROOT, merge, resolve
 from evalsci.studies.assessors.names import _datasets, check_released_names
+from evalsci.studies.assessors.settings import Collection
 
 
 @pytest.mark.slow  # ~30 s: every PredictaBoard results file
@@ -50,6 +51,11 @@ def test_the_split_sheet_selects_among_the_released_llms():
     assert set(pb) <= set(released.released_llms("predictaboard"))
 
 
+def _check(name, section):
+    """check_released_names on config `assessors.collections.<name>` as the workflow reads it."""
+    check_released_names(Collection.from_config(name, section))
+
+
 def _resolved(tmp_path, text):
     f = tmp_path / "typo.yaml"
     f.write_text(text)
@@ -72,7 +78,7 @@ def test_a_predictaboard_llm_typo_is_named_before_any_job(tmp_path):
         "        test: [Stark2008__GutenLaserPi]\n",
     )
     with pytest.raises(ValueError) as e:
-        check_released_names("predictaboard", colls["predictaboard"])
+        _check("predictaboard", colls["predictaboard"])
     msg = str(e.value)
     key = "assessors.collections.predictaboard.llms.train"
     assert msg.startswith(f"config {key} (set in {f}, line 5): unknown LLM(s) "), msg
@@ -80,7 +86,7 @@ def test_a_predictaboard_llm_typo_is_named_before_any_job(tmp_path):
     assert "released_llms.csv); the LLMs there: ['AbacusResearch__Jallabi-34B'," in msg
     # the same names without the typo pass, and so does the default split
     colls["predictaboard"]["llms"]["train"] = ["Qwen__Qwen2-72B-Instruct"]
-    check_released_names("predictaboard", colls["predictaboard"])
+    _check("predictaboard", colls["predictaboard"])
 
 
 def test_a_helm_collection_llm_typo_is_named_against_the_run_list(tmp_path):
@@ -100,16 +106,16 @@ def test_a_helm_collection_llm_typo_is_named_against_the_run_list(tmp_path):
         },
         "ood_splits": {"ood_math": ["math"]},
     }
-    check_released_names("helm", ccfg)
+    _check("helm", ccfg)
     ccfg["ood_splits"] = HELM_LITE_OOD  # the paper's three (Appendix A.1)
-    check_released_names("helm", ccfg)
+    _check("helm", ccfg)
     ccfg["ood_splits"] = {"ood_x": ["mmlu/abstract_algebra", "legalbench/proa,"]}
     with pytest.raises(ValueError, match=r"helm\.ood_splits\.ood_x .*\['legalbench/proa,'\] match"):
-        check_released_names("helm", ccfg)
+        _check("helm", ccfg)
     ccfg["ood_splits"] = {}
     ccfg["llms"]["test"] = ["meta/llama-2-7Ob"]
     with pytest.raises(ValueError) as e:
-        check_released_names("helm", ccfg)
+        _check("helm", ccfg)
     msg = str(e.value)
     assert msg.startswith("config assessors.collections.helm.llms.test (")
     assert "unknown LLM(s) ['meta/llama-2-7Ob'] (bundle helm_lite_runs, " in msg
@@ -124,8 +130,9 @@ def test_a_local_leaderboard_collection_is_left_to_its_first_job(tmp_path):
         "bundle": None,
         "path": str(tmp_path),
         "llms": {"train": ["mine"], "validation": ["v"], "test": ["t"]},
+        "ood_splits": {},
     }
-    check_released_names("own", ccfg)
+    _check("own", ccfg)
 
 
 @pytest.mark.workflow  # runs snakemake (a dry run)
@@ -157,7 +164,7 @@ def test_a_held_out_dataset_typo_is_named_not_dropped(tmp_path):
         "        ood_math: [MATH, MATHH]\n",
     )
     with pytest.raises(ValueError) as e:
-        check_released_names("predictaboard", colls["predictaboard"])
+        _check("predictaboard", colls["predictaboard"])
     msg = str(e.value)
     key = "assessors.collections.predictaboard.ood_splits.ood_math"
     assert msg.startswith(f"config {key} (set in {f}, line 5): ['MATHH'] match(es) no dataset")

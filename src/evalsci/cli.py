@@ -19,6 +19,9 @@ import json
 import sys
 from pathlib import Path
 
+# exit codes (docs/audit.md), shared with `evalsci reference`
+from evalsci.audit.records import EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT, EXIT_OK
+
 
 def _t_value(s: str) -> float:
     """t as typed: integers or scientific notation (1e12), checked here so that a bad --t
@@ -469,11 +472,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.set_defaults(func=cmd_check_config)
     return parser
-
-
-#: exit codes (docs/audit.md): 0 done (audit: some score judged); 2 bad input; 3 audit: every
-#: input read, but nothing in it has a random baseline
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT = 0, 2, 3
 
 
 def main(argv: list[str] | None = None) -> int:

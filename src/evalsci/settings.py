@@ -282,3 +282,12 @@ def _entries_undefaulted(schema: dict) -> dict:
     for name in entries:
         schema["$defs"][name] = strip(schema["$defs"][name])
     return schema
+
+
+def entry_defaults(section: str, entry: str, root: Path = ROOT) -> dict:
+    """The schema's defaults of one kind of table entry (`$defs/<entry>` of
+    workflow/schemas/<section>.schema.yaml: a collection, an LM type), which `fill_defaults`
+    leaves out of the config (see `_entries_undefaulted`): the settings objects fill them."""
+    schema = yaml.safe_load((root / SCHEMAS / f"{section}.schema.yaml").read_text())
+    props = schema["$defs"][entry]["properties"]
+    return {k: copy.deepcopy(v["default"]) for k, v in props.items() if "default" in v}

@@ -29,7 +29,7 @@ rule assessors_data:
     conda:
         ENV["assess"]
     params:
-        ccfg=assessors_collection_config,
+        collection=assessors_collection,
         seed=config["seed"],
     script:
         "../scripts/assessors_data.py"
@@ -54,7 +54,7 @@ rule assessors_embed:
     resources:
         mem_mb=3000,
     params:
-        ecfg=ASSESSORS["embedding"],
+        embedding=ASSESSORS.embedding,
     script:
         "../scripts/assessors_embed.py"
 
@@ -71,8 +71,8 @@ rule assessors_splits:
     conda:
         ENV["assess"]
     params:
-        ccfg=assessors_collection_config,
-        cfg=ASSESSORS,
+        settings=ASSESSORS,
+        collection=assessors_collection,
         seed=config["seed"],
     script:
         "../scripts/assessors_splits.py"
@@ -93,9 +93,8 @@ rule assessors_irt:
         ENV["assess"]
     threads: 1
     params:
-        splits=assessors_splits_of,
-        ccfg=assessors_collection_config,
-        cfg=ASSESSORS,
+        settings=ASSESSORS,
+        collection=assessors_collection,
         seed=config["seed"],
     script:
         "../scripts/assessors_irt.py"
@@ -123,8 +122,8 @@ rule assessors_run:
     resources:
         mem_mb=6000,
     params:
-        ccfg=assessors_collection_config,
-        cfg=ASSESSORS,
+        settings=ASSESSORS,
+        collection=assessors_collection,
         seed=config["seed"],
     script:
         "../scripts/assessors_run.py"
@@ -142,8 +141,8 @@ rule assessors_maxrandom_requests:
     conda:
         ENV["core"]
     params:
-        collections=list(ASSESSORS_COLLECTIONS),
-        cfg=ASSESSORS,
+        collections=ASSESSORS_COLLECTIONS,
+        settings=ASSESSORS,
     script:
         "../scripts/assessors_maxrandom_requests.py"
 
@@ -232,7 +231,7 @@ rule assessors_make_nref_figure:
     conda:
         ENV["core"]
     params:
-        cfg=ASSESSORS,
+        settings=ASSESSORS,
     script:
         "../scripts/assessors_figure_nref.py"
 

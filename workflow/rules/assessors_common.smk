@@ -1,16 +1,15 @@
 # Helpers of the `assessors` rules (assessors.smk): paths and input functions. No rules here.
-ASSESSORS = config["assessors"]
-# Enabled collections only (a collection is switched off with `enabled: false`).
-ASSESSORS_COLLECTIONS = {
-    k: v for k, v in ASSESSORS["collections"].items() if v.get("enabled", True)
-}
-# A typo in a collection's LLM or dataset names stops the parse, not the first job.
-from evalsci.studies.assessors.names import (  # noqa: E402
-    check_released_names as _assessors_check_released_names,
-)
+from evalsci.studies.assessors.names import check_released_names as _assessors_check_names
+from evalsci.studies.assessors.settings import AssessorsSettings as _assessors_settings
 
-for _name, _collection in ASSESSORS_COLLECTIONS.items():
-    _assessors_check_released_names(_name, _collection)
+# The study's settings, built once (a frozen, typed object): the rules, scripts and functions
+# take this, not the config dict. Its collections are the enabled ones (`enabled: false`
+# switches one off).
+ASSESSORS = _assessors_settings.from_config(config["assessors"])
+ASSESSORS_COLLECTIONS = ASSESSORS.collection_names
+# A typo in a collection's LLM or dataset names stops the parse, not the first job.
+for _collection in ASSESSORS.collections:
+    _assessors_check_names(_collection)
 
 
 def assessors_dir(collection):
@@ -30,7 +29,7 @@ def assessors_data_files(collection):
 
 
 def assessors_split_names(collection):
-    return ["random", *ASSESSORS_COLLECTIONS[collection]["ood_splits"]]
+    return ASSESSORS.collection(collection).split_names
 
 
 def assessors_table(collection, name):
@@ -45,26 +44,22 @@ def assessors_figure(collection, name):
 
 def assessors_source(wildcards):
     """The released bundle (and, for HELM, the run list) a collection reads."""
-    c = ASSESSORS_COLLECTIONS[wildcards.collection]
+    c = ASSESSORS.collection(wildcards.collection)
     inputs = {}
-    if c.get("bundle"):
-        inputs["bundle"] = released(c["bundle"])
-    if c["loader"] == "helm":
+    if c.bundle:
+        inputs["bundle"] = released(c.bundle)
+    if c.loader == "helm":
         inputs["run_list"] = released("helm_lite_runs")
     return inputs
 
 
 def assessors_nref_collections(fig):
-    return [c for c, v in ASSESSORS_COLLECTIONS.items() if v.get("nref_figure") == fig]
+    return [c.name for c in ASSESSORS.collections if c.nref_figure == fig]
 
 
-def assessors_collection_config(wildcards):
-    """config assessors.collections.<collection> of a job."""
-    return ASSESSORS_COLLECTIONS[wildcards.collection]
-
-
-def assessors_splits_of(wildcards):
-    return assessors_split_names(wildcards.collection)
+def assessors_collection(wildcards):
+    """The settings of a job's collection (config assessors.collections.<collection>)."""
+    return ASSESSORS.collection(wildcards.collection)
 
 
 def assessors_run_files(wildcards):

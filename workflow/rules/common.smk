@@ -12,8 +12,6 @@ from evalsci.data.released import BUNDLES, MIRROR_ENV
 from evalsci.settings import recomputes
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
-# Studies with no released raw results: rule `all` builds them only with recompute=true.
-RECOMPUTE_ONLY = {"mc_icl"}
 # Targets of other studies that need our own inference (no released results behind them).
 RECOMPUTE_ONLY_TARGETS = {"baselines_table2"}
 
@@ -59,8 +57,6 @@ def all_targets(wildcards):
     files = []
     for r in workflow.rules:
         if not is_target(r) or study_of(r) not in config["studies"]:
-            continue
-        if study_of(r) in RECOMPUTE_ONLY and not config["recompute"]:
             continue
         if r.name in RECOMPUTE_ONLY_TARGETS and not recompute(study_of(r)):
             continue

@@ -2,10 +2,9 @@
 # the blocks registered in evalsci.doctables from the results and writes each into its doc.
 from evalsci.doctables import blocks as _doc_blocks, buildable as _doc_buildable
 
-# Blocks whose result files this configuration makes (enabled studies and collections; a
-# recompute-only study such as mc_icl only with recompute=true, as in rule all).
+# Blocks whose result files this configuration makes (enabled studies and collections).
 DOC_BLOCKS = _doc_buildable(
-    [s for s in config["studies"] if s not in RECOMPUTE_ONLY or config["recompute"]],
+    config["studies"],
     list(ASSESSORS_COLLECTIONS),
     [s for s in STUDIES if recompute(s)],
 )

@@ -50,6 +50,8 @@ rule mc_icl_make_accuracy_tables:
         ),
     log:
         "logs/mc_icl/accuracy.log",
+    benchmark:
+        "logs/mc_icl/accuracy.benchmark.tsv"
     conda:
         ENV["core"]
     params:
@@ -64,6 +66,8 @@ rule mc_icl_maxrandom_requests:
         requests=maxrandom_file("mc_icl", "requests"),
     log:
         "logs/mc_icl/maxrandom_requests.log",
+    benchmark:
+        "logs/mc_icl/maxrandom_requests.benchmark.tsv"
     conda:
         ENV["core"]
     params:
@@ -82,6 +86,8 @@ rule mc_icl_selection:
         sets="results/mc_icl/selection/{model}/{dataset}/sets.json",
     log:
         "logs/mc_icl/select/{model}/{dataset}.log",
+    benchmark:
+        "logs/mc_icl/select/{model}/{dataset}.benchmark.tsv"
     conda:
         ENV["core"]
     params:
@@ -105,6 +111,8 @@ rule mc_icl_make_figure:
         ),
     log:
         "logs/mc_icl/figure{n}.log",
+    benchmark:
+        "logs/mc_icl/figure{n}.benchmark.tsv"
     wildcard_constraints:
         n=r"[1-35-9]|1[0-9]|20",
     conda:
@@ -124,6 +132,8 @@ rule mc_icl_figure4_data:
         accuracy="results/mc_icl/tables/accuracy_by_set.csv",
     log:
         "logs/mc_icl/figure4_data.log",
+    benchmark:
+        "logs/mc_icl/figure4_data.benchmark.tsv"
     conda:
         ENV["core"]
     script:
@@ -143,6 +153,8 @@ rule mc_icl_make_figure4:
         ),
     log:
         "logs/mc_icl/figure4.log",
+    benchmark:
+        "logs/mc_icl/figure4.benchmark.tsv"
     conda:
         ENV["core"]
     script:

@@ -7,8 +7,7 @@ smk = snakemake  # noqa: F821
 with logged(smk):
     build_data(
         smk.input.get("bundle", ""),
-        smk.wildcards.collection,
-        smk.params.ccfg,
+        smk.params.collection,
         smk.params.seed,
         {k: smk.output[k] for k in ("instances", "success", "coverage")},
         run_list=(

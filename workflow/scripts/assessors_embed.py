@@ -10,4 +10,4 @@ with logged(smk):
     torch.set_num_threads(smk.threads)
     from evalsci.studies.assessors.steps import build_embeddings
 
-    build_embeddings(smk.input.instances, smk.params.ecfg, smk.output.embeddings)
+    build_embeddings(smk.input.instances, smk.params.embedding, smk.output.embeddings)

@@ -10,7 +10,7 @@ with logged(smk):
         smk.input.baselines,
         smk.wildcards.collection,
         smk.wildcards.fig,
-        smk.params.cfg,
+        smk.params.settings,
         smk.output.table,
         smk.output.figure,
     )

@@ -9,9 +9,8 @@ with logged(smk):
 
     build_irt(
         dict(smk.input.items()),
-        smk.params.splits,
-        smk.params.ccfg,
-        smk.params.cfg,
+        smk.params.settings,
+        smk.params.collection,
         smk.params.seed,
         smk.output.irt,
     )

@@ -9,4 +9,4 @@ with logged(smk):
         c: {"success": s, "splits": p}
         for c, s, p in zip(smk.params.collections, smk.input.success, smk.input.splits, strict=True)
     }
-    build_requests_file(paths, smk.params.cfg, smk.output.requests)
+    build_requests_file(paths, smk.params.settings, smk.output.requests)

@@ -12,8 +12,8 @@ with logged(smk):
     run_one_split(
         paths,
         smk.wildcards.asplit,
-        smk.params.ccfg,
-        smk.params.cfg,
+        smk.params.settings,
+        smk.params.collection,
         smk.params.seed,
         {
             "results": smk.output.results,
@@ -25,8 +25,8 @@ with logged(smk):
     run_one_nref(
         paths | {"run_results": smk.output.results, "run_references": smk.output.references},
         smk.wildcards.asplit,
-        smk.params.ccfg,
-        smk.params.cfg,
+        smk.params.settings,
+        smk.params.collection,
         smk.params.seed,
         smk.output.nref,
         threads=smk.threads,

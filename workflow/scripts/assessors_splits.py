@@ -6,5 +6,9 @@ from evalsci.workflow import logged
 smk = snakemake  # noqa: F821
 with logged(smk):
     build_splits(
-        smk.input.instances, smk.params.ccfg, smk.params.cfg, smk.params.seed, smk.output.splits
+        smk.input.instances,
+        smk.params.settings,
+        smk.params.collection,
+        smk.params.seed,
+        smk.output.splits,
     )

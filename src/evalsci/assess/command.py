@@ -11,9 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["add_parser"]
+from evalsci.audit.records import EXIT_NOTHING_TO_AUDIT as EXIT_NOTHING
 
-EXIT_NOTHING = 3
+__all__ = ["add_parser"]
 
 
 def _read(paths, metric, what):

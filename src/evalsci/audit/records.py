@@ -11,6 +11,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+# Exit codes of `evalsci audit` and `evalsci reference` (docs/audit.md): done, bad input (a
+# clear error naming the file), and valid input with nothing in it that has a random baseline.
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT = 0, 2, 3
+
 # |accuracy - correct / n| above which a file's reported accuracy and the count a reader made
 # from its items disagree: both are the same ratio, printed by Python's repr.
 EXACT = 1e-9

@@ -2,7 +2,8 @@
 need: predicting the success of a new LLM on unseen data by testing on a few instances"
 (paper 003).
 
-Modules: `collections` (load a collection into normalised tables), `names` (parse-time
+Modules: `settings` (the settings object the rules build once from the config),
+`collections` (load a collection into normalised tables), `names` (parse-time
 checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `experiment` (one split:
 every combination and baseline), `selection` (win-rate selection, Figure 2 / Table 3 data),

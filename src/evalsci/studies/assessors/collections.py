@@ -14,7 +14,6 @@ Loaders by config `loader`:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -24,14 +23,11 @@ from evalsci.data.evals_logs import load_evals_collection
 from evalsci.data.helm import load_helm_lite, read_run_list
 from evalsci.data.leaderboard import load_leaderboard
 
-__all__ = ["load_collection", "subsample_instances", "configured_llms"]
+from .settings import Collection
+
+__all__ = ["load_collection", "subsample_instances"]
 
 log = logging.getLogger(__name__)
-
-
-def configured_llms(ccfg: Mapping) -> list[str]:
-    """Train + validation + test LLMs of a collection's config, in that order."""
-    return [m for r in ("train", "validation", "test") for m in ccfg["llms"][r]]
 
 
 def subsample_instances(instances: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
@@ -48,14 +44,16 @@ def subsample_instances(instances: pd.DataFrame, n: int | None, seed: int) -> pd
 
 
 def load_collection(
-    name: str, ccfg: Mapping, root: str | Path, seed: int, run_list: str | Path | None = None
+    collection: Collection, root: str | Path, seed: int, run_list: str | Path | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(instances, success, coverage) of collection `name` read from `root`."""
-    loader = ccfg["loader"]
-    llms = configured_llms(ccfg)
+    """(instances, success, coverage) of `collection` read from `root`."""
+    name, loader = collection.name, collection.loader
+    llms = collection.llms.all()
     root = Path(root)
     if loader == "evals_logs":
-        tasks = ccfg.get("datasets") or sorted(p.name for p in root.iterdir() if p.is_dir())
+        tasks = list(collection.datasets or ()) or sorted(
+            p.name for p in root.iterdir() if p.is_dir()
+        )
         inst, succ, cov = load_evals_collection(root, tasks, llms)
     elif loader == "leaderboard":
         from evalsci.data.released import local_name
@@ -77,7 +75,7 @@ def load_collection(
     else:
         raise ValueError(f"{name}: unknown loader {loader!r}; use evals_logs, leaderboard or helm")
     inst = inst[["instance_id", "dataset", "text"]]
-    inst = subsample_instances(inst, ccfg.get("max_instances"), seed)
+    inst = subsample_instances(inst, collection.max_instances, seed)
     succ = succ.set_index("instance_id").loc[inst["instance_id"]].reset_index()
     if succ[llms].isna().any().any():
         raise ValueError(f"{name}: missing success values after the coverage filter")

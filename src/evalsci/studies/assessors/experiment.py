@@ -47,6 +47,7 @@ from evalsci.assess.selectors import (
 from evalsci.stats.irt import fit_mirt_2pl, item_features
 
 from .features import ngram_features
+from .settings import AssessorsSettings, Irt
 from .splits import LeakageError, check_llm_splits
 
 __all__ = [
@@ -141,15 +142,11 @@ def prepare_split(*args, **kwargs) -> SplitData:
     return SplitData(*args, **kwargs)
 
 
-def irt_item_features(data: SplitData, irt: Mapping | None, seed: int) -> np.ndarray:
+def irt_item_features(data: SplitData, irt: Irt, seed: int) -> np.ndarray:
     """The IRT selectors' item features: the 2PL fitted on the training LLMs x training
     instances only (notebook 2 of the authors), one row per training instance."""
-    irt = dict(irt or {})
     fit = fit_mirt_2pl(
-        data.z_train.T.astype(np.float64),
-        dims=int(irt.get("dims", 10)),
-        max_iter=int(irt.get("max_iter", 500)),
-        seed=seed,
+        data.z_train.T.astype(np.float64), dims=irt.dims, max_iter=irt.max_iter, seed=seed
     )
     return item_features(fit)
 
@@ -159,12 +156,16 @@ def select_references(
     selectors: Sequence[str],
     n_ref: int,
     seed: int,
-    irt: Mapping | None = None,
-    fa_max_factors: int = 30,
-    best_of_draws: int = 20,
+    irt: Irt | None = None,
+    fa_max_factors: int | None = None,
+    best_of_draws: int | None = None,
     irt_features: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Reference sets (positions into the training instances) for each selector.
+
+    `irt`, `fa_max_factors` and `best_of_draws` (the settings' `irt`, `fa_max_factors` and
+    `random_best_of_draws`; their defaults are the schema's, not repeated here) are needed only
+    by the selectors that use them: an error names the one missing.
 
     `irt_features`: `irt_item_features(data, irt, seed)` computed beforehand (the workflow's
     assessors_irt job fits every split of a collection in one process); None fits it here."""
@@ -172,8 +173,15 @@ def select_references(
         "embeddings": data.emb["train"],
         "success": data.z_train.astype(np.float64),
     }
+
+    def needed(value, name: str, selector: str):
+        if value is None:
+            raise ValueError(f"selector {selector!r} needs {name} (config assessors.{name})")
+        return value
+
     if any(SELECTORS[s][1] == "irt" for s in selectors):
         if irt_features is None:
+            irt = needed(irt, "irt", next(s for s in selectors if SELECTORS[s][1] == "irt"))
             irt_features = irt_item_features(data, irt, seed)
         if len(irt_features) != len(data.pos["train"]):
             raise ValueError(
@@ -192,12 +200,17 @@ def select_references(
             ref = select_random(n_train, n_ref, data.z_train, rng)
         elif method == "random_best_of":
             ref = select_random_best_of(
-                feats[fset], data.z_train, n_ref, rng, n_draws=best_of_draws
+                feats[fset],
+                data.z_train,
+                n_ref,
+                rng,
+                n_draws=needed(best_of_draws, "random_best_of_draws", name),
             )
         elif method == "kmeans":
             ref = select_kmeans(feats[fset], n_ref, seed)
         else:
-            ref = select_factor_analysis(feats[fset], n_ref, seed, max_factors=fa_max_factors)
+            max_factors = needed(fa_max_factors, "fa_max_factors", name)
+            ref = select_factor_analysis(feats[fset], n_ref, seed, max_factors=max_factors)
         if len(set(ref.tolist())) != len(ref) or ref.max() >= n_train:
             raise LeakageError(f"selector {name}: references are not distinct training instances")
         out[name] = ref
@@ -252,7 +265,7 @@ def _phase(split: str, name: str, since: float) -> float:
 
 def run_split(
     data: SplitData,
-    cfg: Mapping,
+    settings: AssessorsSettings,
     seed: int,
     threads: int = 1,
     return_predictions: bool = False,
@@ -268,31 +281,28 @@ def run_split(
     classifier), the reference-only and all-train-data baselines, the specific assessors.
     `irt_features`: see `select_references`."""
     split = data.split
-    classifiers = list(cfg["classifiers"])
-    selectors = list(cfg["selectors"])
+    classifiers = list(settings.classifiers)
     clock = time.perf_counter()
     refs = select_references(
         data,
-        selectors,
-        int(cfg["n_ref"]),
+        list(settings.selectors),
+        settings.n_ref,
         seed,
-        irt=cfg.get("irt"),
-        fa_max_factors=int(cfg.get("fa_max_factors", 30)),
-        best_of_draws=int(cfg.get("random_best_of_draws", 20)),
+        irt=settings.irt,
+        fa_max_factors=settings.fa_max_factors,
+        best_of_draws=settings.random_best_of_draws,
         irt_features=irt_features,
     )
-    tall = TallTraining.of(data, cfg.get("max_train_rows"), seed)
+    tall = TallTraining.of(data, settings.max_train_rows, seed)
     clock = _phase(split, "reference selection", clock)
     predictions: dict[tuple, np.ndarray] = {}
-    rows = _generic_assessors(data, cfg, refs, tall, seed, threads, predictions)
+    rows = _generic_assessors(data, settings, refs, tall, seed, threads, predictions)
     clock = _phase(split, "generic assessors", clock)
-    rows += _reference_only(data, refs, classifiers, int(cfg["n_ref"]), seed, threads)
+    rows += _reference_only(data, refs, classifiers, settings.n_ref, seed, threads)
     clock = _phase(split, "reference-only baseline", clock)
     rows += _all_train(data, tall, classifiers, seed, threads)
     clock = _phase(split, "all-train-data baseline", clock)
-    rows += _specific_assessors(
-        data, cfg.get("specific_features", ["embeddings"]), classifiers, seed, threads
-    )
+    rows += _specific_assessors(data, list(settings.specific_features), classifiers, seed, threads)
     _phase(split, "specific assessors", clock)
     preds = [r.pop() for r in rows]
     if row_predictions is not None:
@@ -337,7 +347,7 @@ def _eval_llms(data: SplitData) -> dict[str, list[str]]:
 
 def _generic_assessors(
     data: SplitData,
-    cfg: Mapping,
+    settings: AssessorsSettings,
     refs,
     tall: TallTraining,
     seed: int,
@@ -346,15 +356,15 @@ def _generic_assessors(
 ) -> list[list]:
     """One generic assessor per (features, selector, classifier), trained on the training
     LLMs' success on the reference instances."""
-    split, n_ref, train_llms = data.split, int(cfg["n_ref"]), data.llms["train"]
+    split, n_ref, train_llms = data.split, settings.n_ref, data.llms["train"]
     eval_llms = _eval_llms(data)
     e_tr = data.emb["train"]
     rows: list[list] = []
     combos = [
         (f, s, c)
-        for f in cfg["generic_features"]
-        for s in cfg["selectors"]
-        for c in cfg["classifiers"]
+        for f in settings.generic_features
+        for s in settings.selectors
+        for c in settings.classifiers
     ]
     for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
         ref = refs[sel]

@@ -4,10 +4,10 @@ dataset names)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from evalsci.configcheck import where
 from evalsci.data.released import BUNDLES, RELEASED_LLMS, bundle_files, released_llms
+
+from .settings import ROLES, Collection
 
 #: the bundle of the HELM-Lite run list, which names the LLMs of every `helm` collection
 HELM_RUN_LIST = "helm_lite_runs"
@@ -34,11 +34,11 @@ def _datasets(loader: str) -> list[str]:
     return sorted(name for _, name in BENCHMARKS.values())
 
 
-def _check_held_out(key: str, ccfg: Mapping, datasets: list[str], source: str) -> None:
+def _check_held_out(key: str, collection: Collection, datasets: list[str], source: str) -> None:
     """Every held-out entry of every OOD split is a dataset or a prefix of some (`math` for
     `math/...`, evalsci.studies.assessors.splits): one that matches none was dropped without
     a word when another entry of its split matched."""
-    for split, held in (ccfg.get("ood_splits") or {}).items():
+    for split, held in collection.ood:
         bad = [h for h in held if not any(d == h or d.startswith(h + "/") for d in datasets)]
         if bad:
             k = f"{key}.ood_splits.{split}"
@@ -48,7 +48,7 @@ def _check_held_out(key: str, ccfg: Mapping, datasets: list[str], source: str) -
             )
 
 
-def check_released_names(name: str, ccfg: Mapping) -> None:
+def check_released_names(collection: Collection) -> None:
     """At parse time, every name of a collection that selects among a released bundle's is
     one the bundle holds; else a ValueError naming the key, where it was set and the names
     there are, not a failure in the collection's first job:
@@ -60,26 +60,26 @@ def check_released_names(name: str, ccfg: Mapping) -> None:
       splits' held-out datasets, against the datasets its loader gives.
     A collection read from a local `path` (evals_logs, leaderboard) holds names only its
     files know: its first job checks them."""
-    bundle, loader = ccfg.get("bundle"), ccfg.get("loader")
-    key = f"assessors.collections.{name}"
-    if loader == "helm" or (loader == "leaderboard" and not ccfg.get("path")):
+    bundle, loader = collection.bundle, collection.loader
+    key = f"assessors.collections.{collection.name}"
+    if loader == "helm" or (loader == "leaderboard" and not collection.path):
         source = HELM_RUN_LIST if loader == "helm" else bundle
         known = released_llms(source)
         if known is None:
             return  # a bundle of the user's own: its first job checks
-        for r in ccfg["llms"]:
+        for r in ROLES:
             _unknown(
                 f"{key}.llms.{r}",
-                ccfg["llms"][r],
+                collection.llms.of(r),
                 known,
                 "LLM",
                 f"bundle {source}, evalsci/data/{RELEASED_LLMS}",
             )
-        _check_held_out(key, ccfg, _datasets(loader), f"the {loader} loader's datasets")
+        _check_held_out(key, collection, _datasets(loader), f"the {loader} loader's datasets")
         return
-    if loader != "evals_logs" or ccfg.get("path") or bundle not in BUNDLES:
+    if loader != "evals_logs" or collection.path or bundle not in BUNDLES:
         return
-    prefix = f"{ccfg['subdir']}/" if ccfg.get("subdir") else ""
+    prefix = f"{collection.subdir}/" if collection.subdir else ""
     parts = [
         f.removeprefix(prefix).split("/")
         for f in bundle_files(bundle)
@@ -87,9 +87,9 @@ def check_released_names(name: str, ccfg: Mapping) -> None:
     ]
     tasks = sorted({p[0] for p in parts if len(p) == 2})
     llms = sorted({p[1].removesuffix(".jsonl") for p in parts if len(p) == 2})
-    checks = [(f"{key}.llms.{r}", ccfg["llms"][r], llms, "LLM") for r in ccfg["llms"]]
-    checks.append((f"{key}.datasets", ccfg.get("datasets") or [], tasks, "dataset"))
-    for split, held in (ccfg.get("ood_splits") or {}).items():
+    checks = [(f"{key}.llms.{r}", collection.llms.of(r), llms, "LLM") for r in ROLES]
+    checks.append((f"{key}.datasets", collection.datasets or (), tasks, "dataset"))
+    for split, held in collection.ood:
         checks.append((f"{key}.ood_splits.{split}", held, tasks, "dataset"))
     for k, given, known, what in checks:
         _unknown(k, given, known, what, f"bundle {bundle}")

@@ -29,16 +29,15 @@ import pandas as pd
 from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.workflow import atomic_path
 
-from .collections import configured_llms, load_collection
+from .collections import load_collection
+from .settings import AssessorsSettings, Collection, Embedding
 from .splits import check_llm_splits, define_splits, make_instance_splits
 
 __all__ = [
-    "n_combinations",
     "build_data",
     "build_embeddings",
     "build_splits",
     "build_irt",
-    "split_names",
     "run_one_split",
     "run_one_nref",
     "build_requests_file",
@@ -49,14 +48,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-def n_combinations(cfg: Mapping) -> dict[str, int]:
-    """t of each search: the generic assessor's combinations and the n_ref sweep's."""
-    return {
-        "generic": len(cfg["generic_features"]) * len(cfg["selectors"]) * len(cfg["classifiers"]),
-        "nref": len(cfg["n_ref_sweep"]) * len(cfg["generic_features"]),
-    }
 
 
 def _read_instances(path) -> pd.DataFrame:
@@ -77,22 +68,22 @@ def _read_success(path) -> pd.DataFrame:
 
 def build_data(
     bundle_dir: str,
-    collection: str,
-    ccfg: Mapping,
+    collection: Collection,
     seed: int,
     out: Mapping[str, str],
     run_list: str | None = None,
 ) -> None:
     """Load a collection from its released bundle (or raw path) into the normalised tables."""
-    root = Path(ccfg.get("path") or Path(bundle_dir) / ccfg.get("subdir", ""))
-    inst, succ, cov = load_collection(collection, ccfg, root, seed, run_list=run_list)
+    root = Path(collection.path or Path(bundle_dir) / collection.subdir)
+    inst, succ, cov = load_collection(collection, root, seed, run_list=run_list)
     gaps = cov[cov["n_missing"] > 0] if "n_missing" in cov else cov.iloc[:0]
+    name = collection.name
     if len(gaps):
         log.warning(
-            "%s: coverage gaps (LLM lacks instances others have):\n%s", collection, gaps.to_string()
+            "%s: coverage gaps (LLM lacks instances others have):\n%s", name, gaps.to_string()
         )
     else:
-        log.info("%s: every LLM covers the same instances", collection)
+        log.info("%s: every LLM covers the same instances", name)
     for key, df in (("instances", inst), ("success", succ), ("coverage", cov)):
         with atomic_path(out[key]) as tmp:
             df.to_csv(
@@ -100,43 +91,40 @@ def build_data(
             )
 
 
-def build_embeddings(instances_path: str, ecfg: Mapping, out: str) -> None:
+def build_embeddings(instances_path: str, embedding: Embedding, out: str) -> None:
     """Sentence embeddings of every instance text (cached once per collection)."""
     from .features import embed_openai, embed_sentences
 
     texts = _read_instances(instances_path)["text"].tolist()
-    if ecfg.get("openai") and os.environ.get("OPENAI_API_KEY"):
+    if embedding.openai and os.environ.get("OPENAI_API_KEY"):
         emb = embed_openai(texts, dims=1024)  # the paper truncates to 1024
     else:
-        if ecfg.get("openai"):
+        if embedding.openai:
             log.warning(
                 "embedding.openai is set but OPENAI_API_KEY is not: using sentence embeddings"
             )
         emb = embed_sentences(
             texts,
-            model=ecfg.get("model"),
-            max_seq_length=ecfg.get("max_seq_length"),
-            batch_size=int(ecfg.get("batch_size", 32)),
+            model=embedding.model,
+            max_seq_length=embedding.max_seq_length,
+            batch_size=embedding.batch_size,
         )
     with atomic_path(out) as tmp:
         with open(tmp, "wb") as fh:
             np.save(fh, emb)
 
 
-def split_names(ccfg: Mapping) -> list[str]:
-    """Split names of a collection: "random" plus its OOD splits (from config)."""
-    return ["random", *ccfg["ood_splits"].keys()]
-
-
-def build_splits(instances_path: str, ccfg: Mapping, cfg: Mapping, seed: int, out: str) -> None:
+def build_splits(
+    instances_path: str, settings: AssessorsSettings, collection: Collection, seed: int, out: str
+) -> None:
     inst = _read_instances(instances_path)
-    held = define_splits(inst["dataset"].tolist(), ccfg["ood_splits"])
+    held = define_splits(inst["dataset"].tolist(), collection.ood_splits)
     splits = make_instance_splits(
         inst,
         held,
         seed,
-        test_size=float(cfg["test_size"]),
-        validation_size=float(cfg["validation_size"]),
+        test_size=settings.test_size,
+        validation_size=settings.validation_size,
     )
     summary = {s: splits[s].value_counts().to_dict() for s in splits.columns}
     log.info("split sizes: %s", summary)
@@ -144,7 +132,9 @@ def build_splits(instances_path: str, ccfg: Mapping, cfg: Mapping, seed: int, ou
         splits.reset_index().to_csv(tmp, index=False)
 
 
-def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embeddings: bool = True):
+def _load_split(
+    data_paths: Mapping[str, str], split: str, collection: Collection, embeddings: bool = True
+):
     """The split's SplitData; embeddings=False gives zero-width embeddings (for the IRT job,
     which runs before the embeddings exist and needs only the success matrix)."""
     from .experiment import SplitData
@@ -156,24 +146,17 @@ def _load_split(data_paths: Mapping[str, str], split: str, ccfg: Mapping, embedd
     if split not in roles.columns:
         raise KeyError(f"{data_paths['splits']}: no split {split!r}; have {list(roles.columns)}")
     roles = roles.loc[inst["instance_id"], split]
-    llms = {r: list(ccfg["llms"][r]) for r in ("train", "validation", "test")}
+    llms = collection.llms.as_dict()
     check_llm_splits(llms, list(succ.columns))
     return SplitData(
-        split, emb, succ[configured_llms(ccfg)], roles, llms, texts=inst["text"].tolist()
+        split, emb, succ[collection.llms.all()], roles, llms, texts=inst["text"].tolist()
     )
-
-
-def uses_irt(cfg: Mapping) -> bool:
-    from evalsci.assess.selectors import SELECTORS
-
-    return any(SELECTORS[s][1] == "irt" for s in cfg["selectors"] if s in SELECTORS)
 
 
 def build_irt(
     data_paths: Mapping[str, str],
-    splits: Sequence[str],
-    ccfg: Mapping,
-    cfg: Mapping,
+    settings: AssessorsSettings,
+    collection: Collection,
     seed: int,
     out: str,
 ) -> None:
@@ -183,11 +166,11 @@ def build_irt(
     from .experiment import irt_item_features, split_seed
 
     arrays = {}
-    if uses_irt(cfg):
-        for split in splits:
-            data = _load_split(data_paths, split, ccfg, embeddings=False)
+    if settings.uses_irt:
+        for split in collection.split_names:
+            data = _load_split(data_paths, split, collection, embeddings=False)
             arrays[f"features/{split}"] = irt_item_features(
-                data, cfg.get("irt"), split_seed(seed, split)
+                data, settings.irt, split_seed(seed, split)
             )
             arrays[f"ids/{split}"] = np.asarray(data.ids["train"], dtype=str)
             log.info(
@@ -221,19 +204,25 @@ def _irt_features(path: str, data) -> np.ndarray:
 def run_one_split(
     data_paths: Mapping[str, str],
     split: str,
-    ccfg: Mapping,
-    cfg: Mapping,
+    settings: AssessorsSettings,
+    collection: Collection,
     seed: int,
     out: Mapping[str, str],
     threads: int = 1,
 ) -> None:
     from .experiment import run_split, split_seed
 
-    data = _load_split(data_paths, split, ccfg)
-    irt = _irt_features(data_paths["irt"], data) if uses_irt(cfg) and "irt" in data_paths else None
+    data = _load_split(data_paths, split, collection)
+    use_irt = settings.uses_irt and "irt" in data_paths
+    irt = _irt_features(data_paths["irt"], data) if use_irt else None
     preds: list = []
     res, refs = run_split(
-        data, cfg, split_seed(seed, split), threads=threads, irt_features=irt, row_predictions=preds
+        data,
+        settings,
+        split_seed(seed, split),
+        threads=threads,
+        irt_features=irt,
+        row_predictions=preds,
     )
     with atomic_path(out["results"]) as tmp:
         res.to_csv(tmp, index=False, compression="gzip")
@@ -249,36 +238,36 @@ def run_one_split(
 def run_one_nref(
     data_paths: Mapping[str, str],
     split: str,
-    ccfg: Mapping,
-    cfg: Mapping,
+    settings: AssessorsSettings,
+    collection: Collection,
     seed: int,
     out: str,
     threads: int = 1,
 ) -> None:
     from .experiment import SplitRunRows, run_nref, split_seed
 
-    data = _load_split(data_paths, split, ccfg)
+    data = _load_split(data_paths, split, collection)
     # Figures 8-9 use XGBoost: the grid's own variant of it (binned as the grid's), else plain.
-    xgb = next((c for c in cfg["classifiers"] if c.startswith("xgboost")), "xgboost")
+    xgb = next((c for c in settings.classifiers if c.startswith("xgboost")), "xgboost")
     # The sweep's point at the configured n_ref was fitted by the split's run: reuse it.
     reuse = (
         SplitRunRows.read(
             data_paths["run_results"],
             data_paths["run_references"],
-            int(cfg["n_ref"]),
-            cfg.get("max_train_rows"),
+            settings.n_ref,
+            settings.max_train_rows,
         )
         if "run_results" in data_paths
         else None
     )
     res = run_nref(
         data,
-        cfg["n_ref_sweep"],
-        cfg["generic_features"],
+        list(settings.n_ref_sweep),
+        list(settings.generic_features),
         split_seed(seed, split),
         classifier=xgb,
         threads=threads,
-        max_train_rows=cfg.get("max_train_rows"),
+        max_train_rows=settings.max_train_rows,
         reuse=reuse,
     )
     with atomic_path(out) as tmp:
@@ -286,20 +275,20 @@ def run_one_nref(
 
 
 def build_requests_file(
-    collections: Mapping[str, Mapping[str, str]], cfg: Mapping, out: str
+    collections: Mapping[str, Mapping[str, str]], settings: AssessorsSettings, out: str
 ) -> None:
     """maxrandom requests for every collection (paths: {collection: {success, splits}})."""
     from evalsci.maxrandom.requests import write_requests
 
     from .maxrandom_requests import build_requests
 
-    t = n_combinations(cfg)
+    t = settings.n_combinations
     frames = []
     for name, paths in collections.items():
-        ccfg = cfg["collections"][name]
+        llms = settings.collection(name).llms.as_dict()
         succ = _read_success(paths["success"])
         splits = pd.read_csv(paths["splits"], dtype={"instance_id": str}).set_index("instance_id")
-        frames.append(build_requests(name, succ, splits, ccfg["llms"], t))
+        frames.append(build_requests(name, succ, splits, llms, t))
     write_requests(pd.concat(frames, ignore_index=True), out)
 
 
@@ -399,7 +388,7 @@ def make_nref_figure(
     baselines_path: str,
     collection: str,
     fig: str,
-    cfg: Mapping,
+    settings: AssessorsSettings,
     table_out: str,
     figure_out,
 ) -> None:
@@ -414,7 +403,7 @@ def make_nref_figure(
         runs,
         read_answers(baselines_path),
         collection,
-        n_combinations(cfg)["nref"],
+        settings.n_combinations["nref"],
         f"Figure {fig.removeprefix('figure')} ({collection}): generic assessor (clustering "
         "on embeddings, XGBoost) against the number of reference instances",
         figure_out,
