@@ -89,10 +89,8 @@ def assessors_nref_files(wildcards):
 # Leave-one-model-out validation of `evalsci reference` against tinyBenchmarks (config
 # assessors.lomo): its benchmarks, each read from the PredictaBoard bundle (every run) or from
 # a collection's normalised success table.
-ASSESSORS_LOMO = ASSESSORS["lomo"]
-ASSESSORS_LOMO_BENCHMARKS = (
-    list(ASSESSORS_LOMO["benchmarks"]) if ASSESSORS_LOMO.get("enabled", True) else []
-)
+ASSESSORS_LOMO = ASSESSORS.lomo
+ASSESSORS_LOMO_BENCHMARKS = ASSESSORS_LOMO.active_benchmarks
 from evalsci.studies.assessors.lomo import (  # noqa: E402
     LEADERBOARD_BENCHMARKS as _LOMO_LEADERBOARD,
 )

@@ -35,12 +35,14 @@ each comparison, at `test_level`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .settings import Lomo
 
 __all__ = [
     "LEADERBOARD_BENCHMARKS",
@@ -204,7 +206,7 @@ def _auc(y: np.ndarray, p: np.ndarray, seen: np.ndarray) -> float:
     return auc(y[rest], p[rest])
 
 
-def _fold(runs: Runs, h, train, test, ns, cfg: Mapping, seed: int) -> list[dict]:
+def _fold(runs: Runs, h, train, test, ns, cfg: Lomo, seed: int) -> list[dict]:
     from scipy.stats import norm
 
     from evalsci.assess.refset import DEFAULT_SELECTOR, predict_new, select_reference
@@ -212,12 +214,12 @@ def _fold(runs: Runs, h, train, test, ns, cfg: Mapping, seed: int) -> list[dict]
 
     y = runs.success
     n_items = y.shape[1]
-    level = float(cfg["level"])
+    level = cfg.level
     z = norm.ppf(0.5 + level / 2)
     ns = [n for n in ns if n < n_items]
     rng = np.random.default_rng(seed)
     m = _matrix(runs, train)
-    tiny = TinyBenchmarks.fit_grid(y[train], ns, dims=int(cfg["irt_dims"]), seed=seed)
+    tiny = TinyBenchmarks.fit_grid(y[train], ns, dims=cfg.irt_dims, seed=seed)
     base = {
         "benchmark": runs.benchmark,
         "held_out_model": h,
@@ -270,8 +272,8 @@ def _fold(runs: Runs, h, train, test, ns, cfg: Mapping, seed: int) -> list[dict]
                 new,
                 alpha=1 - level,
                 seed=seed,
-                max_rows=int(cfg["max_rows"]),
-                max_calibration=int(cfg["max_calibration"]),
+                max_rows=cfg.max_rows,
+                max_calibration=cfg.max_calibration,
             )
             for j in test:
                 r = acc[acc["model"] == runs.run[j]].iloc[0]
@@ -286,10 +288,10 @@ def _positions(runs: Runs, ref: pd.DataFrame) -> np.ndarray:
     return np.array([pos[i] for i in ref["item"]])
 
 
-def run_benchmark(runs: Runs, cfg: Mapping, seed: int) -> pd.DataFrame:
+def run_benchmark(runs: Runs, cfg: Lomo, seed: int) -> pd.DataFrame:
     """Every (held-out model, n, run, method) row of one benchmark (`RESULT_COLUMNS`)."""
-    runs = subsample_items(runs, cfg.get("max_items"), seed)
-    held = held_out_models(runs, int(cfg["held_out_models"]), seed)
+    runs = subsample_items(runs, cfg.max_items, seed)
+    held = held_out_models(runs, cfg.held_out_models, seed)
     log.info(
         "%s: %d runs of %d models, %d items; held out %s",
         runs.benchmark,
@@ -300,7 +302,7 @@ def run_benchmark(runs: Runs, cfg: Mapping, seed: int) -> pd.DataFrame:
     )
     rows = []
     for k, (h, train, test) in enumerate(lomo_splits(runs, held)):
-        rows += _fold(runs, h, train, test, cfg["n_reference"], cfg, seed + k)
+        rows += _fold(runs, h, train, test, cfg.n_reference, cfg, seed + k)
     out = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     for c in ("estimate", "accuracy", "abs_error", "auc", "low", "high"):
         out[c] = out[c].astype(float).round(6)  # the same bytes on any CPU
