@@ -1,4 +1,6 @@
 # Helpers of the `assessors` rules (assessors.smk): paths and input functions. No rules here.
+import sys
+
 from evalsci.studies.assessors.names import check_released_names as _assessors_check_names
 from evalsci.studies.assessors.settings import AssessorsSettings as _assessors_settings
 
@@ -90,18 +92,17 @@ def assessors_nref_files(wildcards):
 # assessors.lomo): its benchmarks, each read from the PredictaBoard bundle (every run) or from
 # a collection's normalised success table.
 ASSESSORS_LOMO = ASSESSORS.lomo
-ASSESSORS_LOMO_BENCHMARKS = ASSESSORS_LOMO.active_benchmarks
+ASSESSORS_LOMO_BENCHMARKS = ASSESSORS.lomo_benchmarks
 from evalsci.studies.assessors.lomo import (  # noqa: E402
     LEADERBOARD_BENCHMARKS as _LOMO_LEADERBOARD,
 )
 
-for _bench in ASSESSORS_LOMO_BENCHMARKS:
-    if _bench not in _LOMO_LEADERBOARD and _bench not in ASSESSORS_COLLECTIONS:
-        raise ValueError(
-            f"config assessors.lomo.benchmarks: {_bench!r} is neither a leaderboard benchmark "
-            f"({', '.join(_LOMO_LEADERBOARD)}) nor an enabled collection "
-            f"({', '.join(ASSESSORS_COLLECTIONS) or 'none'})"
-        )
+# A collection switched off is skipped everywhere (schema: `enabled`), here too: said, not silent.
+for _bench in set(ASSESSORS_LOMO.active_benchmarks) - set(ASSESSORS_LOMO_BENCHMARKS):
+    print(
+        f"assessors.lomo: benchmark {_bench!r} left out: its collection is switched off",
+        file=sys.stderr,
+    )
 
 
 def assessors_lomo_source(wildcards):

@@ -201,6 +201,18 @@ class AssessorsSettings:
         return [c.name for c in self.collections]
 
     @property
+    def lomo_benchmarks(self) -> list[str]:
+        """The leave-one-model-out benchmarks to run: the leaderboard ones, and the collections
+        among them that are switched on (a collection switched off is skipped everywhere)."""
+        from .lomo import LEADERBOARD_BENCHMARKS
+
+        return [
+            b
+            for b in self.lomo.active_benchmarks
+            if b in LEADERBOARD_BENCHMARKS or b in self.collection_names
+        ]
+
+    @property
     def n_combinations(self) -> dict[str, int]:
         """t of each search: the generic assessor's combinations and the n_ref sweep's."""
         return {
