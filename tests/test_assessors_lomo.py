@@ -4,6 +4,8 @@ demo preset."""
 
 from __future__ import annotations
 
+import gzip
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -78,6 +80,15 @@ def test_assessors_lomo_on_the_demo_preset(tmp_path, mirror):
     # the paired tests: default vs gp-IRT and vs the random mean, per n, Holm within each
     assert len(tests) == 4 and set(tests["versus"]) == {"tinybenchmarks_gpirt", "random_mean"}
     assert ((tests["p_holm"] >= tests["p_value"]) & (tests["p_holm"] <= 1)).all()
+    # same input, same bytes: a second run in a fresh workdir writes the same tables
+    wd2 = tmp_path / "wd2"
+    snakemake(wd2, "assessors_lomo", "--config", "scale=demo", mirror=mirror, cores=1)
+    for name in ("lomo/MuSR.csv.gz", "tables/lomo.csv", "tables/lomo_tests.csv"):
+        a, b = wd / "results/assessors" / name, wd2 / "results/assessors" / name
+        if name.endswith(".gz"):
+            assert gzip.decompress(a.read_bytes()) == gzip.decompress(b.read_bytes()), name
+        else:
+            assert a.read_bytes() == b.read_bytes(), name
 
 
 @pytest.mark.workflow
