@@ -148,3 +148,22 @@ def test_results_record_every_combination_and_baseline(setup):
     assert set(res["method"]) == {"generic", "reference_only", "all_train", "specific"}
     # The synthetic success is predictable from the embedding: the specific assessor learns it.
     assert spec[spec["eval_set"] == "test"]["auc"].mean() > 0.75
+
+
+def test_a_selector_missing_its_setting_is_named():
+    """select_references repeats no schema default: a selector whose setting is not given
+    fails naming the config key (and the selectors that need nothing run without it)."""
+    from evalsci.studies.assessors.experiment import select_references
+
+    inst, succ, emb = _collection(n=120)
+    roles = make_instance_splits(inst, define_splits(inst["dataset"], {}), seed=1)["random"]
+    data = SplitData("random", emb, succ, roles, LLMS)
+    for selector, key in [
+        ("factor_analysis_success", "fa_max_factors"),
+        ("random_best_of", "random_best_of_draws"),
+        ("clustering_irt", "irt"),
+    ]:
+        with pytest.raises(ValueError, match=rf"{selector}' needs {key} \(config assessors"):
+            select_references(data, [selector], 5, seed=0)
+    refs = select_references(data, ["random", "clustering_embeddings"], 5, seed=0)
+    assert {k: len(v) for k, v in refs.items()} == {"random": 5, "clustering_embeddings": 5}

@@ -234,3 +234,51 @@ rule assessors_make_nref_figure:
         settings=ASSESSORS,
     script:
         "../scripts/assessors_figure_nref.py"
+
+
+rule assessors_lomo_run:
+    """Leave one model out on one benchmark: every method, n and held-out model."""
+    input:
+        unpack(assessors_lomo_source),
+    output:
+        runs="results/assessors/lomo/{bench}.csv.gz",
+    log:
+        "logs/assessors/lomo/{bench}.log",
+    benchmark:
+        "logs/assessors/lomo/{bench}.benchmark.tsv"
+    wildcard_constraints:
+        bench="|".join(ASSESSORS_LOMO_BENCHMARKS) or "NONE",
+    conda:
+        ENV["assess"]
+    threads: 1
+    params:
+        cfg=ASSESSORS_LOMO,
+        seed=config["seed"],
+    script:
+        "../scripts/assessors_lomo_run.py"
+
+
+rule assessors_make_lomo:
+    """The leave-one-model-out table, the default's paired tests and the error-vs-n figure."""
+    input:
+        runs=expand("results/assessors/lomo/{bench}.csv.gz", bench=ASSESSORS_LOMO_BENCHMARKS),
+    output:
+        table=report(
+            assessors_lomo_outputs("table"),
+            caption="../report/assessors_lomo_table.rst",
+            category="assessors",
+        ),
+        tests=assessors_lomo_outputs("tests"),
+        figure=report(
+            assessors_lomo_outputs("figure"),
+            caption="../report/assessors_lomo_figure.rst",
+            category="assessors",
+        ),
+    log:
+        "logs/assessors/lomo/make.log",
+    conda:
+        ENV["core"]
+    params:
+        cfg=ASSESSORS_LOMO,
+    script:
+        "../scripts/assessors_lomo.py"

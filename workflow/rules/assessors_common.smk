@@ -1,4 +1,6 @@
 # Helpers of the `assessors` rules (assessors.smk): paths and input functions. No rules here.
+import sys
+
 from evalsci.studies.assessors.names import check_released_names as _assessors_check_names
 from evalsci.studies.assessors.settings import AssessorsSettings as _assessors_settings
 
@@ -86,6 +88,38 @@ def assessors_nref_files(wildcards):
     ]
 
 
+# Leave-one-model-out validation of `evalsci reference` against tinyBenchmarks (config
+# assessors.lomo): its benchmarks, each read from the PredictaBoard bundle (every run) or from
+# a collection's normalised success table.
+ASSESSORS_LOMO = ASSESSORS.lomo
+ASSESSORS_LOMO_BENCHMARKS = ASSESSORS.lomo_benchmarks
+from evalsci.studies.assessors.lomo import (  # noqa: E402
+    LEADERBOARD_BENCHMARKS as _LOMO_LEADERBOARD,
+)
+
+# A collection switched off is skipped everywhere (schema: `enabled`), here too: said, not silent.
+for _bench in set(ASSESSORS_LOMO.active_benchmarks) - set(ASSESSORS_LOMO_BENCHMARKS):
+    print(
+        f"assessors.lomo: benchmark {_bench!r} left out: its collection is switched off",
+        file=sys.stderr,
+    )
+
+
+def assessors_lomo_source(wildcards):
+    """The bundle (leaderboard benchmarks) or the success table (collections) a benchmark reads."""
+    if wildcards.bench in _LOMO_LEADERBOARD:
+        return {"bundle": released("predictaboard")}
+    return {"success": assessors_data_files(wildcards.bench)["success"]}
+
+
+def assessors_lomo_outputs(kind):
+    """The leave-one-model-out table, its paired tests, or its figure."""
+    if kind == "figure":
+        return multiext("results/assessors/figures/lomo", ".pdf", ".png")
+    name = "lomo" if kind == "table" else "lomo_tests"
+    return multiext(f"results/assessors/tables/{name}", ".csv", ".md", ".tex")
+
+
 # The files of the study's named targets, which depend on its settings: the Snakefile makes one
 # rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
 ASSESSORS_TARGETS = {
@@ -101,5 +135,13 @@ ASSESSORS_TARGETS = {
     ],
     "assessors_figure9": [
         [assessors_figure(c, "figure9") for c in assessors_nref_collections("figure9")],
+    ],
+    # empty when assessors.lomo is switched off
+    "assessors_lomo": [
+        (
+            [assessors_lomo_outputs(k) for k in ("table", "tests", "figure")]
+            if ASSESSORS_LOMO_BENCHMARKS
+            else []
+        ),
     ],
 }

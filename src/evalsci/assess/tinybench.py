@@ -195,12 +195,23 @@ class TinyBenchmarks:
 
     @classmethod
     def fit(cls, y: np.ndarray, n: int, dims: int = IRT_DIMS, seed: int = 0) -> TinyBenchmarks:
+        return cls.fit_grid(y, [n], dims, seed)[n]
+
+    @classmethod
+    def fit_grid(
+        cls, y: np.ndarray, ns, dims: int = IRT_DIMS, seed: int = 0
+    ) -> dict[int, TinyBenchmarks]:
+        """`fit(y, n)` for each n of `ns`: the IRT fits (items, and b's validation fit) do
+        not depend on n and are made once."""
         y = np.asarray(y, dtype=float)
         items = fit_items(y, dims, seed)
-        anchors, weights = anchor_points(items.features(), n, seed)
         v = float(np.var(y, axis=1).mean())
         b = validation_bias(y, dims, seed)
-        return cls(items, anchors, weights, gp_irt_lambda(b, v, len(anchors)))
+        out = {}
+        for n in ns:
+            anchors, weights = anchor_points(items.features(), n, seed)
+            out[n] = cls(items, anchors, weights, gp_irt_lambda(b, v, len(anchors)))
+        return out
 
     def estimate(self, outcomes: np.ndarray) -> dict:
         """{'irt', 'pirt', 'gpirt'} accuracy estimates and 'p' (P(success) of every item,

@@ -157,11 +157,15 @@ def select_references(
     n_ref: int,
     seed: int,
     irt: Irt | None = None,
-    fa_max_factors: int = 30,
-    best_of_draws: int = 20,
+    fa_max_factors: int | None = None,
+    best_of_draws: int | None = None,
     irt_features: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Reference sets (positions into the training instances) for each selector.
+
+    `irt`, `fa_max_factors` and `best_of_draws` (the settings' `irt`, `fa_max_factors` and
+    `random_best_of_draws`; their defaults are the schema's, not repeated here) are needed only
+    by the selectors that use them: an error names the one missing.
 
     `irt_features`: `irt_item_features(data, irt, seed)` computed beforehand (the workflow's
     assessors_irt job fits every split of a collection in one process); None fits it here."""
@@ -169,8 +173,15 @@ def select_references(
         "embeddings": data.emb["train"],
         "success": data.z_train.astype(np.float64),
     }
+
+    def needed(value, name: str, selector: str):
+        if value is None:
+            raise ValueError(f"selector {selector!r} needs {name} (config assessors.{name})")
+        return value
+
     if any(SELECTORS[s][1] == "irt" for s in selectors):
         if irt_features is None:
+            irt = needed(irt, "irt", next(s for s in selectors if SELECTORS[s][1] == "irt"))
             irt_features = irt_item_features(data, irt, seed)
         if len(irt_features) != len(data.pos["train"]):
             raise ValueError(
@@ -189,12 +200,17 @@ def select_references(
             ref = select_random(n_train, n_ref, data.z_train, rng)
         elif method == "random_best_of":
             ref = select_random_best_of(
-                feats[fset], data.z_train, n_ref, rng, n_draws=best_of_draws
+                feats[fset],
+                data.z_train,
+                n_ref,
+                rng,
+                n_draws=needed(best_of_draws, "random_best_of_draws", name),
             )
         elif method == "kmeans":
             ref = select_kmeans(feats[fset], n_ref, seed)
         else:
-            ref = select_factor_analysis(feats[fset], n_ref, seed, max_factors=fa_max_factors)
+            max_factors = needed(fa_max_factors, "fa_max_factors", name)
+            ref = select_factor_analysis(feats[fset], n_ref, seed, max_factors=max_factors)
         if len(set(ref.tolist())) != len(ref) or ref.max() >= n_train:
             raise LeakageError(f"selector {name}: references are not distinct training instances")
         out[name] = ref

@@ -140,3 +140,58 @@ def plot_nref(
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))
     savefig(fig, outputs)
+
+
+LOMO_LABELS = {
+    "random_mean": "Random n, mean",
+    "tinybenchmarks_gpirt": "tinyBenchmarks gp-IRT",
+    "generic_random": "Generic assessor (random refs)",
+    "reference_default": "evalsci reference default",
+}
+LOMO_COLORS = {
+    "random_mean": "#7f7f7f",
+    "tinybenchmarks_gpirt": "#ff7f0e",
+    "generic_random": "#9467bd",
+    "reference_default": "#1f77b4",
+}
+
+
+def plot_lomo(summary: pd.DataFrame, outputs) -> None:
+    """Absolute error of the estimated accuracy against n reference items, one panel per
+    benchmark, the four methods as lines with +- 1 SE over held-out models (log x)."""
+    import matplotlib.pyplot as plt
+
+    from evalsci.plots import savefig
+
+    from .lomo import FIGURE_METHODS
+
+    _style()
+    benches = list(dict.fromkeys(summary["benchmark"]))
+    ncol = min(3, len(benches))
+    nrow = int(np.ceil(len(benches) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 3.2 * nrow), squeeze=False)
+    for ax, bench in zip(axes.flat, benches, strict=False):
+        s = summary[summary["benchmark"] == bench]
+        for m in FIGURE_METHODS:
+            d = s[s["method"] == m].sort_values("n_reference")
+            ax.errorbar(
+                d["n_reference"],
+                d["abs_error"],
+                yerr=d["abs_error_se"],
+                marker="o",
+                ms=3,
+                capsize=2,
+                color=LOMO_COLORS[m],
+                label=LOMO_LABELS[m],
+            )
+        n_models = int(s["n_models"].max())
+        ax.set(xscale="log", xlabel="n reference items", title=f"{bench} ({n_models} held out)")
+        ax.set_ylabel("|estimate - accuracy|")
+        ax.set_ylim(bottom=0)
+    for ax in list(axes.flat)[len(benches) :]:
+        ax.set_visible(False)
+    axes.flat[0].legend(fontsize=7)
+    fig.suptitle("Leave one model out: error of the estimated accuracy (mean +- 1 SE)")
+    fig.tight_layout()
+    savefig(fig, outputs)
+    plt.close(fig)

@@ -98,6 +98,42 @@ class Irt:
 
 
 @dataclass(frozen=True)
+class Lomo:
+    """Leave one model out (config `assessors.lomo`; evalsci.studies.assessors.lomo)."""
+
+    enabled: bool
+    benchmarks: tuple[str, ...]
+    n_reference: tuple[int, ...]
+    held_out_models: int
+    max_items: int | None
+    max_rows: int
+    max_calibration: int
+    irt_dims: int
+    level: float
+    test_level: float
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any]) -> Lomo:
+        return cls(
+            enabled=bool(section["enabled"]),
+            benchmarks=tuple(section["benchmarks"]),
+            n_reference=tuple(int(n) for n in section["n_reference"]),
+            held_out_models=int(section["held_out_models"]),
+            max_items=None if section["max_items"] is None else int(section["max_items"]),
+            max_rows=int(section["max_rows"]),
+            max_calibration=int(section["max_calibration"]),
+            irt_dims=int(section["irt_dims"]),
+            level=float(section["level"]),
+            test_level=float(section["test_level"]),
+        )
+
+    @property
+    def active_benchmarks(self) -> list[str]:
+        """The benchmarks to run: none when switched off."""
+        return list(self.benchmarks) if self.enabled else []
+
+
+@dataclass(frozen=True)
 class AssessorsSettings:
     scale: str
     classifiers: tuple[str, ...]
@@ -114,6 +150,7 @@ class AssessorsSettings:
     irt: Irt
     embedding: Embedding
     collections: tuple[Collection, ...]  # the enabled ones, in the config's order
+    lomo: Lomo
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any]) -> AssessorsSettings:
@@ -148,6 +185,7 @@ class AssessorsSettings:
                 )
                 if c.enabled
             ),
+            lomo=Lomo.from_config(section["lomo"]),
         )
 
     def collection(self, name: str) -> Collection:
@@ -161,6 +199,18 @@ class AssessorsSettings:
     @property
     def collection_names(self) -> list[str]:
         return [c.name for c in self.collections]
+
+    @property
+    def lomo_benchmarks(self) -> list[str]:
+        """The leave-one-model-out benchmarks to run: the leaderboard ones, and the collections
+        among them that are switched on (a collection switched off is skipped everywhere)."""
+        from .lomo import LEADERBOARD_BENCHMARKS
+
+        return [
+            b
+            for b in self.lomo.active_benchmarks
+            if b in LEADERBOARD_BENCHMARKS or b in self.collection_names
+        ]
 
     @property
     def n_combinations(self) -> dict[str, int]:

@@ -30,7 +30,7 @@ from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.workflow import atomic_path
 
 from .collections import load_collection
-from .settings import AssessorsSettings, Collection, Embedding
+from .settings import AssessorsSettings, Collection, Embedding, Lomo
 from .splits import check_llm_splits, define_splits, make_instance_splits
 
 __all__ = [
@@ -408,3 +408,36 @@ def make_nref_figure(
         "on embeddings, XGBoost) against the number of reference instances",
         figure_out,
     )
+
+
+def run_lomo(
+    benchmark: str, cfg: Lomo, seed: int, out: str, bundle: str | None = None, success=None
+) -> None:
+    """Leave-one-model-out rows of one benchmark (`lomo.run_benchmark`): a PredictaBoard
+    benchmark from the bundle, or a collection from its normalised success table."""
+    from . import lomo
+
+    if benchmark in lomo.LEADERBOARD_BENCHMARKS:
+        from evalsci.data.released import local_name
+
+        runs = lomo.leaderboard_runs(bundle, benchmark, lambda p: local_name("predictaboard", p))
+    else:
+        runs = lomo.collection_runs(success, benchmark)
+    res = lomo.run_benchmark(runs, cfg, seed)
+    with atomic_path(out) as tmp:
+        res.to_csv(tmp, index=False, compression="gzip")
+
+
+def make_lomo(run_paths: Sequence[str], cfg: Lomo, outputs: Mapping[str, Sequence[str]]) -> None:
+    """The leave-one-model-out table (mean +- SE over held-out models per benchmark, n and
+    method), the paired tests of the default against gp-IRT and the random mean, and the
+    figure of absolute error against n."""
+    from evalsci.tables import write_table
+
+    from .figures import plot_lomo
+    from .lomo import paired_tests, summarise
+
+    res = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
+    write_table(summarise(res), outputs["table"])
+    write_table(paired_tests(res, cfg.test_level), outputs["tests"])
+    plot_lomo(summarise(res), outputs["figure"])
