@@ -1,5 +1,5 @@
 # Helpers of the `assessors` rules (assessors.smk): paths and input functions. No rules here.
-import sys
+from sys import stderr as _assessors_stderr
 
 from evalsci.studies.assessors.names import check_released_names as _assessors_check_names
 from evalsci.studies.assessors.settings import AssessorsSettings as _assessors_settings
@@ -101,7 +101,7 @@ from evalsci.studies.assessors.lomo import (  # noqa: E402
 for _bench in set(ASSESSORS_LOMO.active_benchmarks) - set(ASSESSORS_LOMO_BENCHMARKS):
     print(
         f"assessors.lomo: benchmark {_bench!r} left out: its collection is switched off",
-        file=sys.stderr,
+        file=_assessors_stderr,
     )
 
 
