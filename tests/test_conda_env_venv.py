@@ -40,7 +40,7 @@ TARGETS = {
         STUDIES["tapt"][1],
         "tapt_fit.py",
     ),
-    "assess": (["assessors_table3"], STUDIES["assessors"][1], "assessors_run.py"),
+    "assess": (["assessors_table3"], STUDIES["assessors"][1], "call.py"),
 }
 
 

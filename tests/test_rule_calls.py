@@ -17,7 +17,7 @@ from evalsci.workflow import CODE, FUNCTION, THREADS, call, module_of, rule_func
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / artefacts.ADAPTER
 # Studies whose every rule runs through the adapter (the others still have scripts of their own).
-CONVERTED = ("baselines", "audit", "mc_icl")
+CONVERTED = ("baselines", "audit", "mc_icl", "assessors")
 
 
 @pytest.fixture(scope="module")
