@@ -8,10 +8,13 @@ and number of the schemas has a lower and an upper bound."""
 
 from __future__ import annotations
 
+import csv
+import re
+
 import pytest
 import yaml
 
-from evalsci.configcheck import ROOT, SCHEMAS, ConfigError
+from evalsci.configcheck import LLM_NAME_PATTERN, ROOT, SCHEMAS, ConfigError
 from evalsci.configfiles import load_config_file
 from evalsci.settings import merge, resolve
 
@@ -33,9 +36,6 @@ NAME_KEYS = {
     "assessors.collections.<name>": {"assessors": {"collections": {"{}": {}}}},
     "assessors.collections.c.bundle": {"assessors": {"collections": {"c": {"bundle": "{}"}}}},
     "assessors.collections.c.datasets": {"assessors": {"collections": {"c": {"datasets": ["{}"]}}}},
-    "assessors.collections.c.llms.train": {
-        "assessors": {"collections": {"c": {"llms": {"train": ["{}"]}}}}
-    },
     "assessors.collections.c.ood_splits.<name>": {
         "assessors": {"collections": {"c": {"ood_splits": {"{}": ["x"]}}}}
     },
@@ -75,6 +75,12 @@ HOSTILE = {
 }
 
 
+#: an LLM name selects rows of released data, never a path part: one `org/` prefix and `@` are
+#: allowed (HELM-Lite spells its LLMs so), and the other hostile names are still refused
+LLM_NAME_KEY = "assessors.collections.c.llms.train"
+HOSTILE_LLM = {k: v for k, v in HOSTILE.items() if k != "slash"} | {"two_slashes": "a/b/c"}
+
+
 def check_config_cli(files):
     """What `evalsci check-config FILE...` and the workflow do: config.yaml with `files` over
     it, resolved over the presets and validated by the one validator."""
@@ -106,13 +112,40 @@ def test_a_hostile_name_is_refused_naming_key_file_and_line(tmp_path, key, what)
     assert f"(set in {f}, line " in msg and "is not a safe name" in msg, msg
 
 
+def _llm_config(name):
+    return {"assessors": {"collections": {"c": {"llms": {"train": [name]}}}}}
+
+
+@pytest.mark.parametrize("what", sorted(HOSTILE_LLM))
+def test_a_hostile_llm_name_is_refused_naming_key_file_and_line(tmp_path, what):
+    f = tmp_path / "hostile.yaml"
+    f.write_text(yaml.safe_dump(_llm_config(HOSTILE_LLM[what])))
+    with pytest.raises(ConfigError) as e:
+        check_config_cli([f])
+    msg = str(e.value)
+    assert msg.startswith(f"config {LLM_NAME_KEY}"), msg
+    assert f"(set in {f}, line " in msg and "is not an LLM name" in msg, msg
+
+
+def test_every_released_helm_lite_llm_name_passes_the_schema(tmp_path):
+    """The names of src/evalsci/data/released_llms.csv (HELM-Lite's hold '/' and '@') get past
+    the schema; whether a collection may use them is the run-list check's
+    (tests/test_released_llms.py)."""
+    rows = (ROOT / "src/evalsci/data/released_llms.csv").read_text().splitlines()
+    names = [r["llm"] for r in csv.DictReader(line for line in rows if not line.startswith("#"))]
+    assert any("/" in n for n in names) and any("@" in n for n in names)
+    assert [n for n in names if not re.fullmatch(LLM_NAME_PATTERN, n)] == []
+
+
 def test_the_name_keys_cover_every_name_in_the_schemas():
     """Every use of the safe-name pattern in the schemas is tried above (and no other
-    pattern stands in for it)."""
-    uses = 0
+    pattern stands in for it); the LLM-name pattern is used by the LLM lists alone."""
+    uses = llm_uses = 0
     for path in (ROOT / SCHEMAS).glob("*.schema.yaml"):
         uses += path.read_text().count('"names.schema.yaml#/$defs/name"')
+        llm_uses += path.read_text().count('"names.schema.yaml#/$defs/llm_name"')
     assert uses == len(NAME_KEYS)
+    assert llm_uses == 1  # assessors' llm_list: train, validation and test
 
 
 def _numbers(node, at=""):

@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = Path("workflow") / "schemas"
 
 
-NAME_PATTERN = yaml.safe_load((ROOT / SCHEMAS / "names.schema.yaml").read_text())["$defs"]["name"][
-    "pattern"
-]
+_NAMES = yaml.safe_load((ROOT / SCHEMAS / "names.schema.yaml").read_text())["$defs"]
+NAME_PATTERN = _NAMES["name"]["pattern"]
+LLM_NAME_PATTERN = _NAMES["llm_name"]["pattern"]
 
 
 class ConfigError(ConfigFileError):
@@ -165,6 +165,12 @@ def _message(error) -> str:
         known = sorted(error.schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in known)
         return f"unknown key {extra[0]!r}; the keys allowed here: {known}"
+    if error.validator == "pattern" and error.validator_value == LLM_NAME_PATTERN:
+        return (
+            f"{_short(error.instance)} is not an LLM name: a letter or digit, then letters, "
+            "digits, '.', '_', '-' or '@', after at most one 'org/' prefix (each part at most "
+            f"100 characters; {SCHEMAS}/names.schema.yaml)"
+        )
     if _unsafe(error):
         return (
             f"{_short(error.instance)} is not a safe name: it becomes part of a file path, so "
@@ -175,7 +181,10 @@ def _message(error) -> str:
 
 
 def _unsafe(error) -> bool:
-    return error.validator == "pattern" and error.validator_value == NAME_PATTERN
+    return error.validator == "pattern" and error.validator_value in (
+        NAME_PATTERN,
+        LLM_NAME_PATTERN,
+    )
 
 
 def _leaf(error):
