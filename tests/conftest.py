@@ -178,6 +178,8 @@ with SnakemakeApi(OutputSettings()) as api:
             "code": str(r.input.code) if "code" in named["input"] else None,
             "function": r.params.function if "function" in named["params"] else None,
             "target_inputs": [str(f) for f in r.input] if not r.output else None,
+            # inputs named by an unpack()ed input function: known only per job
+            "unpack": any(getattr(f, "flags", {}).get("unpack") for f in r.input),
         })
 print(json.dumps(rules))
 """

@@ -33,14 +33,14 @@ ENV_FILE = REPO / "envs" / "evalsci.yaml"
 LEFT_OUT = {"llama-cpp-python"}
 # One rule (with what it needs upstream) per concern, on the qemu tests' small configurations.
 TARGETS = {
-    "core": (["baselines_table1"], {}, "maxrandom.py"),
-    "lm": (["resources/models/SmolLM2-135M-Instruct"], {}, "lm_convert_smollm2.py"),
+    "core": (["baselines_table1"], {}, "call.py"),
+    "lm": (["resources/models/SmolLM2-135M-Instruct"], {}, "call.py"),
     "bayes": (
         ["results/tapt/fits/zero_shot_n100/bias_authors.json"],
         STUDIES["tapt"][1],
         "tapt_fit.py",
     ),
-    "assess": (["assessors_table3"], STUDIES["assessors"][1], "assessors_run.py"),
+    "assess": (["assessors_table3"], STUDIES["assessors"][1], "call.py"),
 }
 
 

@@ -197,6 +197,12 @@ def buildable(studies, collections, recomputing=()) -> list[str]:
     return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs) and wanted(b))
 
 
+def write_docs(tables: str | Path, docs_root: str | Path, blocks: list[str]) -> list[str]:
+    """Rule `docs_tables`: render `blocks` from the results under the working directory, write
+    each into its doc under `docs_root`, and all of them to `tables`."""
+    return write_all(".", docs_root, tables, names=blocks)
+
+
 def write_all(
     results_root: str | Path,
     doc_root: str | Path,

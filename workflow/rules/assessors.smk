@@ -1,4 +1,7 @@
-# `assessors` study rules (Pacchiardi et al., paper 003); named targets are in the Snakefile.
+# `assessors` study rules (Pacchiardi et al., paper 003); targets: the artefact registry. Paths:
+# the study's plan (ASSESSORS_PLAN, evalsci.studies.assessors.plan); each rule runs the
+# function `function` of evalsci.studies.assessors.steps with its named inputs, outputs and
+# params (workflow/scripts/call.py).
 # Per collection (config assessors.collections): normalised data -> cached embeddings ->
 # instance splits -> one job per split (every assessor, selector and classifier, then the n_ref
 # sweep for Figures 8-9) -> selection on validation LLMs -> Figure 2 / Table 3. AUC figures
@@ -17,34 +20,37 @@ rule assessors_data:
     """Load a collection (success recomputed from raw outputs) and check LLM coverage."""
     input:
         unpack(assessors_source),
+        code=ASSESSORS_STEPS,
     output:
-        instances="results/assessors/{collection}/data/instances.csv.gz",
-        success="results/assessors/{collection}/data/success.csv.gz",
-        coverage="results/assessors/{collection}/data/coverage.csv",
+        instances=ASSESSORS_PLAN.instances,
+        success=ASSESSORS_PLAN.success,
+        coverage=ASSESSORS_PLAN.coverage,
     log:
-        "logs/assessors/{collection}/data.log",
+        assessors_log("{collection}/data"),
     benchmark:
-        "logs/assessors/{collection}/data.benchmark.tsv"
+        assessors_benchmark("{collection}/data")
     priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
     params:
+        function="build_data",
         collection=assessors_collection,
         seed=config["seed"],
     script:
-        "../scripts/assessors_data.py"
+        "../scripts/call.py"
 
 
 rule assessors_embed:
     """Sentence embeddings of every instance, computed once per collection."""
     input:
-        instances="results/assessors/{collection}/data/instances.csv.gz",
+        code=ASSESSORS_STEPS,
+        instances=ASSESSORS_PLAN.instances,
     output:
-        embeddings="results/assessors/{collection}/data/embeddings.npy",
+        embeddings=ASSESSORS_PLAN.embeddings,
     log:
-        "logs/assessors/{collection}/embed.log",
+        assessors_log("{collection}/embed"),
     benchmark:
-        "logs/assessors/{collection}/embed.benchmark.tsv"
+        assessors_benchmark("{collection}/embed")
     priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["lm"]
@@ -54,50 +60,55 @@ rule assessors_embed:
     resources:
         mem_mb=3000,
     params:
+        function="build_embeddings",
         embedding=ASSESSORS.embedding,
     script:
-        "../scripts/assessors_embed.py"
+        "../scripts/call.py"
 
 
 rule assessors_splits:
     """In-distribution and out-of-distribution instance splits."""
     input:
-        instances="results/assessors/{collection}/data/instances.csv.gz",
+        code=ASSESSORS_STEPS,
+        instances=ASSESSORS_PLAN.instances,
     output:
-        splits="results/assessors/{collection}/data/splits.csv",
+        splits=ASSESSORS_PLAN.splits,
     log:
-        "logs/assessors/{collection}/splits.log",
+        assessors_log("{collection}/splits"),
     priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
     params:
+        function="build_splits",
         settings=ASSESSORS,
         collection=assessors_collection,
         seed=config["seed"],
     script:
-        "../scripts/assessors_splits.py"
+        "../scripts/call.py"
 
 
 rule assessors_irt:
     """The IRT selectors' item features of every split: one torch start per collection."""
     input:
-        instances="results/assessors/{collection}/data/instances.csv.gz",
-        success="results/assessors/{collection}/data/success.csv.gz",
-        splits="results/assessors/{collection}/data/splits.csv",
+        code=ASSESSORS_STEPS,
+        instances=ASSESSORS_PLAN.instances,
+        success=ASSESSORS_PLAN.success,
+        splits=ASSESSORS_PLAN.splits,
     output:
-        irt="results/assessors/{collection}/data/irt.npz",
+        irt=ASSESSORS_PLAN.irt,
     log:
-        "logs/assessors/{collection}/irt.log",
+        assessors_log("{collection}/irt"),
     priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
     threads: 1
     params:
+        function="build_irt",
         settings=ASSESSORS,
         collection=assessors_collection,
         seed=config["seed"],
     script:
-        "../scripts/assessors_irt.py"
+        "../scripts/call.py"
 
 
 rule assessors_run:
@@ -105,16 +116,17 @@ rule assessors_run:
     sweep of Figures 8-9 on it (its point at the configured n_ref is the run's own). One job:
     the sweep shares the run's Python start, imports and data (about 6 CPU-s per split)."""
     input:
-        **assessors_data_files("{collection}"),
+        **ASSESSORS_PLAN.data_files(),
+        code=ASSESSORS_STEPS,
     output:
-        results="results/assessors/{collection}/runs/{asplit}.csv.gz",
-        references="results/assessors/{collection}/runs/{asplit}_references.json",
-        predictions="results/assessors/{collection}/runs/{asplit}_predictions.npz",
-        nref="results/assessors/{collection}/nref/{asplit}.csv.gz",
+        results=ASSESSORS_PLAN.results,
+        references=ASSESSORS_PLAN.references,
+        predictions=ASSESSORS_PLAN.predictions,
+        nref=ASSESSORS_PLAN.nref,
     log:
-        "logs/assessors/{collection}/run_{asplit}.log",
+        assessors_log("{collection}/run_{asplit}"),
     benchmark:
-        "logs/assessors/{collection}/run_{asplit}.benchmark.tsv"
+        assessors_benchmark("{collection}/run_{asplit}")
     priority: 20  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
@@ -122,163 +134,179 @@ rule assessors_run:
     resources:
         mem_mb=6000,
     params:
+        function="run_split_and_nref",
         settings=ASSESSORS,
         collection=assessors_collection,
         seed=config["seed"],
     script:
-        "../scripts/assessors_run.py"
+        "../scripts/call.py"
 
 
 rule assessors_maxrandom_requests:
     """Max random AUC requests: every validation/test LLM's label counts, t per search."""
     input:
-        success=[assessors_data_files(c)["success"] for c in ASSESSORS_COLLECTIONS],
-        splits=[assessors_data_files(c)["splits"] for c in ASSESSORS_COLLECTIONS],
+        code=ASSESSORS_STEPS,
+        success=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.success),
+        splits=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.splits),
     output:
-        requests=maxrandom_file("assessors", "requests"),
+        requests=ASSESSORS_PLAN.requests,
     log:
-        "logs/assessors/maxrandom_requests.log",
+        assessors_log("maxrandom_requests"),
     conda:
         ENV["core"]
     params:
+        function="build_requests_file",
         collections=ASSESSORS_COLLECTIONS,
         settings=ASSESSORS,
     script:
-        "../scripts/assessors_maxrandom_requests.py"
+        "../scripts/call.py"
 
 
 rule assessors_make_selection:
     """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows, the
     test AUCs against 0.5 (DeLong) and each winner's stability under resampling."""
     input:
+        code=ASSESSORS_STEPS,
         runs=assessors_run_files,
         predictions=assessors_prediction_files,
     output:
         figure2=report(
-            multiext("results/assessors/{collection}/tables/figure2", ".csv", ".md", ".tex"),
+            ASSESSORS_PLAN.figure2_table,
             caption="../report/assessors_figure2_table.rst",
             category="assessors",
         ),
-        table3="results/assessors/{collection}/tables/table3.csv",
-        summary="results/assessors/{collection}/tables/figure2_summary.csv",
+        table3=ASSESSORS_PLAN.table3,
+        summary=ASSESSORS_PLAN.figure2_summary,
     log:
-        "logs/assessors/{collection}/select.log",
+        assessors_log("{collection}/select"),
     conda:
         ENV["core"]
     params:
+        function="select_collection",
         seed=config["seed"],
     script:
-        "../scripts/assessors_select.py"
+        "../scripts/call.py"
 
 
 rule assessors_make_figure2:
     """Figure 2: test AUC per method, split and test LLM, against chance (0.5), with the
     generic assessor's DeLong interval and winner stability per split."""
     input:
-        figure2="results/assessors/{collection}/tables/figure2.csv",
-        summary="results/assessors/{collection}/tables/figure2_summary.csv",
+        code=ASSESSORS_STEPS,
+        figure2=ASSESSORS_PLAN.figure2_table[0],
+        summary=ASSESSORS_PLAN.figure2_summary,
     output:
         figure=report(
-            multiext("results/assessors/{collection}/figures/figure2", ".pdf", ".png"),
+            ASSESSORS_PLAN.figure2,
             caption="../report/assessors_figure2.rst",
             category="assessors",
         ),
     log:
-        "logs/assessors/{collection}/figure2.log",
+        assessors_log("{collection}/figure2"),
     conda:
         ENV["core"]
+    params:
+        function="make_figure2",
     script:
-        "../scripts/assessors_figure2.py"
+        "../scripts/call.py"
 
 
 rule assessors_make_table3:
     """Table 3 of every collection, with the paper's choice and the max random val AUC."""
     input:
-        tables=[f"{assessors_dir(c)}/tables/table3.csv" for c in ASSESSORS_COLLECTIONS],
-        baselines=maxrandom_file("assessors"),
+        code=ASSESSORS_STEPS,
+        tables=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.table3),
+        baselines=ASSESSORS_PLAN.baselines,
     output:
         table=report(
-            table("assessors", "table3"),
+            ASSESSORS_PLAN.table3_all,
             caption="../report/assessors_table3.rst",
             category="assessors",
         ),
     log:
-        "logs/assessors/table3.log",
+        assessors_log("table3"),
     conda:
         ENV["core"]
     params:
+        function="make_table3",
         collections=list(ASSESSORS_COLLECTIONS),
     script:
-        "../scripts/assessors_table3.py"
+        "../scripts/call.py"
 
 
 rule assessors_make_nref_figure:
     """Figures 8-9: AUC against the number of reference instances."""
     input:
+        code=ASSESSORS_STEPS,
         runs=assessors_nref_files,
-        baselines=maxrandom_file("assessors"),
+        baselines=ASSESSORS_PLAN.baselines,
     output:
-        table="results/assessors/{collection}/tables/{fig}.csv",
+        table=ASSESSORS_PLAN.nref_table,
         figure=report(
-            multiext("results/assessors/{collection}/figures/{fig}", ".pdf", ".png"),
+            ASSESSORS_PLAN.nref_figure,
             caption="../report/assessors_figure_nref.rst",
             category="assessors",
         ),
     log:
-        "logs/assessors/{collection}/{fig}.log",
+        assessors_log("{collection}/{fig}"),
     wildcard_constraints:
         fig="figure8|figure9",
     conda:
         ENV["core"]
     params:
+        function="make_nref_figure",
         settings=ASSESSORS,
     script:
-        "../scripts/assessors_figure_nref.py"
+        "../scripts/call.py"
 
 
 rule assessors_lomo_run:
     """Leave one model out on one benchmark: every method, n and held-out model."""
     input:
         unpack(assessors_lomo_source),
+        code=ASSESSORS_STEPS,
     output:
-        runs="results/assessors/lomo/{bench}.csv.gz",
+        out=ASSESSORS_PLAN.lomo_runs,
     log:
-        "logs/assessors/lomo/{bench}.log",
+        assessors_log("lomo/{benchmark}"),
     benchmark:
-        "logs/assessors/lomo/{bench}.benchmark.tsv"
+        assessors_benchmark("lomo/{benchmark}")
     wildcard_constraints:
-        bench="|".join(ASSESSORS_LOMO_BENCHMARKS) or "NONE",
+        benchmark="|".join(ASSESSORS_LOMO_BENCHMARKS) or "NONE",
     conda:
         ENV["assess"]
     threads: 1
     params:
+        function="run_lomo",
         cfg=ASSESSORS_LOMO,
         seed=config["seed"],
     script:
-        "../scripts/assessors_lomo_run.py"
+        "../scripts/call.py"
 
 
 rule assessors_make_lomo:
     """The leave-one-model-out table, the default's paired tests and the error-vs-n figure."""
     input:
-        runs=expand("results/assessors/lomo/{bench}.csv.gz", bench=ASSESSORS_LOMO_BENCHMARKS),
+        code=ASSESSORS_STEPS,
+        run_paths=ASSESSORS_PLAN.lomo_runs_all(),
     output:
         table=report(
-            assessors_lomo_outputs("table"),
+            ASSESSORS_PLAN.lomo_table,
             caption="../report/assessors_lomo_table.rst",
             category="assessors",
         ),
-        tests=assessors_lomo_outputs("tests"),
+        tests=ASSESSORS_PLAN.lomo_tests,
         figure=report(
-            assessors_lomo_outputs("figure"),
+            ASSESSORS_PLAN.lomo_figure,
             caption="../report/assessors_lomo_figure.rst",
             category="assessors",
         ),
     log:
-        "logs/assessors/lomo/make.log",
+        assessors_log("lomo/make"),
     conda:
         ENV["core"]
     params:
+        function="make_lomo",
         cfg=ASSESSORS_LOMO,
     script:
-        "../scripts/assessors_lomo.py"
+        "../scripts/call.py"

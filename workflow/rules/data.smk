@@ -21,8 +21,10 @@ wildcard_constraints:
 
 rule released_bundle:
     """Fetch one bundle of released files (mirror or upstream at the pinned commit) and verify it."""
+    input:
+        code=code("evalsci.data.released"),
     output:
-        directory("resources/released/{bundle}"),
+        directory=directory(paths.released("{bundle}")),
     log:
         "logs/data/released_{bundle}.log",
     benchmark:
@@ -30,6 +32,7 @@ rule released_bundle:
     conda:
         ENV["core"]
     params:
+        function="fetch",
         mirror=mirror_dir(),
     script:
-        "../scripts/fetch_released.py"
+        "../scripts/call.py"

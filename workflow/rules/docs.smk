@@ -13,16 +13,20 @@ DOC_BLOCKS = _doc_buildable(
 rule docs_tables:
     """The "ours vs the paper" tables of docs/*.md, from result files and reference.yaml."""
     input:
-        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].inputs}),
+        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].inputs}),  # the blocks' results
+        code=code("evalsci.doctables"),
     output:
-        "results/docs/tables.md",
+        tables="results/docs/tables.md",
     log:
         "logs/docs/tables.log",
     localrule: True
     conda:
         ENV["core"]
     params:
-        docs_root=workflow.basedir,
+        function="write_docs",
+        # the checkout whose docs/ it writes (a localrule); a Path: the lint takes a str prefix
+        # of the `code` input for a path built from a file name
+        docs_root=Path(workflow.basedir),
         blocks=DOC_BLOCKS,
     script:
-        "../scripts/docs_tables.py"
+        "../scripts/call.py"

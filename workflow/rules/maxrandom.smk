@@ -6,6 +6,7 @@
 
 rule maxrandom:
     input:
+        code=code("evalsci.maxrandom.requests"),
         requests=maxrandom_file("{study}", "requests"),
     output:
         baselines=maxrandom_file("{study}", "baselines"),
@@ -16,5 +17,7 @@ rule maxrandom:
         "logs/{study}/maxrandom.benchmark.tsv"
     conda:
         ENV["core"]
+    params:
+        function="answer_file",
     script:
-        "../scripts/maxrandom.py"
+        "../scripts/call.py"

@@ -1,4 +1,7 @@
-# `mc_icl` study rules (Schoch & Ji, paper 004): see the Snakefile for its named targets.
+# `mc_icl` study rules (Schoch & Ji, paper 004); targets: the artefact registry. Paths: the
+# study's plan (MC_ICL_PLAN, evalsci.studies.mc_icl.plan); each rule runs the function
+# `function` of evalsci.studies.mc_icl.steps with its named inputs, outputs and params
+# (workflow/scripts/call.py).
 #
 # inference (GPU on a cluster)   mc_icl_shard: Algorithm 1 for one (model, dataset, trial),
 #                                or Algorithm 1 over one Section 5.2 set (high/low/random)
@@ -14,12 +17,13 @@ rule mc_icl_shard:
     """Per-example, per-choice log-likelihoods of one trial (or one selected set)."""
     input:
         unpack(mc_icl_shard_inputs),
+        code=MC_ICL_STEPS,
     output:
-        scores="results/mc_icl/scores/{model}/{dataset}/{mc_icl_run}.parquet",
+        scores=MC_ICL_PLAN.scores,
     log:
-        "logs/mc_icl/shard/{model}/{dataset}/{mc_icl_run}.log",
+        mc_icl_log("shard/{model}/{dataset}/{mc_icl_run}"),
     benchmark:
-        "logs/mc_icl/shard/{model}/{dataset}/{mc_icl_run}.benchmark.tsv"
+        mc_icl_benchmark("shard/{model}/{dataset}/{mc_icl_run}")
     conda:
         ENV["gpu"]
     threads: config["lm"]["threads"]
@@ -28,134 +32,150 @@ rule mc_icl_shard:
         mem_mb=32000,
         runtime=240,
     params:
+        function="shard",
         params=MC_ICL,
         seed=config["seed"],
         spec=mc_icl_shard_model_spec,
         lm=config["lm"],
     script:
-        "../scripts/mc_icl_shard.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_make_accuracy_tables:
     """Accuracy of every (model, dataset, trial, permutation, k) and the per-dataset summary."""
     input:
+        code=MC_ICL_STEPS,
         scores=mc_icl_all_trial_scores,
-        baselines=maxrandom_file("mc_icl"),
+        baselines=MC_ICL_PLAN.baselines,
     output:
-        accuracy="results/mc_icl/tables/accuracy_by_k.csv",
+        accuracy=MC_ICL_PLAN.accuracy_by_k,
         summary=report(
-            table("mc_icl", "summary"),
+            MC_ICL_PLAN.summary,
             caption="../report/mc_icl_summary.rst",
             category="mc_icl",
         ),
     log:
-        "logs/mc_icl/accuracy.log",
+        mc_icl_log("accuracy"),
     benchmark:
-        "logs/mc_icl/accuracy.benchmark.tsv"
+        mc_icl_benchmark("accuracy")
     conda:
         ENV["core"]
     params:
+        function="make_accuracy_tables",
         params=MC_ICL,
     script:
-        "../scripts/mc_icl_accuracy_tables.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_maxrandom_requests:
     """The (n, labels, t) of every selection Figures 1-4 invite (answered by rule maxrandom)."""
+    input:
+        code=MC_ICL_STEPS,
     output:
-        requests=maxrandom_file("mc_icl", "requests"),
+        requests=MC_ICL_PLAN.requests,
     log:
-        "logs/mc_icl/maxrandom_requests.log",
+        mc_icl_log("maxrandom_requests"),
     benchmark:
-        "logs/mc_icl/maxrandom_requests.benchmark.tsv"
+        mc_icl_benchmark("maxrandom_requests")
     conda:
         ENV["core"]
     params:
+        function="maxrandom_requests",
         params=MC_ICL,
         seed=config["seed"],
     script:
-        "../scripts/mc_icl_maxrandom_requests.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_selection:
     """Section 5.2: per-example Monte Carlo values, Z-scores and the high/low/random sets."""
     input:
         unpack(mc_icl_selection_inputs),
+        code=MC_ICL_STEPS,
     output:
-        values="results/mc_icl/selection/{model}/{dataset}/values.csv",
-        sets="results/mc_icl/selection/{model}/{dataset}/sets.json",
+        values=MC_ICL_PLAN.values,
+        sets=MC_ICL_PLAN.sets,
     log:
-        "logs/mc_icl/select/{model}/{dataset}.log",
+        mc_icl_log("select/{model}/{dataset}"),
     benchmark:
-        "logs/mc_icl/select/{model}/{dataset}.benchmark.tsv"
+        mc_icl_benchmark("select/{model}/{dataset}")
     conda:
         ENV["core"]
     params:
+        function="selection",
         params=MC_ICL,
         seed=config["seed"],
     script:
-        "../scripts/mc_icl_selection.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_make_figure:
     """Figures 1-3 and the appendix figures 5-20 from the accuracy table."""
     input:
-        accuracy="results/mc_icl/tables/accuracy_by_k.csv",
-        baselines=maxrandom_file("mc_icl"),
+        code=MC_ICL_STEPS,
+        accuracy=MC_ICL_PLAN.accuracy_by_k,
+        baselines=MC_ICL_PLAN.baselines,
     output:
-        report(
-            multiext("results/mc_icl/figures/figure{n}", ".pdf", ".png"),
+        figure=report(
+            MC_ICL_PLAN.figure,
             caption="../report/mc_icl_figure.rst",
             category="mc_icl",
             subcategory="figure {n}",
         ),
     log:
-        "logs/mc_icl/figure{n}.log",
+        mc_icl_log("figure{n}"),
     benchmark:
-        "logs/mc_icl/figure{n}.benchmark.tsv"
+        mc_icl_benchmark("figure{n}")
     wildcard_constraints:
         n=r"[1-35-9]|1[0-9]|20",
     conda:
         ENV["core"]
     params:
+        function="make_figure",
         params=MC_ICL,
     script:
-        "../scripts/mc_icl_figure.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_figure4_data:
     """Accuracy of the Section 5.2 set runs, every (model, dataset, set, permutation, k)."""
     input:
+        code=MC_ICL_STEPS,
         scores=mc_icl_all_set_scores,
         sets=mc_icl_selected_sets,
     output:
-        accuracy="results/mc_icl/tables/accuracy_by_set.csv",
+        accuracy=MC_ICL_PLAN.accuracy_by_set,
     log:
-        "logs/mc_icl/figure4_data.log",
+        mc_icl_log("figure4_data"),
     benchmark:
-        "logs/mc_icl/figure4_data.benchmark.tsv"
+        mc_icl_benchmark("figure4_data")
     conda:
         ENV["core"]
+    params:
+        function="figure4_data",
     script:
-        "../scripts/mc_icl_figure4_data.py"
+        "../scripts/call.py"
 
 
 rule mc_icl_make_figure4:
     """Figure 4: high, low and random sets under the same Monte Carlo sampling."""
     input:
-        accuracy="results/mc_icl/tables/accuracy_by_set.csv",
-        baselines=maxrandom_file("mc_icl"),
+        code=MC_ICL_STEPS,
+        accuracy=MC_ICL_PLAN.accuracy_by_set,
+        baselines=MC_ICL_PLAN.baselines,
     output:
-        report(
-            figure("mc_icl", "figure4"),
+        figure=report(
+            MC_ICL_PLAN.figure_of(4),
             caption="../report/mc_icl_figure4.rst",
             category="mc_icl",
         ),
     log:
-        "logs/mc_icl/figure4.log",
+        mc_icl_log("figure4"),
     benchmark:
-        "logs/mc_icl/figure4.benchmark.tsv"
+        mc_icl_benchmark("figure4")
     conda:
         ENV["core"]
+    params:
+        function="make_figure4",
     script:
-        "../scripts/mc_icl_figure4.py"
+        "../scripts/call.py"

@@ -238,6 +238,17 @@ def _upstream_fetch(source: str, paths: list[str], workdir: Path) -> dict[str, P
     return out
 
 
+def fetch(bundle: str, directory: str | os.PathLike, mirror: str | None) -> Path:
+    """Rule `released_bundle`: a verified copy of `bundle` in `directory`, from `mirror` (a
+    directory laid out like released/) when one is set, else upstream."""
+    # messages say what set the mirror: EVALSCI_MIRROR or config `mirror` (--config mirror=...)
+    out = materialise(
+        bundle, directory, mirror=mirror, origin=mirror_origin(mirror) if mirror else None
+    )
+    print(f"verified {out}")
+    return out
+
+
 def materialise(
     bundle: str,
     outdir: str | os.PathLike,

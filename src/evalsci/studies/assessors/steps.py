@@ -38,6 +38,7 @@ __all__ = [
     "build_embeddings",
     "build_splits",
     "build_irt",
+    "run_split_and_nref",
     "run_one_split",
     "run_one_nref",
     "build_requests_file",
@@ -67,14 +68,19 @@ def _read_success(path) -> pd.DataFrame:
 
 
 def build_data(
-    bundle_dir: str,
     collection: Collection,
     seed: int,
-    out: Mapping[str, str],
+    instances: str,
+    success: str,
+    coverage: str,
+    bundle: str = "",
     run_list: str | None = None,
 ) -> None:
-    """Load a collection from its released bundle (or raw path) into the normalised tables."""
-    root = Path(collection.path or Path(bundle_dir) / collection.subdir)
+    """Load a collection from its released bundle (or raw path) into the normalised tables;
+    a HELM collection reads its runs from the run list bundle (`run_list`)."""
+    root = Path(collection.path or Path(bundle) / collection.subdir)
+    if run_list is not None:
+        run_list = f"{run_list}/experiments/download_helm/helm_lite.csv"
     inst, succ, cov = load_collection(collection, root, seed, run_list=run_list)
     gaps = cov[cov["n_missing"] > 0] if "n_missing" in cov else cov.iloc[:0]
     name = collection.name
@@ -84,18 +90,16 @@ def build_data(
         )
     else:
         log.info("%s: every LLM covers the same instances", name)
-    for key, df in (("instances", inst), ("success", succ), ("coverage", cov)):
-        with atomic_path(out[key]) as tmp:
-            df.to_csv(
-                tmp, index=False, compression="gzip" if str(out[key]).endswith(".gz") else None
-            )
+    for out, df in ((instances, inst), (success, succ), (coverage, cov)):
+        with atomic_path(out) as tmp:
+            df.to_csv(tmp, index=False, compression="gzip" if str(out).endswith(".gz") else None)
 
 
-def build_embeddings(instances_path: str, embedding: Embedding, out: str) -> None:
+def build_embeddings(instances: str, embedding: Embedding, embeddings: str) -> None:
     """Sentence embeddings of every instance text (cached once per collection)."""
     from .features import embed_openai, embed_sentences
 
-    texts = _read_instances(instances_path)["text"].tolist()
+    texts = _read_instances(instances)["text"].tolist()
     if embedding.openai and os.environ.get("OPENAI_API_KEY"):
         emb = embed_openai(texts, dims=1024)  # the paper truncates to 1024
     else:
@@ -109,27 +113,27 @@ def build_embeddings(instances_path: str, embedding: Embedding, out: str) -> Non
             max_seq_length=embedding.max_seq_length,
             batch_size=embedding.batch_size,
         )
-    with atomic_path(out) as tmp:
+    with atomic_path(embeddings) as tmp:
         with open(tmp, "wb") as fh:
             np.save(fh, emb)
 
 
 def build_splits(
-    instances_path: str, settings: AssessorsSettings, collection: Collection, seed: int, out: str
+    instances: str, settings: AssessorsSettings, collection: Collection, seed: int, splits: str
 ) -> None:
-    inst = _read_instances(instances_path)
+    inst = _read_instances(instances)
     held = define_splits(inst["dataset"].tolist(), collection.ood_splits)
-    splits = make_instance_splits(
+    roles = make_instance_splits(
         inst,
         held,
         seed,
         test_size=settings.test_size,
         validation_size=settings.validation_size,
     )
-    summary = {s: splits[s].value_counts().to_dict() for s in splits.columns}
+    summary = {s: roles[s].value_counts().to_dict() for s in roles.columns}
     log.info("split sizes: %s", summary)
-    with atomic_path(out) as tmp:
-        splits.reset_index().to_csv(tmp, index=False)
+    with atomic_path(splits) as tmp:
+        roles.reset_index().to_csv(tmp, index=False)
 
 
 def _load_split(
@@ -154,17 +158,20 @@ def _load_split(
 
 
 def build_irt(
-    data_paths: Mapping[str, str],
+    instances: str,
+    success: str,
+    splits: str,
     settings: AssessorsSettings,
     collection: Collection,
     seed: int,
-    out: str,
+    irt: str,
 ) -> None:
     """The IRT selectors' item features of every split (irt.npz: `features/<split>` and the
     training instance ids they belong to, `ids/<split>`). One job per collection: torch's
     import (~2.5 s) is paid once, not by every split's job. Empty without IRT selectors."""
     from .experiment import irt_item_features, split_seed
 
+    data_paths = {"instances": instances, "success": success, "splits": splits}
     arrays = {}
     if settings.uses_irt:
         for split in collection.split_names:
@@ -179,7 +186,7 @@ def build_irt(
                 len(data.llms["train"]),
                 len(data.pos["train"]),
             )
-    with atomic_path(out) as tmp, open(tmp, "wb") as fh:
+    with atomic_path(irt) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
 
 
@@ -199,6 +206,37 @@ def _irt_features(path: str, data) -> np.ndarray:
             "instances than the split's (rerun assessors_irt)"
         )
     return feats
+
+
+def run_split_and_nref(
+    instances: str,
+    success: str,
+    embeddings: str,
+    splits: str,
+    irt: str,
+    asplit: str,
+    settings: AssessorsSettings,
+    collection: Collection,
+    seed: int,
+    results: str,
+    references: str,
+    predictions: str,
+    nref: str,
+    threads: int = 1,
+) -> None:
+    """One split's job (rule assessors_run): every combination and baseline (`run_one_split`),
+    then the n_ref sweep of Figures 8-9 (`run_one_nref`), which reuses the run's own point."""
+    data = {
+        "instances": instances,
+        "success": success,
+        "embeddings": embeddings,
+        "splits": splits,
+        "irt": irt,
+    }
+    run = {"results": results, "references": references, "predictions": predictions}
+    run_one_split(data, asplit, settings, collection, seed, run, threads=threads)
+    reuse = {"run_results": results, "run_references": references}
+    run_one_nref(data | reuse, asplit, settings, collection, seed, nref, threads=threads)
 
 
 def run_one_split(
@@ -275,21 +313,25 @@ def run_one_nref(
 
 
 def build_requests_file(
-    collections: Mapping[str, Mapping[str, str]], settings: AssessorsSettings, out: str
+    success: Sequence[str],
+    splits: Sequence[str],
+    collections: Sequence[str],
+    settings: AssessorsSettings,
+    requests: str,
 ) -> None:
-    """maxrandom requests for every collection (paths: {collection: {success, splits}})."""
+    """maxrandom requests for every collection (its success table and splits, in order)."""
     from evalsci.maxrandom.requests import write_requests
 
     from .maxrandom_requests import build_requests
 
     t = settings.n_combinations
     frames = []
-    for name, paths in collections.items():
+    for name, succ_path, splits_path in zip(collections, success, splits, strict=True):
         llms = settings.collection(name).llms.as_dict()
-        succ = _read_success(paths["success"])
-        splits = pd.read_csv(paths["splits"], dtype={"instance_id": str}).set_index("instance_id")
-        frames.append(build_requests(name, succ, splits, llms, t))
-    write_requests(pd.concat(frames, ignore_index=True), out)
+        succ = _read_success(succ_path)
+        roles = pd.read_csv(splits_path, dtype={"instance_id": str}).set_index("instance_id")
+        frames.append(build_requests(name, succ, roles, llms, t))
+    write_requests(pd.concat(frames, ignore_index=True), requests)
 
 
 def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
@@ -312,9 +354,11 @@ def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
 
 
 def select_collection(
-    run_paths: Sequence[str],
-    out: Mapping[str, Sequence[str] | str],
-    prediction_paths: Sequence[str] | None = None,
+    runs: Sequence[str],
+    figure2: Sequence[str],
+    table3: str,
+    summary: str,
+    predictions: Sequence[str] | None = None,
     seed: int = 0,
 ) -> None:
     """Figure 2 data (figure2.{csv,md,tex}) and the winning combinations (table3.csv); with
@@ -322,52 +366,50 @@ def select_collection(
     winner's stability under resampling (figure2_summary.csv, table3's `stability`)."""
     from evalsci.tables import write_table
 
-    from .selection import figure2_table, table3
+    from .selection import figure2_table
+    from .selection import table3 as table3_rows
 
+    run_paths, out_table3, out_summary = runs, table3, summary
     res = _read_runs(run_paths)
-    fig2 = figure2_table(res)
-    write_table(fig2, out["figure2"])
-    t3 = table3(res)
-    if prediction_paths is not None:
+    write_table(figure2_table(res), figure2)
+    t3 = table3_rows(res)
+    if predictions is not None:
         from .uncertainty import NOISE_SHARE, RunPredictions, test_auc_summary, winner_stability
 
-        preds = RunPredictions.read(run_paths, prediction_paths)
+        preds = RunPredictions.read(run_paths, predictions)
         summary = test_auc_summary(res, preds)
         summary["stability"] = [
             winner_stability(res, preds, s, m, seed) if m != "specific" else float("nan")
             for s, m in zip(summary["split"], summary["method"], strict=True)
         ]
         summary["within_noise"] = summary["stability"] < NOISE_SHARE
-        write_table(summary, [out["summary"]])
+        write_table(summary, [out_summary])
         stab = summary[summary["method"] == "generic"].set_index("split")["stability"]
         t3["stability"] = t3["split"].map(stab)
         t3["within_noise"] = t3["stability"] < NOISE_SHARE
-    write_table(t3, [out["table3"]])
+    write_table(t3, [out_table3])
 
 
-def make_figure2(figure2_path: str, summary_path: str, collection: str, outputs) -> None:
+def make_figure2(figure2: str, summary: str, collection: str, figure) -> None:
     """Figure 2 of one collection: test AUC per method, split and test LLM, against chance,
     with the generic assessor's interval and winner stability per split."""
     from .figures import plot_figure2
 
-    plot_figure2(pd.read_csv(figure2_path), pd.read_csv(summary_path), collection, outputs)
+    plot_figure2(pd.read_csv(figure2), pd.read_csv(summary), collection, figure)
 
 
-def make_table3(
-    table_paths: Sequence[str], collections: Sequence[str], baselines_path: str, outputs
-) -> None:
+def make_table3(tables: Sequence[str], collections: Sequence[str], baselines: str, table) -> None:
     """Table 3 of every collection, with the paper's choice and the max random val AUC."""
     from evalsci.tables import write_table
 
     from .maxrandom_requests import read_answers
     from .table3 import table3_with_paper
 
-    mr = read_answers(baselines_path)
+    mr = read_answers(baselines)
     parts = [
-        table3_with_paper(pd.read_csv(p), c, mr)
-        for c, p in zip(collections, table_paths, strict=True)
+        table3_with_paper(pd.read_csv(p), c, mr) for c, p in zip(collections, tables, strict=True)
     ]
-    write_table(pd.concat(parts, ignore_index=True), outputs)
+    write_table(pd.concat(parts, ignore_index=True), table)
 
 
 NREF_COLUMNS = [
@@ -384,29 +426,29 @@ NREF_COLUMNS = [
 
 
 def make_nref_figure(
-    run_paths: Sequence[str],
-    baselines_path: str,
+    runs: Sequence[str],
+    baselines: str,
     collection: str,
     fig: str,
     settings: AssessorsSettings,
-    table_out: str,
-    figure_out,
+    table: str,
+    figure,
 ) -> None:
     """Figures 8-9: AUC against the number of reference instances (and the figure's data)."""
     from .figures import plot_nref
     from .maxrandom_requests import read_answers
 
-    runs = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
-    with atomic_path(table_out) as tmp:
-        runs[NREF_COLUMNS].to_csv(tmp, index=False)
+    rows = pd.concat([pd.read_csv(p) for p in runs], ignore_index=True)
+    with atomic_path(table) as tmp:
+        rows[NREF_COLUMNS].to_csv(tmp, index=False)
     plot_nref(
-        runs,
-        read_answers(baselines_path),
+        rows,
+        read_answers(baselines),
         collection,
         settings.n_combinations["nref"],
         f"Figure {fig.removeprefix('figure')} ({collection}): generic assessor (clustering "
         "on embeddings, XGBoost) against the number of reference instances",
-        figure_out,
+        figure,
     )
 
 
@@ -428,7 +470,9 @@ def run_lomo(
         res.to_csv(tmp, index=False, compression="gzip")
 
 
-def make_lomo(run_paths: Sequence[str], cfg: Lomo, outputs: Mapping[str, Sequence[str]]) -> None:
+def make_lomo(
+    run_paths: Sequence[str], cfg: Lomo, table: Sequence[str], tests: Sequence[str], figure
+) -> None:
     """The leave-one-model-out table (mean +- SE over held-out models per benchmark, n and
     method), the paired tests of the default against gp-IRT and the random mean, and the
     figure of absolute error against n."""
@@ -438,6 +482,6 @@ def make_lomo(run_paths: Sequence[str], cfg: Lomo, outputs: Mapping[str, Sequenc
     from .lomo import paired_tests, summarise
 
     res = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
-    write_table(summarise(res), outputs["table"])
-    write_table(paired_tests(res, cfg.test_level), outputs["tests"])
-    plot_lomo(summarise(res), outputs["figure"])
+    write_table(summarise(res), table)
+    write_table(paired_tests(res, cfg.test_level), tests)
+    plot_lomo(summarise(res), figure)

@@ -10,6 +10,7 @@
 - `maxrandom_requests`: the max random baseline requests for Figures 1-4;
 - `summary`: the per-(model, dataset) summary against the random baselines;
 - `figures`: Figures 1-20;
-- `steps`: the functions the workflow scripts call, one per rule;
+- `plan`: every path the study's rules read and write, from the settings;
+- `steps`: the functions the study's rules run (through workflow/scripts/call.py), one per rule;
 - `doc_blocks`: the generated block of docs/mc_icl.md.
 """

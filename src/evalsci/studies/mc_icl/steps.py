@@ -1,5 +1,7 @@
-"""The steps the workflow runs, one function per rule (workflow/rules/mc_icl.smk): paths in,
-files out. Inference shards (rule mc_icl_shard) are in `shards.py`."""
+"""The functions the study's rules run, one per rule (workflow/rules/mc_icl.smk, through the
+one adapter workflow/scripts/call.py): each takes its rule's named inputs, outputs and params
+as keyword arguments, paths in, files out (tests/test_rule_calls.py holds the names to the
+rules). The inference itself is in `shards.py`."""
 
 from __future__ import annotations
 
@@ -14,38 +16,70 @@ from evalsci.workflow import atomic_path
 log = logging.getLogger(__name__)
 
 
-def maxrandom_requests(params: McIclSettings, seed: int, out) -> None:
+def shard(
+    scores,
+    params: McIclSettings,
+    seed: int,
+    spec,
+    lm,
+    model: str,
+    dataset: str,
+    mc_icl_run: str,
+    checkpoint=None,
+    glue=None,
+    sets=None,
+) -> None:
+    """Rule mc_icl_shard: per-example, per-choice log-likelihoods of one trial (or one selected
+    set). `checkpoint`: the model's files (the spec says how to load them); `glue`: the bundle
+    of an offline dataset; `sets`: the selected sets of a set run."""
+    from .shards import run_shard
+
+    del checkpoint  # an input so that the shard reruns when the model changes
+    run_shard(
+        model,
+        spec,
+        dataset,
+        mc_icl_run,
+        params,
+        seed,
+        scores,
+        glue_root=glue,
+        sets_path=sets,
+        lm=lm,
+    )
+
+
+def maxrandom_requests(requests, params: McIclSettings, seed: int) -> None:
     """Rule mc_icl_maxrandom_requests: the (n, labels, t) of every selection of Figures 1-4."""
     from evalsci.maxrandom.requests import write_requests
 
-    from .maxrandom_requests import requests
+    from .maxrandom_requests import requests as build
 
-    df = write_requests(requests(list(params.datasets), params, seed), out)
+    df = write_requests(build(list(params.datasets), params, seed), requests)
     print(df.to_string())
 
 
-def make_accuracy_tables(
-    score_paths, baselines_path, params: McIclSettings, accuracy_out, summary_out
-) -> None:
+def make_accuracy_tables(scores, baselines, accuracy, summary, params: McIclSettings) -> None:
     """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv and the summary table."""
+    score_paths, baselines_path, accuracy_out, summary_out = scores, baselines, accuracy, summary
     from evalsci.tables import write_table
 
     from .figures import read_baselines
     from .scores import accuracy_by_k, read_scores
-    from .summary import summary
+    from .summary import summary as summarise
 
     acc = accuracy_by_k(read_scores(score_paths))
     with atomic_path(accuracy_out) as tmp:
         acc.to_csv(tmp, index=False)
-    table = summary(acc, read_baselines(baselines_path), params.num_eval)
+    table = summarise(acc, read_baselines(baselines_path), params.num_eval)
     write_table(table, summary_out)
     print(table.to_string())
 
 
-def selection(
-    score_paths, dataset: str, glue_root, params: McIclSettings, seed: int, values_out, sets_out
-) -> None:
-    """Rule mc_icl_selection: Section 5.2 values, Z-scores and the high/low/random sets."""
+def selection(scores, glue, values, sets, params: McIclSettings, seed: int, dataset: str) -> None:
+    """Rule mc_icl_selection: Section 5.2 values, Z-scores and the high/low/random sets.
+    `glue`: the bundle of an offline dataset, or none."""
+    score_paths, glue_root, values_out, sets_out = scores, glue, values, sets
     from .scores import read_scores
     from .selection import example_values, passed, random_set, select
     from .shards import load_data
@@ -71,8 +105,9 @@ def selection(
     print(values.to_string(), sets, sep="\n")
 
 
-def make_figure(n: int, accuracy_path, baselines_path, params: McIclSettings, outputs) -> None:
+def make_figure(accuracy, baselines, figure, params: McIclSettings, n) -> None:
     """Rule mc_icl_make_figure: Figure n (1, 2, 3, 5-20) from the accuracy table."""
+    accuracy_path, baselines_path, outputs, n = accuracy, baselines, figure, int(n)
     from . import figures
     from .params import one_shot_figures, trial_figures
     from .scores import check_accuracy
@@ -91,8 +126,11 @@ def make_figure(n: int, accuracy_path, baselines_path, params: McIclSettings, ou
         raise ValueError(f"figure {n}: its dataset is not in config mc_icl.datasets")
 
 
-def figure4_data(score_paths, accuracy_out) -> None:
-    """Rule mc_icl_figure4_data: accuracy of the Section 5.2 set runs."""
+def figure4_data(scores, sets, accuracy) -> None:
+    """Rule mc_icl_figure4_data: accuracy of the Section 5.2 set runs (`sets`: the selected
+    sets, an input so that a new selection reruns it; the scores record their set)."""
+    score_paths, accuracy_out = scores, accuracy
+    del sets
     from .scores import accuracy_by_set, read_scores
 
     acc = accuracy_by_set(read_scores(score_paths))
@@ -101,8 +139,9 @@ def figure4_data(score_paths, accuracy_out) -> None:
     print(acc.groupby(["model", "dataset", "set", "k"])["accuracy"].agg(["mean", "std"]))
 
 
-def make_figure4(accuracy_path, baselines_path, outputs) -> None:
+def make_figure4(accuracy, baselines, figure) -> None:
     """Rule mc_icl_make_figure4: high/low/random sets with the max random baseline."""
+    accuracy_path, baselines_path, outputs = accuracy, baselines, figure
     from . import figures
 
     acc = pd.read_csv(accuracy_path)
