@@ -162,8 +162,8 @@ def test_the_default_is_not_worse_than_the_mean_of_random_items(musr_lomo_errors
     strict=True,
     reason="known gap: on MuSR at n = 100 tinyBenchmarks' gp-IRT (IRT-based) errs less than the "
     "default (random references, blend of their mean and the success-only assessor); the old "
-    "default (clustering_success, assessor alone) failed this too, by more; a likely cause, the "
-    "runs of one model treated as separate known models, is in docs/reference.md, 'Known gap'",
+    "default (clustering_success, assessor alone, runs of one model not grouped) failed it by more "
+    "(docs/reference.md)",
 )
 def test_the_default_is_not_worse_than_gp_irt(musr_lomo_errors):
     """The issue's goal: the default's error not significantly above gp-IRT's (one-sided

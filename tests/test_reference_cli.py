@@ -541,3 +541,24 @@ def test_blend_weight_is_the_least_squares_lambda_in_0_1():
         sse = (((grid[:, None] * m[:, c] + (1 - grid[:, None]) * a[:, c]) - t[:, c]) ** 2).sum(1)
         assert abs(got[c] - grid[np.argmin(sse)]) <= 1e-5, c
     assert got[1] == 0.0 and got[2] == 1.0 and got[3] == 1.0
+
+
+def test_training_features_leave_out_every_run_of_the_rows_model():
+    """With `groups`, a training row's difficulty (last column) and agreement with each
+    reference item are computed over the rows of the *other* models only (brute force here):
+    runs of one model share outcomes, so leaving out only the run itself leaks its label."""
+    from evalsci.assess.refset import _training_rows
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, (5, 12)).astype(np.int8)
+    ref = np.array([0, 3])
+    groups = np.array(["a", "a", "b", "c", "c"])
+    x, lab, _, _ = _training_rows(y, ref, np.random.default_rng(1), 10**6, groups)
+    rest = np.setdiff1d(np.arange(12), ref)
+    assert len(x) == 5 * len(rest)  # every row, in model-major order
+    for k, (j, i) in enumerate((j, i) for j in range(5) for i in rest):
+        others = groups != groups[j]
+        assert lab[k] == y[j, i]
+        assert x[k, -1] == pytest.approx(y[others, i].mean(), abs=1e-12)
+        agree = [(y[others, i] == y[others, r]).mean() for r in ref]
+        np.testing.assert_allclose(x[k, len(ref) : 2 * len(ref)], agree, atol=1e-12)

@@ -202,9 +202,11 @@ def _logistic():
     return LogisticRegression(C=1.0, solver="newton-cholesky", tol=SOLVER_TOL, max_iter=100)
 
 
-def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int, groups: np.ndarray):
     """Training rows of the assessor on known models y (models x items): (x, labels, agreement,
-    difficulty), the last two over all models, for predicting a new model."""
+    difficulty), the last two over all models, for predicting a new model. A row's agreement
+    and difficulty leave out every known row of its group (`groups`: the model of each row;
+    runs of one model share outcomes, so leaving out only the run itself leaks its label)."""
     n_models, n_items = y.shape
     rest = np.setdiff1d(np.arange(n_items), ref)
     yf = y.astype(np.float64)
@@ -217,20 +219,23 @@ def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
     x, lab = [], []
     for j in np.unique(mod):
         ii = it[mod == j]
-        own = (yf[j, ii][:, None] == yr[j][None, :]).astype(np.float64)
-        agree = (agree_count[ii] - own) / (n_models - 1)
-        diff = (total[ii] - yf[j, ii]) / (n_models - 1)
+        g = np.flatnonzero(groups == groups[j])
+        gy, gr = yf[g][:, ii], yr[g]
+        own = gy.T @ gr + (1 - gy).T @ (1 - gr)
+        others = n_models - len(g)
+        agree = (agree_count[ii] - own) / others
+        diff = (total[ii] - gy.sum(axis=0)) / others
         x.append(_features(yr[j], agree, diff))
         lab.append(y[j, ii])
     x, lab = np.vstack(x), np.concatenate(lab).astype(int)
     return x, lab, agree_count / n_models, total / n_models
 
 
-def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int, groups: np.ndarray):
     """The assessor fitted on known models y (models x items); returns (clf, const, agree, diff)
     with the all-model agreement and difficulty for predicting a new model, or clf None when the
     training labels are constant (the prediction is then that constant)."""
-    x, lab, agree, diff = _training_rows(y, ref, rng, max_rows)
+    x, lab, agree, diff = _training_rows(y, ref, rng, max_rows, groups)
     clf = _logistic().fit(x, lab) if lab.min() != lab.max() else None
     return clf, float(lab[0]), agree, diff
 
@@ -361,13 +366,15 @@ def predict_new(
     max_rows: int = 5000,
     max_calibration: int = 20,
     estimator: str = DEFAULT_ESTIMATOR,
+    groups=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-task accuracy table, per-item predictions) for each new model.
 
     `new`: model -> {(task, item): 0/1} on (at least) the reference items. `estimator`:
     `assessor` (the paper's: the mean of the observed reference outcomes and the assessor's
     P(success) elsewhere) or `blend` (the default: lambda x the reference mean + (1 - lambda)
-    x the assessor's estimate, lambda per task from the calibration models, `blend_weight`)."""
+    x the assessor's estimate, lambda per task from the calibration models, `blend_weight`).
+    `groups`: the model of each known row where rows are runs (default: each row its own)."""
     if estimator not in ESTIMATORS:
         raise AuditInputError(f"unknown estimator {estimator!r}; use one of {list(ESTIMATORS)}")
     if len(m.models) < MIN_MODELS:
@@ -382,12 +389,18 @@ def predict_new(
     rng = np.random.default_rng(seed)
     # calibration: hold out each of K known models, refit on the rest
     n_models = len(m.models)
-    cal = np.sort(rng.choice(n_models, size=min(max_calibration, n_models), replace=False))
+    # known rows of one model (runs) form a group: calibration holds out whole groups
+    groups = np.arange(n_models) if groups is None else np.asarray(groups)
+    if len(groups) != n_models:
+        raise ValueError(f"groups has {len(groups)} entries for {n_models} known models")
+    names_g, first = np.unique(groups, return_index=True)
+    cal = np.sort(rng.choice(len(names_g), size=min(max_calibration, len(names_g)), replace=False))
     a_cal, m_cal, t_cal = [], [], []  # assessor estimate, reference mean, truth: K x tasks
-    if n_models - 1 >= MIN_MODELS:
-        for j in cal:
-            keep = np.delete(np.arange(n_models), j)
-            fit = _fit(y[keep], ref, rng, max_rows)
+    if len(names_g) - 1 >= MIN_MODELS:
+        for c in cal:
+            j = first[c]  # the group's first row stands for it
+            keep = np.flatnonzero(groups != groups[j])
+            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
             p = _predict(fit, y[j, ref], y.shape[1])
             p[ref] = y[j, ref]
             a_cal.append(_task_estimates(p, tasks, names))
@@ -402,7 +415,7 @@ def predict_new(
     if rank > k:
         notes.append(f"interval [0, 1]: {k} calibration models are too few for level {1 - alpha}")
     note = "; ".join(notes)
-    fit = _fit(y, ref, rng, max_rows)
+    fit = _fit(y, ref, rng, max_rows, groups)
     acc_rows, item_rows = [], []
     for model, z in z_new.items():
         p = _predict(fit, z, y.shape[1])

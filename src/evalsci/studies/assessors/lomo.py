@@ -280,6 +280,7 @@ def _fold(runs: Runs, h, train, test, ns, cfg: Lomo, seed: int) -> list[dict]:
                 max_rows=cfg.max_rows,
                 max_calibration=cfg.max_calibration,
                 estimator=estimator,
+                groups=runs.model[train],
             )
             for j in test:
                 r = acc[acc["model"] == runs.run[j]].iloc[0]
