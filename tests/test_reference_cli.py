@@ -199,7 +199,16 @@ def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path,
     assert main(args) == 0
     acc = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert acc[["n_items", "n_reference"]].values.tolist() == [[30, 10]]
-    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    # the default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
+    # reference items at their outcomes); two known models leave no calibration model, so lambda
+    # is 1, the reference mean alone, said in `note`
+    lam = acc["weight_reference_mean"].iloc[0]
+    assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
+    want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(want, abs=1e-5)
+    assert main([*args, "--estimator", "assessor"]) == 0  # the paper's: the mean P(success)
+    paper = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert paper["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
 
 
 # --- both verbs on each client's files: two known models and a third, new one ----------------
@@ -281,7 +290,16 @@ def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
     out = capsys.readouterr()
     acc = pd.read_csv(io.StringIO(out.out))
     assert acc[["n_items", "n_reference"]].values.tolist() == [[len(truth), 4]]
-    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    # the default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
+    # reference items at their outcomes); two known models leave no calibration model, so lambda
+    # is 1, the reference mean alone, said in `note`
+    lam = acc["weight_reference_mean"].iloc[0]
+    assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
+    want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(want, abs=1e-5)
+    assert main([*args, "--estimator", "assessor"]) == 0  # the paper's: the mean P(success)
+    paper = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert paper["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
     # two known models: no calibration model is left for the 90 % interval, so [0, 1], said
     assert (acc["low"].iloc[0], acc["high"].iloc[0]) == (0.0, 1.0)
     assert "interval [0, 1]" in out.err
@@ -331,7 +349,8 @@ def test_disjoint_items_is_bad_input(tmp_path, capsys):
 def test_fewer_models_than_selector_needs(tmp_path, capsys):
     f = _tidy(tmp_path / "r.csv", [("a", "t", str(i), i % 2) for i in range(6)])
     out = str(tmp_path / "o.csv")
-    assert main(["reference", "select", str(f), "--n", "2", "--out", out]) == 2
+    cmd = ["reference", "select", str(f), "--n", "2", "--out", out]
+    assert main([*cmd, "--selector", "clustering_success"]) == 2
     assert "at least 2 models" in capsys.readouterr().err
     # random needs no second model
     assert main(["reference", "select", str(f), "--n", "2", "--selector", "random",
@@ -341,7 +360,8 @@ def test_fewer_models_than_selector_needs(tmp_path, capsys):
 def test_constant_columns_and_text_selectors(tmp_path, capsys):
     f = _tidy(tmp_path / "r.csv", [(m, "t", str(i), 1) for m in "ab" for i in range(6)])
     out = str(tmp_path / "o.csv")
-    assert main(["reference", "select", str(f), "--n", "2", "--out", out]) == 2
+    cmd = ["reference", "select", str(f), "--n", "2", "--out", out]
+    assert main([*cmd, "--selector", "clustering_success"]) == 2
     assert "constant columns" in capsys.readouterr().err
     assert main(["reference", "select", str(f), "--n", "2", "--selector",
                  "clustering_embeddings", "--out", out]) == 2  # fmt: skip
@@ -398,7 +418,12 @@ def test_too_few_known_models_for_the_interval_is_a_stated_fallback(tmp_path, ca
     # two known models: each held-out fit has one model left, too few for an assessor, so no
     # calibration model and the 90 % interval is [0, 1]: said in `note` and on stderr
     assert (got["low"] == 0).all() and (got["high"] == 1).all()
-    assert (got["note"] == "0 calibration models are too few for level 0.9").all()
+    note = (
+        "estimate = the reference mean: 0 calibration models are too few to weigh the "
+        "assessor; interval [0, 1]: 0 calibration models are too few for level 0.9"
+    )
+    assert (got["note"] == note).all()
+    assert "estimate = the reference mean: 0 calibration models are too few" in out.err
     assert "interval [0, 1]: 0 calibration models are too few for level 0.9" in out.err
 
 
@@ -495,3 +520,45 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     print(f"MuSR: mean |error| {err:.4f} (naive mean of the references {err_naive:.4f}), "
           f"coverage {covered}/30")  # fmt: skip
     assert err < 0.1
+
+
+def test_blend_weight_is_the_least_squares_lambda_in_0_1():
+    """blend_weight against a brute-force grid search of the calibration squared error over
+    lambda in [0, 1], per task (column), including tasks whose optimum is clipped at 0 or 1
+    and one where the reference mean equals the assessor's estimate (lambda 1 by convention)."""
+    from evalsci.assess.refset import blend_weight
+
+    rng = np.random.default_rng(3)
+    t = rng.uniform(0.2, 0.8, (9, 4))
+    a = t + rng.normal(0, 0.05, (9, 4))
+    m = t + rng.normal(0, 0.05, (9, 4))
+    a[:, 1] = t[:, 1]  # assessor exact: lambda 0
+    m[:, 2] = t[:, 2]  # reference mean exact: lambda 1
+    a[:, 3] = m[:, 3]  # the two agree everywhere
+    got = blend_weight(a, m, t)
+    grid = np.linspace(0, 1, 100001)
+    for c in range(3):
+        sse = (((grid[:, None] * m[:, c] + (1 - grid[:, None]) * a[:, c]) - t[:, c]) ** 2).sum(1)
+        assert abs(got[c] - grid[np.argmin(sse)]) <= 1e-5, c
+    assert got[1] == 0.0 and got[2] == 1.0 and got[3] == 1.0
+
+
+def test_training_features_leave_out_every_run_of_the_rows_model():
+    """With `groups`, a training row's difficulty (last column) and agreement with each
+    reference item are computed over the rows of the *other* models only (brute force here):
+    runs of one model share outcomes, so leaving out only the run itself leaks its label."""
+    from evalsci.assess.refset import _training_rows
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, (5, 12)).astype(np.int8)
+    ref = np.array([0, 3])
+    groups = np.array(["a", "a", "b", "c", "c"])
+    x, lab, _, _ = _training_rows(y, ref, np.random.default_rng(1), 10**6, groups)
+    rest = np.setdiff1d(np.arange(12), ref)
+    assert len(x) == 5 * len(rest)  # every row, in model-major order
+    for k, (j, i) in enumerate((j, i) for j in range(5) for i in rest):
+        others = groups != groups[j]
+        assert lab[k] == y[j, i]
+        assert x[k, -1] == pytest.approx(y[others, i].mean(), abs=1e-12)
+        agree = [(y[others, i] == y[others, r]).mean() for r in ref]
+        np.testing.assert_allclose(x[k, len(ref) : 2 * len(ref)], agree, atol=1e-12)

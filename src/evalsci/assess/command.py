@@ -112,22 +112,27 @@ def cmd_predict(args) -> int:
         )
         for model, g in new.groupby("model", sort=True)
     }
-    acc, items = predict_new(m, ref, outcomes, alpha=args.alpha, seed=args.seed)
+    acc, items = predict_new(
+        m, ref, outcomes, alpha=args.alpha, seed=args.seed, estimator=args.estimator
+    )
     table = items if args.items else acc
     table.to_csv(sys.stdout, index=False)
-    for note in acc["note"].unique() if len(acc) else []:
-        if note:  # the fallback interval [0, 1], said where it is read, not only in a column
-            print(f"evalsci reference: interval [0, 1]: {note}", file=sys.stderr)
+    for note in acc["note"].dropna().unique() if len(acc) else []:
+        # the fallbacks (interval [0, 1], the reference mean alone), said where they are read,
+        # not only in a column
+        for part in filter(None, str(note).split("; ")):
+            print(f"evalsci reference: {part}", file=sys.stderr)
     print(
-        "evalsci reference: interval = split-conformal over the known models (each held out, "
-        f"|true - estimated accuracy| quantile at level {1 - args.alpha}); docs/reference.md",
+        f"evalsci reference: estimator {args.estimator}; interval = split-conformal over the "
+        "known models (each held out, |true - estimated accuracy| quantile at level "
+        f"{1 - args.alpha}); docs/reference.md",
         file=sys.stderr,
     )
     return 0
 
 
 def add_parser(sub) -> None:
-    from .refset import DEFAULT_SELECTOR, NEEDS_TEXT, SELECTORS
+    from .refset import DEFAULT_ESTIMATOR, DEFAULT_SELECTOR, ESTIMATORS, NEEDS_TEXT, SELECTORS
 
     r = sub.add_parser(
         "reference",
@@ -161,6 +166,13 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["csv"], default="csv")
     p.add_argument("--items", action="store_true", help="per-item predictions instead")
     p.add_argument("--alpha", type=float, default=0.1, help="1 - the interval's level")
+    p.add_argument(
+        "--estimator",
+        choices=ESTIMATORS,
+        default=DEFAULT_ESTIMATOR,
+        help="blend: lambda x the reference mean + (1 - lambda) x the assessor's estimate, "
+        "lambda from held-out known models (default); assessor: the paper's alone",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
     p.set_defaults(func=cmd_predict)

@@ -16,12 +16,19 @@ with reference item k over the known models (the fraction of models that got bot
 both wrong: the stand-in for the paper's embedding similarity) and d_i the item's mean success;
 for a training row of known model l, s and d are computed without model l (its own outcome
 would leak the label). An L2 logistic regression (the paper's `LogisticRegression()`) is fitted
-on up to `max_rows` training rows. A task's accuracy estimate is
+on up to `max_rows` training rows. The assessor's task accuracy estimate (estimator `assessor`)
+is
     (sum of the observed reference outcomes + sum of predicted P(success) elsewhere) / n_task.
+The default estimator, `blend`, is lambda x the task's (weighted) reference mean + (1 - lambda)
+x that estimate, lambda in [0, 1] the least-squares weight on the calibration models below (as
+tinyBenchmarks' gp-IRT combines its anchor mean with its IRT estimate, choosing lambda from known
+models): leaving models out, the assessor alone erred more than the reference mean where the
+known models are few, and more with more references (docs/reference.md).
 Its interval is split-conformal over models (Vovk et al. 2005; Lei et al. 2018, JASA 113,
 "Distribution-free predictive inference for regression", Section 2.2, with the known models as
 calibration set): each of K known models is held out in turn, the assessor refitted on the
-others and the held-out model's accuracy estimated from its reference outcomes; the half-width
+others and the held-out model's accuracy estimated from its reference outcomes (for the blend
+with lambda chosen on the other calibration models); the half-width
 is the ceil((K + 1)(1 - alpha))-th smallest |true - estimate| of the task. If that rank
 exceeds K (too few known models), the interval is [0, 1], said in the `note` column.
 Coverage holds for a new model exchangeable with the known ones; the references were chosen
@@ -51,7 +58,9 @@ SELECTORS: dict[str, tuple[str, str | None]] = {
     "tinybenchmarks_irt": ("anchor", "irt"),
 }
 NEEDS_TEXT = tuple(n for n, v in PAPER_SELECTORS.items() if v[1] == "embeddings")
-DEFAULT_SELECTOR = "clustering_success"  # scikit-learn only: works in the light install
+# random references: their mean is unbiased, which the blend falls back on; clustering_success's
+# centroid items were biased (leave-one-model-out, docs/reference.md)
+DEFAULT_SELECTOR = "random"
 MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
 IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1
 
@@ -193,9 +202,11 @@ def _logistic():
     return LogisticRegression(C=1.0, solver="newton-cholesky", tol=SOLVER_TOL, max_iter=100)
 
 
-def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int, groups: np.ndarray):
     """Training rows of the assessor on known models y (models x items): (x, labels, agreement,
-    difficulty), the last two over all models, for predicting a new model."""
+    difficulty), the last two over all models, for predicting a new model. A row's agreement
+    and difficulty leave out every known row of its group (`groups`: the model of each row;
+    runs of one model share outcomes, so leaving out only the run itself leaks its label)."""
     n_models, n_items = y.shape
     rest = np.setdiff1d(np.arange(n_items), ref)
     yf = y.astype(np.float64)
@@ -208,20 +219,23 @@ def _training_rows(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
     x, lab = [], []
     for j in np.unique(mod):
         ii = it[mod == j]
-        own = (yf[j, ii][:, None] == yr[j][None, :]).astype(np.float64)
-        agree = (agree_count[ii] - own) / (n_models - 1)
-        diff = (total[ii] - yf[j, ii]) / (n_models - 1)
+        g = np.flatnonzero(groups == groups[j])
+        gy, gr = yf[g][:, ii], yr[g]
+        own = gy.T @ gr + (1 - gy).T @ (1 - gr)
+        others = n_models - len(g)
+        agree = (agree_count[ii] - own) / others
+        diff = (total[ii] - gy.sum(axis=0)) / others
         x.append(_features(yr[j], agree, diff))
         lab.append(y[j, ii])
     x, lab = np.vstack(x), np.concatenate(lab).astype(int)
     return x, lab, agree_count / n_models, total / n_models
 
 
-def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int):
+def _fit(y: np.ndarray, ref: np.ndarray, rng, max_rows: int, groups: np.ndarray):
     """The assessor fitted on known models y (models x items); returns (clf, const, agree, diff)
     with the all-model agreement and difficulty for predicting a new model, or clf None when the
     training labels are constant (the prediction is then that constant)."""
-    x, lab, agree, diff = _training_rows(y, ref, rng, max_rows)
+    x, lab, agree, diff = _training_rows(y, ref, rng, max_rows, groups)
     clf = _logistic().fit(x, lab) if lab.min() != lab.max() else None
     return clf, float(lab[0]), agree, diff
 
@@ -237,23 +251,35 @@ def _task_estimates(p: np.ndarray, tasks: np.ndarray, names: list[str]) -> np.nd
     return np.array([p[tasks == t].mean() for t in names])
 
 
-@_serial_blas
-def predict_new(
-    m: Matrix,
-    reference: pd.DataFrame,
-    new: dict[str, dict[tuple[str, str], int]],
-    alpha: float = 0.1,
-    seed: int = 0,
-    max_rows: int = 5000,
-    max_calibration: int = 20,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-task accuracy table, per-item predictions) for each new model.
+def _reference_means(
+    z: np.ndarray, w: np.ndarray, ref_tasks: np.ndarray, names: list[str]
+) -> np.ndarray:
+    """Each task's weighted mean of the reference outcomes z (weights w within the task)."""
+    return np.array(
+        [np.dot(w[ref_tasks == t], z[ref_tasks == t]) / w[ref_tasks == t].sum() for t in names]
+    )
 
-    `new`: model -> {(task, item): 0/1} on (at least) the reference items."""
-    if len(m.models) < MIN_MODELS:
-        raise AuditInputError(
-            f"the assessor needs results of at least {MIN_MODELS} known models; got {len(m.models)}"
-        )
+
+def blend_weight(a: np.ndarray, m: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Per task (columns), the lambda in [0, 1] minimising sum_j (lambda m_j + (1 - lambda) a_j
+    - t_j)^2 over calibration models j (rows): the least-squares convex combination of the
+    reference mean m and the assessor's estimate a for true accuracies t, clipped to [0, 1]
+    (the objective is a convex parabola in lambda, so the clipped root is its minimum on
+    [0, 1]). Where m = a for every model, lambda = 1 (any lambda gives the same estimate)."""
+    d = m - a
+    den = (d * d).sum(axis=0)
+    num = ((t - a) * d).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+ESTIMATORS = ("blend", "assessor")
+DEFAULT_ESTIMATOR = "blend"
+
+
+def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
+    """(reference positions, their weights, {new model: its reference outcomes}), checked."""
     key = list(zip(m.items["task"], m.items["item"], strict=True))
     pos = {k: i for i, k in enumerate(key)}
     refs = list(zip(reference["task"].astype(str), reference["item"].astype(str), strict=True))
@@ -267,6 +293,15 @@ def predict_new(
         t, i = next(r for r in refs if refs.count(r) > 1)
         raise AuditInputError(f"reference task {t!r} item {i!r} is listed twice")
     ref = np.array([pos[r] for r in refs])
+    # the reference mean's weights: select's `weight` column (tinybenchmarks_irt's cluster
+    # shares; 1 / the task's references for the others), equal weights without the column
+    w = (
+        reference["weight"].to_numpy(dtype=np.float64)
+        if "weight" in reference.columns
+        else np.ones(len(ref))
+    )
+    if not (np.isfinite(w).all() and (w > 0).all()):
+        raise AuditInputError("reference column 'weight' must be positive numbers")
     y = m.success
     rest = np.setdiff1d(np.arange(y.shape[1]), ref)
     if not len(rest):
@@ -289,34 +324,106 @@ def predict_new(
                 f"e.g. task {missing[0][0]!r} item {missing[0][1]!r}: run them all"
             )
         z_new[model] = np.array([outcomes[r] for r in refs], dtype=np.int8)
+    return ref, w, z_new
+
+
+def _weigh(estimator: str, a_cal, m_cal, t_cal) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(lambda per task, calibration residuals, notes) of `estimator` from the calibration
+    models' assessor estimates a, reference means m and true accuracies t (K x tasks)."""
+    k, n_tasks = a_cal.shape
+    notes = []
+    if estimator == "assessor":
+        lam = np.zeros(n_tasks)
+        resid = np.abs(t_cal - a_cal)
+    elif k < 2:
+        # no calibration model to choose lambda by (and none to test it on): the reference
+        # mean, the estimator that needs no known model
+        lam = np.ones(n_tasks)
+        resid = np.abs(t_cal - m_cal)
+        notes.append(
+            f"estimate = the reference mean: {k} calibration models are too few to weigh the "
+            "assessor"
+        )
+    else:
+        lam = blend_weight(a_cal, m_cal, t_cal)
+        # each calibration model's residual under the lambda chosen without it, so that the
+        # residuals are those of an estimator that has not seen the model (as for a new one)
+        resid = np.empty((k, n_tasks))
+        for i in range(k):
+            o = np.delete(np.arange(k), i)
+            li = blend_weight(a_cal[o], m_cal[o], t_cal[o])
+            resid[i] = np.abs(t_cal[i] - (li * m_cal[i] + (1 - li) * a_cal[i]))
+    return lam, resid, notes
+
+
+@_serial_blas
+def predict_new(
+    m: Matrix,
+    reference: pd.DataFrame,
+    new: dict[str, dict[tuple[str, str], int]],
+    alpha: float = 0.1,
+    seed: int = 0,
+    max_rows: int = 5000,
+    max_calibration: int = 20,
+    estimator: str = DEFAULT_ESTIMATOR,
+    groups=None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-task accuracy table, per-item predictions) for each new model.
+
+    `new`: model -> {(task, item): 0/1} on (at least) the reference items. `estimator`:
+    `assessor` (the paper's: the mean of the observed reference outcomes and the assessor's
+    P(success) elsewhere) or `blend` (the default: lambda x the reference mean + (1 - lambda)
+    x the assessor's estimate, lambda per task from the calibration models, `blend_weight`).
+    `groups`: the model of each known row where rows are runs (default: each row its own)."""
+    if estimator not in ESTIMATORS:
+        raise AuditInputError(f"unknown estimator {estimator!r}; use one of {list(ESTIMATORS)}")
+    if len(m.models) < MIN_MODELS:
+        raise AuditInputError(
+            f"the assessor needs results of at least {MIN_MODELS} known models; got {len(m.models)}"
+        )
+    ref, w, z_new = _reference_inputs(m, reference, new)
+    y = m.success
     tasks = m.items["task"].to_numpy()
     names = [t for t in dict.fromkeys(tasks)]
+    ref_tasks = tasks[ref]
     rng = np.random.default_rng(seed)
     # calibration: hold out each of K known models, refit on the rest
     n_models = len(m.models)
-    cal = np.sort(rng.choice(n_models, size=min(max_calibration, n_models), replace=False))
-    resid = []
-    if n_models - 1 >= MIN_MODELS:
-        for j in cal:
-            keep = np.delete(np.arange(n_models), j)
-            fit = _fit(y[keep], ref, rng, max_rows)
+    # known rows of one model (runs) form a group: calibration holds out whole groups
+    groups = np.arange(n_models) if groups is None else np.asarray(groups)
+    if len(groups) != n_models:
+        raise ValueError(f"groups has {len(groups)} entries for {n_models} known models")
+    names_g, first = np.unique(groups, return_index=True)
+    cal = np.sort(rng.choice(len(names_g), size=min(max_calibration, len(names_g)), replace=False))
+    a_cal, m_cal, t_cal = [], [], []  # assessor estimate, reference mean, truth: K x tasks
+    if len(names_g) - 1 >= MIN_MODELS:
+        for c in cal:
+            j = first[c]  # the group's first row stands for it
+            keep = np.flatnonzero(groups != groups[j])
+            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
             p = _predict(fit, y[j, ref], y.shape[1])
             p[ref] = y[j, ref]
-            est = _task_estimates(p, tasks, names)
-            true = _task_estimates(y[j].astype(float), tasks, names)
-            resid.append(np.abs(true - est))
-    resid = np.array(resid).reshape(len(resid), len(names))
-    k = len(resid)
+            a_cal.append(_task_estimates(p, tasks, names))
+            m_cal.append(_reference_means(y[j, ref], w, ref_tasks, names))
+            t_cal.append(_task_estimates(y[j].astype(float), tasks, names))
+    shape = (len(a_cal), len(names))
+    a_cal, m_cal, t_cal = (np.array(v).reshape(shape) for v in (a_cal, m_cal, t_cal))
+    k = len(a_cal)
+    lam, resid, notes = _weigh(estimator, a_cal, m_cal, t_cal)
     rank = math.ceil((k + 1) * (1 - alpha))
     half = np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(len(names), np.inf)
-    note = "" if rank <= k else f"{k} calibration models are too few for level {1 - alpha}"
-    fit = _fit(y, ref, rng, max_rows)
+    if rank > k:
+        notes.append(f"interval [0, 1]: {k} calibration models are too few for level {1 - alpha}")
+    note = "; ".join(notes)
+    fit = _fit(y, ref, rng, max_rows, groups)
     acc_rows, item_rows = [], []
     for model, z in z_new.items():
         p = _predict(fit, z, y.shape[1])
         p[ref] = z
-        est = _task_estimates(p, tasks, names)
-        for t, e, h in zip(names, est, half, strict=True):
+        est = lam * _reference_means(z, w, ref_tasks, names) + (1 - lam) * _task_estimates(
+            p, tasks, names
+        )
+        for t, e, h, lt in zip(names, est, half, lam, strict=True):
             acc_rows.append(
                 {
                     "model": model,
@@ -327,6 +434,7 @@ def predict_new(
                     "low": round(max(0.0, float(e - h)), 6),
                     "high": round(min(1.0, float(e + h)), 6),
                     "level": 1 - alpha,
+                    "weight_reference_mean": round(float(lt), 6),
                     "note": note,
                 }
             )

@@ -19,8 +19,8 @@ of its outcomes:
 - `generic_random`: the paper's generic assessor on n random reference items (the paper's
   `random` selector), success features only (`evalsci.assess.refset.predict_new`: MMLU-Pro has
   no released prompts, so no embedding features on every benchmark);
-- `reference_default`: `evalsci reference`'s default (selector `DEFAULT_SELECTOR`, the same
-  assessor); generic_random and reference_default carry `predict_new`'s split-conformal interval
+- `reference_default`: `evalsci reference`'s default (selector `DEFAULT_SELECTOR`, estimator
+  `DEFAULT_ESTIMATOR`: the reference mean and the same assessor blended); generic_random and reference_default carry `predict_new`'s split-conformal interval
   at `level`.
 Per run and method: |estimate - accuracy| (accuracy over every item of the benchmark), the
 per-item AUC of its P(success) on the items it did not observe (a constant predictor, the random
@@ -209,7 +209,12 @@ def _auc(y: np.ndarray, p: np.ndarray, seen: np.ndarray) -> float:
 def _fold(runs: Runs, h, train, test, ns, cfg: Lomo, seed: int) -> list[dict]:
     from scipy.stats import norm
 
-    from evalsci.assess.refset import DEFAULT_SELECTOR, predict_new, select_reference
+    from evalsci.assess.refset import (
+        DEFAULT_ESTIMATOR,
+        DEFAULT_SELECTOR,
+        predict_new,
+        select_reference,
+    )
     from evalsci.assess.tinybench import TinyBenchmarks
 
     y = runs.success
@@ -258,9 +263,9 @@ def _fold(runs: Runs, h, train, test, ns, cfg: Lomo, seed: int) -> list[dict]:
             a = _auc(y[j], est["p"], tiny[n].anchors)
             for k in ("irt", "pirt", "gpirt"):
                 add(n, j, f"tinybenchmarks_{k}", est[k], a)
-        for method, selector in (
-            ("generic_random", "random"),
-            ("reference_default", DEFAULT_SELECTOR),
+        for method, selector, estimator in (
+            ("generic_random", "random", "assessor"),
+            ("reference_default", DEFAULT_SELECTOR, DEFAULT_ESTIMATOR),
         ):
             ref = select_reference(m, n, selector, seed=seed)
             keys = list(zip(ref["task"], ref["item"], strict=True))
@@ -274,6 +279,8 @@ def _fold(runs: Runs, h, train, test, ns, cfg: Lomo, seed: int) -> list[dict]:
                 seed=seed,
                 max_rows=cfg.max_rows,
                 max_calibration=cfg.max_calibration,
+                estimator=estimator,
+                groups=runs.model[train],
             )
             for j in test:
                 r = acc[acc["model"] == runs.run[j]].iloc[0]
