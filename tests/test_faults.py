@@ -193,13 +193,14 @@ MARKERS = ("<!-- generated:fault_suite:start -->", "<!-- generated:fault_suite:e
 
 def fault_counts() -> dict[str, int]:
     """How many cases each class of the suite tries, counted from the tests' own lists."""
-    from test_config_names import BOUNDS, HOSTILE, NAME_KEYS
+    from test_config_names import BOUNDS, HOSTILE, HOSTILE_LLM, NAME_KEYS
     from test_config_selections import ASSESSOR_TYPOS, TYPOS
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_mirror import CORRUPTIONS
 
     return {
-        "names": len(NAME_KEYS) * len(HOSTILE),
+        "names": len(NAME_KEYS) * len(HOSTILE) + len(HOSTILE_LLM),
+        "llm_names": len(HOSTILE_LLM),
         "name_keys": len(NAME_KEYS),
         "hostile_names": len(HOSTILE),
         "bounds": len(BOUNDS),
@@ -223,7 +224,8 @@ def render() -> str:
         (
             "hostile config",
             "tests/test_config_names.py, tests/test_config_selections.py",
-            f"{c['names']} names ({c['hostile_names']} hostile names x {c['name_keys']} keys), "
+            f"{c['names']} names ({c['hostile_names']} hostile names x {c['name_keys']} keys, "
+            f"{c['llm_names']} hostile LLM names), "
             f"{c['bounds']} bounds, {c['typos']} selection typos",
         ),
         (

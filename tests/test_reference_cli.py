@@ -94,7 +94,8 @@ def test_assessor_fit_is_the_minimum_of_the_papers_objective():
     theta, b = rng.normal(size=40), rng.normal(size=1500)
     y = (rng.random((40, 1500)) < expit(theta[:, None] - b)).astype(np.int8)
     ref = np.sort(rng.choice(1500, 30, replace=False))
-    x, lab, agree, diff = refset._training_rows(y, ref, np.random.default_rng(0), 3000)
+    groups = np.arange(40)  # one run per model
+    x, lab, agree, diff = refset._training_rows(y, ref, np.random.default_rng(0), 3000, groups)
     x1 = np.hstack([x, np.ones((len(x), 1))])
     pen = np.r_[np.ones(x.shape[1]), 0.0]
     beta = np.zeros(x1.shape[1])
