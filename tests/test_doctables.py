@@ -297,3 +297,24 @@ def test_audit_block_reads_the_files_the_registry_lists():
     from evalsci.audit import doc_blocks
 
     assert BLOCKS["audit_findings"].inputs == tuple(doc_blocks.INPUTS)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, b in BLOCKS.items() if b.record))
+def test_a_recorded_runs_block_states_its_run(name):
+    """A block from one recorded run (the tapt paper-scale blocks) opens with that run's
+    record: its commit (one of this repository's), command, scale and exit status."""
+    import re
+    import subprocess
+
+    b = BLOCKS[name]
+    text = doctables.current(b, REPO)
+    m = re.match(r"From the run: commit `([0-9a-f]{7})`", text)
+    assert m, f"{b.doc}: block {name} does not state its run: {text[:200]!r}"
+    assert f"scale `{b.scale}`" in text and "(exit status 0)" in text.split("\n")[0]
+    assert f"scale: {b.scale}" in text.split("\n")[0]  # in the command
+    git = ["git", "-C", str(REPO)]
+    shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True)
+    if shallow.returncode != 0 or shallow.stdout.strip() != b"false":
+        pytest.skip("not a full git clone: the run's commit cannot be looked up")
+    known = subprocess.run([*git, "cat-file", "-e", f"{m.group(1)}^{{commit}}"], check=False)
+    assert known.returncode == 0, f"commit {m.group(1)} is not in this repository"
