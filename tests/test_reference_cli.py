@@ -24,6 +24,20 @@ def _tidy(path: Path, rows) -> Path:
     return path
 
 
+def _assert_the_blend_of_two_known_models(acc, got, items, args, capsys):
+    """The default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
+    reference items at their outcomes); two known models leave no calibration model, so lambda
+    is 1, the reference mean alone, said in `note`. `--estimator assessor` (the paper's) gives
+    the mean P(success)."""
+    lam = acc["weight_reference_mean"].iloc[0]
+    assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
+    want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(want, abs=1e-5)
+    assert main([*args, "--estimator", "assessor"]) == 0
+    paper = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert paper["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+
+
 def test_allocate_is_proportional_largest_remainder():
     # 1 each, then 7 more over (9, 19, 29) - 3 = 54 spare: quotas 7*8/54, 7*18/54, 7*28/54
     assert allocate([9, 19, 29], 10) == [2, 3, 5]
@@ -200,16 +214,7 @@ def test_lm_eval_runs_the_reference_list_and_predict_reads_its_samples(tmp_path,
     assert main(args) == 0
     acc = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert acc[["n_items", "n_reference"]].values.tolist() == [[30, 10]]
-    # the default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
-    # reference items at their outcomes); two known models leave no calibration model, so lambda
-    # is 1, the reference mean alone, said in `note`
-    lam = acc["weight_reference_mean"].iloc[0]
-    assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
-    want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
-    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(want, abs=1e-5)
-    assert main([*args, "--estimator", "assessor"]) == 0  # the paper's: the mean P(success)
-    paper = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert paper["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    _assert_the_blend_of_two_known_models(acc, got, items, args, capsys)
 
 
 # --- both verbs on each client's files: two known models and a third, new one ----------------
@@ -291,16 +296,7 @@ def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
     out = capsys.readouterr()
     acc = pd.read_csv(io.StringIO(out.out))
     assert acc[["n_items", "n_reference"]].values.tolist() == [[len(truth), 4]]
-    # the default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
-    # reference items at their outcomes); two known models leave no calibration model, so lambda
-    # is 1, the reference mean alone, said in `note`
-    lam = acc["weight_reference_mean"].iloc[0]
-    assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
-    want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
-    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(want, abs=1e-5)
-    assert main([*args, "--estimator", "assessor"]) == 0  # the paper's: the mean P(success)
-    paper = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert paper["accuracy_estimate"].iloc[0] == pytest.approx(items["p_success"].mean(), abs=1e-5)
+    _assert_the_blend_of_two_known_models(acc, got, items, args, capsys)
     # two known models: no calibration model is left for the 90 % interval, so [0, 1], said
     assert (acc["low"].iloc[0], acc["high"].iloc[0]) == (0.0, 1.0)
     assert "interval [0, 1]" in out.err
