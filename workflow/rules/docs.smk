@@ -13,12 +13,12 @@ DOC_BLOCKS = _doc_buildable(
 rule docs_tables:
     """The "ours vs the paper" tables of docs/*.md, from result files and reference.yaml."""
     input:
-        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].inputs}),  # the blocks' results
+        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].files}),  # the blocks' results
         code=code("evalsci.pipeline.doctables"),
     output:
-        tables="results/docs/tables.md",
+        tables=paths.result("docs", "tables.md"),
     log:
-        "logs/docs/tables.log",
+        paths.log("docs", "tables"),
     localrule: True
     conda:
         ENV["core"]

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from evalsci import paths
+
 BUILDS = ("default", "recompute", "full", "not_reproducible")
 #: the one adapter that runs the function a rule names (entries without a script of their own)
 ADAPTER = "workflow/scripts/call.py"
@@ -124,6 +126,16 @@ def artefacts(build: str | None = None) -> list[Artefact]:
     return [a for a in registry()[1] if build is None or a.build == build]
 
 
+def outputs(study: str) -> dict[str, tuple[str, ...]]:
+    """{name: its files} of the study's entries that list outputs (entry `<study>.<name>`):
+    the registry owns these paths, and the study's plan reads them here."""
+    return {
+        a.id.removeprefix(f"{study}."): a.outputs
+        for a in artefacts()
+        if a.study == study and a.outputs
+    }
+
+
 def _function(a: Artefact) -> str:
     """The function's name as the index prints it (under evalsci.studies.<study> if it is
     there, else under evalsci)."""
@@ -216,7 +228,7 @@ def _outputs(group: list[Artefact]) -> str:
     stems: dict[str, list[str]] = {}
     for a in group:
         for f in a.outputs:
-            f = f.removeprefix(f"results/{study}/")
+            f = f.removeprefix(paths.result(study, ""))
             stem, dot, ext = f.rpartition(".")
             stems.setdefault(stem if dot else f, []).extend([ext] if dot else [])
     if not stems:

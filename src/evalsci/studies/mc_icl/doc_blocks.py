@@ -12,7 +12,7 @@ def summary(paths) -> str:
     """docs/mc_icl.md's table: the summary's columns as a reader scans them (3 decimals)."""
     from evalsci.studies.mc_icl.params import DATASET_NAMES
 
-    s = pd.read_csv(paths["results/mc_icl/tables/summary.csv"])
+    s = pd.read_csv(paths["summary"])
     f = "{:.3f}".format
     rows = [
         {
