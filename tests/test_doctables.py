@@ -1,11 +1,11 @@
-"""Generated doc tables (evalsci.doctables, rule docs_tables): every block has its place in its
+"""Generated doc tables (evalsci.pipeline.doctables, rule docs_tables): every block has its place in its
 doc, and a doc's block is what the result files give."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalsci import doctables
+from evalsci.pipeline import doctables
 from evalsci.studies.assessors import doc_blocks as assessors_doc_blocks
 
 from conftest import REPO

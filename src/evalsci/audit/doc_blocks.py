@@ -1,5 +1,5 @@
 """The numbers docs/audit.md quotes, generated from the audit's result files (never typed):
-doc block `audit_findings` (registered in evalsci/doc_blocks.yaml), written by rule
+doc block `audit_findings` (registered in evalsci/pipeline/doc_blocks.yaml), written by rule
 docs_tables (`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the
 results.
 
@@ -11,7 +11,7 @@ fixtures, not workflow results, so rule docs_tables does not render them
 (`doctables.buildable` keeps results/ inputs); tests/test_doctables.py checks them against the
 fixtures, and this writes them again:
 
-    python -c "from evalsci.doctables import blocks, render, write; b = blocks();
+    python -c "from evalsci.pipeline.doctables import blocks, render, write; b = blocks();
     [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_verdicts',
     'audit_quickstart')]"
 """

@@ -1,5 +1,5 @@
 """The `baselines` blocks of docs/baselines.md: "ours vs the paper" Markdown rendered from
-result files (registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+result files (registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 `plan(config)` is pure (it reads no file and changes nothing): the rule files
 (workflow/rules/baselines*.smk) build it once and reference its entries, and no path of the
 study is spelled anywhere else. The paper artefacts' files are the outputs the artefact
-registry lists (src/evalsci/artefacts.yaml, which also names the target that builds them);
+registry lists (src/evalsci/pipeline/artefacts.yaml, which also names the target that builds them);
 shared shapes (the maxrandom exchange, released bundles, logs) come from `evalsci.paths`.
 
 Where the analyses read from: the authors' released bundles, or our recompute in their schema
@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalsci import artefacts, paths
+from evalsci import paths
+from evalsci.pipeline import artefacts
 from evalsci.settings import recomputes
 from evalsci.studies.baselines import recompute_grid, table2
 

@@ -1,5 +1,5 @@
 """The `mc_icl` block of docs/mc_icl.md: the summary table rendered from result files
-(registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+(registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 papers, with the Snakefile target, rule, script and function that make ours, and how it is
 built. The README's artefact index is generated from it:
 
-    python -m evalsci.artefacts --readme README.md      # rewrite the index in place
-    python -m evalsci.artefacts --check README.md       # exit 1 when the index is stale
+    python -m evalsci.pipeline.artefacts --readme README.md      # rewrite the index in place
+    python -m evalsci.pipeline.artefacts --check README.md       # exit 1 when the index is stale
 
 and so are the titles of the report captions (workflow/report/*.rst, first line):
 
-    python -m evalsci.artefacts --captions
+    python -m evalsci.pipeline.artefacts --captions
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import yaml
 BUILDS = ("default", "recompute", "full", "not_reproducible")
 #: the one adapter that runs the function a rule names (entries without a script of their own)
 ADAPTER = "workflow/scripts/call.py"
-#: the checkout this module sits in (src/evalsci/..); the index links its workflow files
-_REPO = Path(__file__).resolve().parents[2]
+#: the checkout this module sits in (src/evalsci/pipeline/../..); the index links its workflow files
+_REPO = Path(__file__).resolve().parents[3]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
 _FIELDS = {
     "id",
@@ -94,7 +94,7 @@ def _check(entry: dict, i: int) -> Artefact:
 @cache
 def registry() -> tuple[dict[str, str], tuple[Artefact, ...]]:
     """(studies: {study: paper}, artefacts), checked."""
-    text = resources.files("evalsci").joinpath("artefacts.yaml").read_text()
+    text = resources.files("evalsci.pipeline").joinpath("artefacts.yaml").read_text()
     data = yaml.safe_load(text)
     arts = tuple(_check(e, i) for i, e in enumerate(data["artefacts"], start=1))
     ids = [a.id for a in arts]
@@ -254,7 +254,7 @@ def index_markdown(root: Path = _REPO) -> str:
     out = [
         "Each row links the rule's file and the function's file; scripts are in "
         "`workflow/scripts/`, outputs under `results/<study>/`; titles and reasons in "
-        "[`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
+        "[`artefacts.yaml`](src/evalsci/pipeline/artefacts.yaml). **build**: default = "
         "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
         "reduced = smaller than the paper, or stand-in data.",
         "",
@@ -350,7 +350,7 @@ def main(argv=None) -> int:
     if args.check:
         if new != text:
             print(
-                f"{path}: the artefact index is stale; run python -m evalsci.artefacts "
+                f"{path}: the artefact index is stale; run python -m evalsci.pipeline.artefacts "
                 f"--readme {path}",
                 file=sys.stderr,
             )

@@ -2,7 +2,7 @@
 
 Each block is a function from result files (and the studies' reference.yaml) to Markdown. The
 functions live in their studies (`evalsci.studies.<study>.doc_blocks`); the registry
-`evalsci/doc_blocks.yaml` names each block, its doc, its input files and its function, the
+`evalsci/pipeline/doc_blocks.yaml` names each block, its doc, its input files and its function, the
 way `artefacts.yaml` names the artefacts. In its doc, a block sits between two markers:
 
     <!-- generated:baselines_table1:start -->
@@ -17,7 +17,7 @@ doc_blocks.yaml, and put the two markers in the doc.
 A block with a `record` (a run record, evalsci.runrecord, under the same results root) comes
 from one recorded run, not from the workflow's own results: the tapt paper-scale blocks, made
 by `scripts/tapt_paper_scale.sh`. Rule docs_tables never renders it (its results are the
-default scale's); `python -m evalsci.doctables --root RUN_DIR NAME...` does, and prints the
+default scale's); `python -m evalsci.pipeline.doctables --root RUN_DIR NAME...` does, and prints the
 record (commit, command, date, CPU, times) above the table. With `scale`, the record must be a
 run at that scale.
 
@@ -80,7 +80,9 @@ class Block:
 
 @cache
 def _registry() -> tuple[Block, ...]:
-    data = yaml.safe_load(resources.files("evalsci").joinpath("doc_blocks.yaml").read_text())
+    data = yaml.safe_load(
+        resources.files("evalsci.pipeline").joinpath("doc_blocks.yaml").read_text()
+    )
     out = []
     for i, e in enumerate(data["blocks"], start=1):
         where = f"doc_blocks.yaml entry {i} ({e.get('name', '?')})"
@@ -219,7 +221,7 @@ def write_all(
     }
     changed = [n for n, content in rendered.items() if write(every[n], content, doc_root)]
     if out is not None:
-        from evalsci.workflow import atomic_path
+        from evalsci.pipeline.jobs import atomic_path
 
         with atomic_path(out) as tmp:
             tmp.write_text(
@@ -235,7 +237,7 @@ def main(argv=None) -> int:
     from fnmatch import fnmatch
 
     p = argparse.ArgumentParser(
-        prog="python -m evalsci.doctables",
+        prog="python -m evalsci.pipeline.doctables",
         description="Render doc blocks from the results under --root into the docs (those "
         "with a run record come from one recorded run: rule docs_tables never renders them).",
     )
