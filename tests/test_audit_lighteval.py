@@ -266,3 +266,17 @@ def test_split_key_takes_suite_name_and_shots():
     assert lighteval.split_key("lighteval|arc:challenge|25") == ("lighteval", "arc:challenge", 25)
     assert lighteval.split_key("arc:challenge|25") == (None, "arc:challenge", 25)
     assert lighteval.split_key("arith12") == (None, "arith12", None)
+
+
+def test_old_truthfulqa_mc_metrics_pick_mc1():
+    """Files without metric categories (the Open LLM Leaderboard v1's
+    `harness|truthfulqa:mc|0`: mc1, mc2 and their stderrs): mc1 is the accuracy read, and it
+    names lm-eval's truthfulqa_mc1; mc2 is never picked by default."""
+    entry = {"mc1": 0.29, "mc1_stderr": 0.016, "mc2": 0.43, "mc2_stderr": 0.014}
+    assert lighteval._pick_metric(entry, [], None) == "mc1"
+    assert lighteval.lm_eval_name("harness|truthfulqa:mc|0", "mc1") == "truthfulqa_mc1"
+    assert lighteval.lm_eval_name("harness|truthfulqa:mc|0", "mc2") is None
+    assert lighteval.lm_eval_name("harness|hendrycksTest-anatomy|5", "acc") == (
+        "hendrycksTest-anatomy"
+    )
+    assert lookup("hendrycksTest-anatomy").task == "mmlu_anatomy"

@@ -247,8 +247,9 @@ def _pick_metric(entry: dict, names: list, metric: str | None, letters: set = fr
     if any(c is not None for c in categories.values()):
         cats = sorted({str(c) for c in categories.values()})
         return f"skip:metrics {have} are {cats}, not scored from log-probabilities over options"
-    # old files without categories: try the usual multiple-choice metric names
-    for k in ("acc", "acc_norm"):
+    # old files without categories: try the usual multiple-choice metric names (mc1: the Open
+    # LLM Leaderboard v1's truthfulqa:mc, whose other metric, mc2, is no accuracy)
+    for k in ("acc", "acc_norm", "mc1"):
         if k in entry:
             return k
     return f"skip:no multiple-choice metric (metrics there: {have})"
