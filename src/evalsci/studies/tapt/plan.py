@@ -23,12 +23,7 @@ STUDY = "tapt"
 RUN = "m{m}/n{n}/{lm}/{dataset}"  # one recompute run (the author's result layout)
 
 
-def log(name: str) -> str:
-    return paths.log(STUDY, name)
-
-
-def benchmark(name: str) -> str:
-    return paths.benchmark(STUDY, name)
+log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
 
 @dataclass(frozen=True)
@@ -157,13 +152,13 @@ class Plan:
 
 def plan(settings: TaptSettings) -> Plan:
     """The plan of a run whose tapt settings are `settings`."""
-    results = f"results/{STUDY}"
-    shards, runs = f"{results}/recompute/shards/{RUN}", f"{results}/recompute/accuracies/{RUN}"
+    shards = paths.result(STUDY, f"recompute/shards/{RUN}")
+    runs = paths.result(STUDY, f"recompute/accuracies/{RUN}")
     return Plan(
         settings=settings,
-        accuracies=f"{results}/data/accuracies.csv",
-        fit=f"{results}/fits/{{config}}/{{comparison}}_{{variant}}",
-        meta_slices=f"{results}/meta/{{config}}_slices.csv",
+        accuracies=paths.result(STUDY, "data/accuracies.csv"),
+        fit=paths.result(STUDY, "fits/{config}/{comparison}_{variant}"),
+        meta_slices=paths.result(STUDY, "meta/{config}_slices.csv"),
         table1=paths.table(STUDY, "table1"),
         task_level=paths.table(STUDY, "task_level"),
         differences=paths.figure(STUDY, "differences_{config}"),
@@ -182,5 +177,5 @@ def plan(settings: TaptSettings) -> Plan:
         pca_figure=paths.figure(STUDY, "pca"),
         shard={kind: f"{shards}/{name}" for kind, name in SHARD_FILES.items()},
         run={kind: f"{runs}/{name}" for kind, name in RUN_FILES.items()},
-        manifest=f"{results}/recompute/manifest.csv",
+        manifest=paths.result(STUDY, "recompute/manifest.csv"),
     )
