@@ -302,8 +302,8 @@ class Training:
 
         section = dict(section)
         return cls(
-            lms=tuple(section.get("lms", ())),
-            datasets=tuple(section.get("datasets", ())),
+            lms=tuple(section["lms"]),
+            datasets=tuple(section["datasets"]),
             device=section["device"],
             threads=int(section["threads"]),
             data_files=tuple(
