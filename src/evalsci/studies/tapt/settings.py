@@ -18,6 +18,7 @@ from typing import Any
 
 from evalsci.configcheck import where as config_where
 from evalsci.studies.tapt.data import RELEASED_CONFIGS
+from evalsci.studies.tapt.training import settings as training
 
 COMPARISONS = ("boost", "bias")
 
@@ -298,8 +299,6 @@ class Training:
 
     @classmethod
     def from_config(cls, section: Mapping) -> Training:
-        from evalsci.studies.tapt.training import settings as training
-
         section = dict(section)
         return cls(
             lms=tuple(section["lms"]),
@@ -316,25 +315,17 @@ class Training:
         )
 
     def is_zero_shot(self, lm: str) -> bool:
-        from evalsci.studies.tapt.training import settings as training
-
         return training.is_zero_shot(self.section, lm)
 
     def run_settings(self, lm: str, dataset: str) -> dict[str, Any]:
         """Everything one shard of (lm, dataset) needs (training.settings.run_settings)."""
-        from evalsci.studies.tapt.training import settings as training
-
         return training.run_settings(self.section, lm, dataset)
 
     def num_subsamples(self, n: int) -> int:
-        from evalsci.studies.tapt.training import settings as training
-
         return training.num_subsamples(self.section, n)
 
     def model(self, lm: str) -> str:
         """The model (a models-sheet name, hub id or directory) of LM type `lm`."""
-        from evalsci.studies.tapt.training import settings as training
-
         return training.lm_type(self.section, lm)["model"]
 
     def data_files_of(self, dataset: str):
