@@ -519,25 +519,40 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     assert err < 0.1
 
 
-def test_blend_weight_is_the_least_squares_lambda_in_0_1():
-    """blend_weight against a brute-force grid search of the calibration squared error over
-    lambda in [0, 1], per task (column), including tasks whose optimum is clipped at 0 or 1
-    and one where the reference mean equals the assessor's estimate (lambda 1 by convention)."""
-    from evalsci.assess.refset import blend_weight
+def test_stack_weights_are_the_least_squares_convex_weights():
+    """stack_weights against a brute-force search of the calibration squared error over a grid
+    of the simplex (3 components, step 1/1000) and, for 2 components, against the closed-form
+    clipped least-squares lambda (the blend's); a component exact on every calibration model
+    takes all the weight; components equal everywhere tie to the reference mean (first)."""
+    from evalsci.assess.refset import stack_weights
 
     rng = np.random.default_rng(3)
-    t = rng.uniform(0.2, 0.8, (9, 4))
-    a = t + rng.normal(0, 0.05, (9, 4))
-    m = t + rng.normal(0, 0.05, (9, 4))
-    a[:, 1] = t[:, 1]  # assessor exact: lambda 0
-    m[:, 2] = t[:, 2]  # reference mean exact: lambda 1
-    a[:, 3] = m[:, 3]  # the two agree everywhere
-    got = blend_weight(a, m, t)
-    grid = np.linspace(0, 1, 100001)
-    for c in range(3):
-        sse = (((grid[:, None] * m[:, c] + (1 - grid[:, None]) * a[:, c]) - t[:, c]) ** 2).sum(1)
-        assert abs(got[c] - grid[np.argmin(sse)]) <= 1e-5, c
-    assert got[1] == 0.0 and got[2] == 1.0 and got[3] == 1.0
+    k, tasks = 9, 5
+    t = rng.uniform(0.2, 0.8, (k, tasks))
+    comps = t[:, :, None] + rng.normal(0, 0.05, (k, tasks, 3))
+    comps[:, 1, 2] = t[:, 1]  # p-IRT exact: all its weight
+    comps[:, 2, 0] = t[:, 2]  # reference mean exact
+    comps[:, 3, 1] = comps[:, 3, 0]  # assessor = reference mean: a tie
+    comps[:, 3, 2] = comps[:, 3, 0]  # and p-IRT too
+    comps[:, 4, :] += np.array([0.1, -0.1, 0.0])  # an interior optimum on the (0, 1) edge
+    got = stack_weights(comps, t)
+    assert np.allclose(got.sum(axis=1), 1.0) and (got >= 0).all()
+    step = 1000
+    g = np.array([(i, j, step - i - j) for i in range(step + 1) for j in range(step + 1 - i)])
+    g = g / step
+    for c in range(tasks):
+        sse = (((comps[:, c, :] @ g.T) - t[:, c, None]) ** 2).sum(axis=0)
+        mine = ((comps[:, c, :] @ got[c] - t[:, c]) ** 2).sum()
+        assert mine <= sse.min() + 1e-12, c  # never worse than the best grid point
+        assert mine >= sse.min() - 1e-4 * max(sse.min(), 1e-6) - 1e-9, c  # the grid is close
+    assert got[1].tolist() == [0.0, 0.0, 1.0] and got[2].tolist() == [1.0, 0.0, 0.0]
+    assert got[3].tolist() == [1.0, 0.0, 0.0]
+    # two components: lambda = <t - a, m - a> / |m - a|^2 clipped to [0, 1]
+    m, a = comps[:, :, 0], comps[:, :, 1]
+    lam = np.clip(((t - a) * (m - a)).sum(0) / ((m - a) ** 2).sum(0).clip(1e-300), 0, 1)
+    lam[3] = 1.0  # m = a: the tie goes to the reference mean
+    two = stack_weights(comps[:, :, :2], t)
+    np.testing.assert_allclose(two[:, 0], lam, atol=1e-10)
 
 
 def test_training_features_leave_out_every_run_of_the_rows_model():
@@ -559,3 +574,35 @@ def test_training_features_leave_out_every_run_of_the_rows_model():
         assert x[k, -1] == pytest.approx(y[others, i].mean(), abs=1e-12)
         agree = [(y[others, i] == y[others, r]).mean() for r in ref]
         np.testing.assert_allclose(x[k, len(ref) : 2 * len(ref)], agree, atol=1e-12)
+
+
+def test_group_runs_on_inspect_logs(tmp_path, capsys):
+    """--group-runs: each path is one run, and the runs of one model are grouped. inspect-ai's
+    logs of alpha and beta on mc_single plus a second run of alpha (its log again, under another
+    path: mockllm answers the same each run) are 3 runs of 2 models. Without the option the
+    repeated model is an error naming it; with it, predict leaves out whole models, so the 2
+    models leave no calibration model (3 ungrouped runs would have left 3) and the estimate
+    is the reference mean, said."""
+    alpha, beta = sorted(INSPECT.glob("*_mc-single_*.eval"))
+    again = tmp_path / "second_run" / alpha.name
+    again.parent.mkdir()
+    again.write_bytes(alpha.read_bytes())
+    known = [str(alpha), str(beta), str(again)]
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *known, "--n", "4", "--out", str(ref)]) == 2
+    assert "appears twice" in capsys.readouterr().err
+    sel = ["reference", "select", *known, "--n", "4", "--out", str(ref), "--group-runs"]
+    assert main(sel) == 0
+    assert "3 runs of 2 known models" in capsys.readouterr().err
+    args = ["reference", "predict", *known, "--reference", str(ref), "--new",
+            str(REF_FIX / "inspect"), "--group-runs"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr()
+    acc = pd.read_csv(io.StringIO(out.out))
+    assert len(acc) == 1 and acc["model"].iloc[0].endswith(f"[{REF_FIX / 'inspect'}]")
+    assert "0 calibration models are too few" in acc["note"].iloc[0]
+    assert acc["weight_reference_mean"].iloc[0] == 1.0
+    # the estimate: the new model's mean on the reference items (its own logged outcomes)
+    truth = _truth_inspect()
+    items = pd.read_csv(ref, dtype=str)["item"]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.mean([truth[i] for i in items]))

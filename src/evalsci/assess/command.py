@@ -15,14 +15,20 @@ from evalsci.audit.records import EXIT_NOTHING_TO_AUDIT as EXIT_NOTHING
 
 __all__ = ["add_parser"]
 
+GROUP_RUNS = (
+    "each RESULTS path (and each --new path) is one run, so a model may have several (a tidy "
+    "CSV may name its runs in a `run` column instead); predict leaves out every run of a model "
+    "together, in the assessor's features and in the calibration"
+)
 
-def _read(paths, metric, what):
+
+def _read(paths, metric, what, group_runs=False):
     from evalsci.audit.records import NothingToAudit
 
     from .responses import read_responses
 
     try:
-        got = read_responses(paths, metric=metric)
+        got = read_responses(paths, metric=metric, group_runs=group_runs)
     except NothingToAudit as e:
         print(f"evalsci reference: {what}: {e}", file=sys.stderr)
         return None
@@ -39,6 +45,12 @@ def _known_matrix(frame):
         print(
             f"evalsci reference: {m.dropped} items not answered by every known model are left "
             f"out; {m.success.shape[1]} items shared by {len(m.models)} models remain",
+            file=sys.stderr,
+        )
+    if m.groups is not None:
+        print(
+            f"evalsci reference: {len(m.models)} runs of {len(set(m.groups))} known models "
+            "(--group-runs: every run of a model is left out together)",
             file=sys.stderr,
         )
     return m
@@ -64,7 +76,7 @@ def cmd_select(args) -> int:
 
     from .refset import select_reference
 
-    frame = _read(args.results, args.metric, "results")
+    frame = _read(args.results, args.metric, "results", args.group_runs)
     if frame is None:
         return EXIT_NOTHING
     m = _known_matrix(frame)
@@ -76,7 +88,8 @@ def cmd_select(args) -> int:
         ref.to_csv(tmp_csv, index=False, float_format="%.6g")
         tmp_json.write_text(text)
     print(
-        f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} models) "
+        f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} "
+        f"{'runs' if m.groups else 'models'}) "
         f"and {samples} (item ids per task; lm-eval: --samples {samples})",
         file=sys.stderr,
     )
@@ -96,10 +109,10 @@ def cmd_predict(args) -> int:
         raise AuditInputError(f"{args.reference}: cannot read ({e})") from None
     if not {"task", "item"} <= set(ref.columns):
         raise AuditInputError(f"{args.reference}: needs columns task, item")
-    known = _read(args.results, args.metric, "known models' results")
+    known = _read(args.results, args.metric, "known models' results", args.group_runs)
     if known is None:
         return EXIT_NOTHING
-    new = _read(args.new, args.metric, "new models' results")
+    new = _read(args.new, args.metric, "new models' results", args.group_runs)
     if new is None:
         return EXIT_NOTHING
     clash = sorted(set(new["model"]) & set(known["model"]))
@@ -110,10 +123,16 @@ def cmd_predict(args) -> int:
         model: dict(
             zip(zip(g["task"], g["item"], strict=True), g["correct"].astype(int), strict=True)
         )
-        for model, g in new.groupby("model", sort=True)
+        for model, g in new.groupby("run" if args.group_runs else "model", sort=True)
     }
     acc, items = predict_new(
-        m, ref, outcomes, alpha=args.alpha, seed=args.seed, estimator=args.estimator
+        m,
+        ref,
+        outcomes,
+        alpha=args.alpha,
+        seed=args.seed,
+        estimator=args.estimator,
+        groups=m.groups,
     )
     table = items if args.items else acc
     table.to_csv(sys.stdout, index=False)
@@ -158,6 +177,7 @@ def add_parser(sub) -> None:
                    "<stem>.samples.json: item ids per task (lm-eval --samples)")  # fmt: skip
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    s.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     s.set_defaults(func=cmd_select)
     p = verbs.add_parser("predict", help="predict new models' accuracy from the reference items")
     p.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
@@ -170,9 +190,11 @@ def add_parser(sub) -> None:
         "--estimator",
         choices=ESTIMATORS,
         default=DEFAULT_ESTIMATOR,
-        help="blend: lambda x the reference mean + (1 - lambda) x the assessor's estimate, "
-        "lambda from held-out known models (default); assessor: the paper's alone",
+        help="stack (default): the reference mean, the assessor's estimate and p-IRT "
+        "(tinyBenchmarks), convex weights by least squares on held-out known models; blend: "
+        "the first two only; assessor: the paper's alone",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    p.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     p.set_defaults(func=cmd_predict)
