@@ -324,6 +324,13 @@ def _irt_items(y: np.ndarray, seed: int):
     return fit_items(y, IRT_DIMS, seed)
 
 
+# The IRT component's calibration estimates are cross-fitted in this many folds of the
+# calibration models (Breiman's stacking used V-fold cross-validation): one IRT fit per fold,
+# without the fold's models, instead of one per model. A fit takes ~9 CPU-s on 10,000 items x
+# 100 models (benchmarks/reference_speed.py): one per calibration model would cost ~3 min there.
+IRT_FOLDS = 2
+
+
 def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
     """(reference positions, their weights, {new model: its reference outcomes}), checked."""
     key = list(zip(m.items["task"], m.items["item"], strict=True))
@@ -424,6 +431,40 @@ def _irt_estimates(items, z: np.ndarray, ref: np.ndarray, tasks, names) -> np.nd
     return _task_estimates(p, tasks, names)
 
 
+def _calibration(y, ref, w, groups, cal, use_irt, rng, max_rows, seed, layout):
+    """Each calibration group's component estimates (K x tasks x C, `COMPONENTS` order) and
+    true accuracies (K x tasks), from fits without the group: the assessor refitted without
+    it; p-IRT from the IRT fit without its fold (`IRT_FOLDS`)."""
+    tasks, ref_tasks, names = layout
+    names_g, first = np.unique(groups, return_index=True)
+    comps, t_cal = [], []
+    if len(names_g) - 1 >= MIN_MODELS:
+        # the IRT fold of each calibration model: its position in `cal` modulo IRT_FOLDS
+        fold_fit = {}
+        if use_irt:
+            for f in range(min(IRT_FOLDS, len(cal))):
+                out = np.isin(groups, names_g[cal[f::IRT_FOLDS]])
+                fold_fit[f] = _irt_items(y[~out], seed)
+        for pos, c in enumerate(cal):
+            j = first[c]  # the group's first row stands for it
+            keep = np.flatnonzero(groups != groups[j])
+            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
+            p = _predict(fit, y[j, ref], y.shape[1])
+            p[ref] = y[j, ref]
+            row = [
+                _reference_means(y[j, ref], w, ref_tasks, names),
+                _task_estimates(p, tasks, names),
+            ]
+            if use_irt:
+                items = fold_fit[pos % IRT_FOLDS]
+                row.append(_irt_estimates(items, y[j, ref], ref, tasks, names))
+            comps.append(np.stack(row, axis=1))
+            t_cal.append(_task_estimates(y[j].astype(float), tasks, names))
+    n_comp = 3 if use_irt else 2
+    comps = np.array(comps).reshape(len(comps), len(names), n_comp)
+    return comps, np.array(t_cal).reshape(len(comps), len(names))
+
+
 @_serial_blas
 def predict_new(
     m: Matrix,
@@ -462,7 +503,7 @@ def predict_new(
     groups = np.arange(n_models) if groups is None else np.asarray(groups)
     if len(groups) != n_models:
         raise ValueError(f"groups has {len(groups)} entries for {n_models} known models")
-    names_g, first = np.unique(groups, return_index=True)
+    names_g = np.unique(groups)
     cal = np.sort(rng.choice(len(names_g), size=min(max_calibration, len(names_g)), replace=False))
     notes = []
     use_irt = estimator == "stack" and _irt_available()
@@ -472,26 +513,9 @@ def predict_new(
             ": the stack weighs the reference mean and the assessor only"
         )
     # component estimates (COMPONENTS order) and truth of each calibration model: K x tasks
-    comps, t_cal = [], []
-    if len(names_g) - 1 >= MIN_MODELS:
-        for c in cal:
-            j = first[c]  # the group's first row stands for it
-            keep = np.flatnonzero(groups != groups[j])
-            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
-            p = _predict(fit, y[j, ref], y.shape[1])
-            p[ref] = y[j, ref]
-            row = [
-                _reference_means(y[j, ref], w, ref_tasks, names),
-                _task_estimates(p, tasks, names),
-            ]
-            if use_irt:
-                items = _irt_items(y[keep], seed)
-                row.append(_irt_estimates(items, y[j, ref], ref, tasks, names))
-            comps.append(np.stack(row, axis=1))
-            t_cal.append(_task_estimates(y[j].astype(float), tasks, names))
-    n_comp = 3 if use_irt else 2
-    comps = np.array(comps).reshape(len(comps), len(names), n_comp)
-    t_cal = np.array(t_cal).reshape(len(comps), len(names))
+    comps, t_cal = _calibration(
+        y, ref, w, groups, cal, use_irt, rng, max_rows, seed, (tasks, ref_tasks, names)
+    )
     k = len(comps)
     weights, resid, more = _weigh(estimator, comps, t_cal)
     notes += more
@@ -501,14 +525,13 @@ def predict_new(
         notes.append(f"interval [0, 1]: {k} calibration models are too few for level {1 - alpha}")
     note = "; ".join(notes)
     fit = _fit(y, ref, rng, max_rows, groups)
-    items = _irt_items(y, seed) if use_irt else None
     acc_rows, item_rows = [], []
     for model, z in z_new.items():
         p = _predict(fit, z, y.shape[1])
         p[ref] = z
         row = [_reference_means(z, w, ref_tasks, names), _task_estimates(p, tasks, names)]
         if use_irt:
-            row.append(_irt_estimates(items, z, ref, tasks, names))
+            row.append(_irt_estimates(_irt_items(y, seed), z, ref, tasks, names))
         est = (np.stack(row, axis=1) * weights).sum(axis=1)
         for t, e, h, wt in zip(names, est, half, weights, strict=True):
             acc_rows.append(
