@@ -39,7 +39,7 @@ rule all:
         all_targets,
 
 
-# The named targets, one per target of the artefact registry (src/evalsci/artefacts.yaml;
+# The named targets, one per target of the artefact registry (src/evalsci/pipeline/artefacts.yaml;
 # the README's artefact index lists them with their outputs, rules and functions): `snakemake
 # --cores 2 baselines_table1` builds Table 1 of the baselines study. Their files: the outputs
 # the registry lists, or the study's <STUDY>_TARGETS where they depend on its settings.

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from evalsci import workflow
+from evalsci.pipeline import jobs
 
 
 def _writes(d: Path, k: int) -> float:
     t0 = time.perf_counter()
     for i in range(k):
-        with workflow.atomic_path(d / f"new{i}.csv.gz") as tmp:
+        with jobs.atomic_path(d / f"new{i}.csv.gz") as tmp:
             tmp.write_bytes(b"x")
     return (time.perf_counter() - t0) / k
 
@@ -29,7 +29,7 @@ def main(n: int = 10_000, k: int = 500) -> None:
         for i in range(n):
             (d / f"shard{i}.csv.gz").write_bytes(b"x")
         with_sweep = _writes(d, k)
-        with mock.patch.object(workflow, "remove_stale_temps", lambda path: []):
+        with mock.patch.object(jobs, "remove_stale_temps", lambda path: []):
             without = _writes(d, k)
     print(
         f"{n} files in the directory: {with_sweep * 1e3:.3f} ms per atomic write with the "

@@ -68,7 +68,7 @@ def main() -> None:
     full_cfg = resolved()  # config.yaml over the presets and schema defaults, as the workflow
     portable = full_cfg["portable"] and not args.not_portable
 
-    from evalsci.determinism import apply_portable
+    from evalsci.pipeline.determinism import apply_portable
 
     env = dict(os.environ)
     if apply_portable(portable, env) and env != os.environ:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from evalsci.determinism import PORTABLE_ENV, apply_portable  # noqa: E402
+from evalsci.pipeline.determinism import PORTABLE_ENV, apply_portable  # noqa: E402
 
 CHILD = r"""
 import json, os, sys, time

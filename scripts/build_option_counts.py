@@ -6,18 +6,22 @@ or the known least and most options where only those are known.
 EEE aggregates without samples): a histogram gives the exact baselines when n is the whole task;
 otherwise the least and most options bound them (docs/audit.md, "Options per item unknown").
 
-    EVALSCI_MIRROR=/work/shared/released python scripts/build_option_counts.py
+    EVALSCI_MIRROR=/work/shared/released EVALSCI_TRUTHFULQA_MC_TASK=PATH/mc_task.json \
+        python scripts/build_option_counts.py
 
 Histograms: the Open LLM Leaderboard v2 prompts that PredictaBoard released
 (kinds-of-intelligence-cfi/PredictaBoard, `train_and_evaluate_assessors/data/
 open-llm-leaderboard-v2/<task>_prompts.csv`, the commit in the mirror's COMMIT file), options
-counted by `evalsci.audit.choices.item_choices`, as the audit study counts them. Ranges: the
-rows of RANGES below, each with its primary source.
+counted by `evalsci.audit.choices.item_choices`, as the audit study counts them; and
+truthfulqa_mc1's from the TruthfulQA authors' multiple-choice file (TRUTHFULQA below: which
+file, why that version, and where a copy with that sha256 is published). Ranges: the rows of
+RANGES below, each with its primary source.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -52,6 +56,44 @@ RANGES = [
 ]
 
 
+# lm-eval's truthfulqa_mc1 (tasks/truthfulqa/truthfulqa_mc1.yaml: doc_to_choice
+# "{{mc1_targets.choices}}", validation split of the HF dataset truthful_qa, multiple_choice)
+# scores every mc1 answer of each question. The HF loading script builds that split from
+# sylinrl/TruthfulQA at commit 013686a data/mc_task.json, mc1_targets' keys in order; the
+# authors keep that first release as data/v0/mc_task.json since their 10-10-2021 update (their
+# README, "Updates"). The authors' repository could not be fetched here; the same file is
+# vendored whole in SimarBhatiaSB7/TruthX (TRUTHFULQA_COPY). Checked against lm-eval's own
+# output: the 28 documents of samples_truthfulqa_mc2_*.jsonl that
+# haguirrezabalb/ll-hallucination-pipeline b1ab10b docs/qualitative_cases_*truthfulqa*.md
+# lists (doc_id 0-66) have v0's question and mc2 answers at the same doc_id, in order; the
+# current mc_task.json has them elsewhere and with other answers (e.g. doc 5: 8 vs 9).
+TRUTHFULQA_SHA256 = "131e6f4156297bee09b38279e2fa847e4359c200504eca99ea3fab4b2d3a6144"
+TRUTHFULQA_COPY = (
+    "SimarBhatiaSB7/TruthX c59fd4bf117c6742d059ee6f975e4d72d4d171c3 TruthfulQA/data/v0/mc_task.json"
+)
+
+
+def truthfulqa_histogram(path: Path) -> tuple[dict[int, int], str]:
+    """{options: questions} of TruthfulQA's v0 mc_task.json (each question's mc1_targets, one
+    true answer), and the row's source. The file must be the one named, byte for byte."""
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != TRUTHFULQA_SHA256:
+        raise SystemExit(f"{path}: sha256 {digest}, expected {TRUTHFULQA_SHA256}")
+    items = json.loads(data)
+    if any(
+        sorted(q["mc1_targets"].values()) != [0] * (len(q["mc1_targets"]) - 1) + [1] for q in items
+    ):
+        raise SystemExit(f"{path}: an mc1_targets without exactly one true answer")
+    hist = dict(sorted(Counter(len(q["mc1_targets"]) for q in items).items()))
+    source = (
+        f"TruthfulQA v0 data/mc_task.json (Lin et al., 2022; the file HF truthful_qa "
+        f"multiple_choice is built from, sylinrl/TruthfulQA 013686a), {len(items)} questions' "
+        f"mc1_targets counted; copy {TRUTHFULQA_COPY}, sha256 {TRUTHFULQA_SHA256}"
+    )
+    return hist, source
+
+
 def histograms(mirror: Path) -> list[tuple[str, dict, str]]:
     root = mirror / BUNDLE
     commit = (root / "COMMIT").read_text().split()[0]
@@ -79,7 +121,11 @@ def main() -> None:
     w = csv.writer(buf, lineterminator="\n")
     buf.write("# built by scripts/build_option_counts.py; histogram: {options: items}\n")
     w.writerow(["task", "min", "max", "histogram", "source"])
-    for task, hist, source in histograms(mirror):
+    rows = histograms(mirror)
+    rows.append(
+        ("truthfulqa_mc1", *truthfulqa_histogram(Path(os.environ["EVALSCI_TRUTHFULQA_MC_TASK"])))
+    )
+    for task, hist, source in rows:
         w.writerow(
             [task, min(hist), max(hist), json.dumps({str(a): b for a, b in hist.items()}), source]
         )

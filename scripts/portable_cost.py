@@ -2,7 +2,7 @@
 
 Reruns the jobs that make the given outputs in a copy of a finished workdir, alternately with
 `portable=false` and `portable=true` (and, with --pins, with each pin of
-evalsci.determinism.PORTABLE_ENV alone on top of portable=false), and prints each run's CPU
+evalsci.pipeline.determinism.PORTABLE_ENV alone on top of portable=false), and prints each run's CPU
 time from the job's `benchmark:` file and the ratio of the medians against portable=false.
 Alternating the variants within one invocation keeps the ratios fair on a shared machine.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from evalsci.determinism import PORTABLE_ENV  # noqa: E402
+from evalsci.pipeline.determinism import PORTABLE_ENV  # noqa: E402
 
 
 def run_job(

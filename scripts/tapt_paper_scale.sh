@@ -13,7 +13,7 @@
 # RUN_NOTE, if set, is a sentence kept in the record (e.g. that other work shared the cores).
 # Then, from the checkout whose docs you update (rule docs_tables never writes these blocks):
 #
-#   python -m evalsci.doctables --root DIR 'tapt_paper_*'
+#   python -m evalsci.pipeline.doctables --root DIR 'tapt_paper_*'
 #
 # Needs: git, lscpu, GNU time (/usr/bin/time; without it the record has no wall/CPU totals of
 # the whole run, only the jobs' own measurements), the snakemake and python of the project's
@@ -37,7 +37,7 @@ cd "$dir"
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 # every tapt target built from the released data (the artefact registry's `default` build)
 targets=${TARGETS:-$("$python" -c '
-from evalsci.artefacts import artefacts
+from evalsci.pipeline.artefacts import artefacts
 print(" ".join(dict.fromkeys(a.target for a in artefacts("default") if a.study == "tapt")))')}
 config="tapt={scale: $scale}"
 command="$snakemake $targets --cores $cores --config '$config'"

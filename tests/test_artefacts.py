@@ -1,4 +1,4 @@
-"""The artefact registry (src/evalsci/artefacts.yaml) against the Snakefile, the scripts, the
+"""The artefact registry (src/evalsci/pipeline/artefacts.yaml) against the Snakefile, the scripts, the
 package, the README's index and the default DAG."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evalsci import artefacts
+from evalsci.pipeline import artefacts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_script_and_function_exist(a):
 def test_readme_index_is_generated_from_the_registry():
     text = (ROOT / "README.md").read_text()
     assert artefacts.replace_block(text, artefacts.index_markdown()) == text, (
-        "README's artefact index is stale: run python -m evalsci.artefacts --readme README.md"
+        "README's artefact index is stale: run python -m evalsci.pipeline.artefacts --readme README.md"
     )
 
 
@@ -98,7 +98,7 @@ def test_rule_all_builds_every_default_artefact(tmp_path):
 
 def test_report_captions_carry_the_registry_titles():
     """Each caption an entry names starts with the registry's title line (`python -m
-    evalsci.artefacts --captions` writes it), and the workflow's rules use that caption."""
+    evalsci.pipeline.artefacts --captions` writes it), and the workflow's rules use that caption."""
     rules = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
     titles = artefacts.caption_titles()
     assert titles, "no entry names a caption"

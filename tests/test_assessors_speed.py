@@ -72,7 +72,7 @@ def test_torch_pinned_sets_the_flag_without_importing_inductor():
     pytest.importorskip("torch")
     code = """
 import sys, torch
-from evalsci.determinism import torch_pinned
+from evalsci.pipeline.determinism import torch_pinned
 assert not torch.are_deterministic_algorithms_enabled()
 with torch_pinned(1):
     assert torch.are_deterministic_algorithms_enabled()

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from evalsci.audit.readers import lighteval, read_inputs
+from evalsci.audit import audit_inputs
+from evalsci.audit.readers import lighteval, option_counts, read_inputs
+from evalsci.audit.readers.lm_eval_tasks import lookup
 from evalsci.audit.records import AuditInputError
 
 FIX = Path(__file__).parent / "fixtures" / "audit" / "lighteval"
@@ -164,3 +167,116 @@ def test_other_generative_metric_with_choices_names_the_metric(tmp_path):
     assert results == [] and "--metric extractive_match reads it" in s.reason
     (r,), _ = lighteval.read(p, metric="extractive_match")
     assert (r.n, r.correct) == (12, sum(rule("rule-alpha").values()))
+
+
+# lighteval's own built-in truthfulqa:mc, run on all 817 questions (make/run_truthfulqa.py;
+# PROVENANCE.md): its documents list the mc1 then the mc2 answers, and truthfulqa_mc1 is scored
+# over the first specific.len_mc1 of them only
+TQA = FIX / "out_truthfulqa"
+
+
+def _tqa_details() -> list[dict]:
+    import pyarrow.parquet as pq
+
+    (p,) = (TQA / "details" / "rule-alpha").glob("*/details_*.parquet")
+    return pq.read_table(p, columns=["doc", "metric"]).to_pylist()
+
+
+def test_truthfulqa_mc1_is_read_over_the_mc1_answers_only():
+    rows = _tqa_details()
+    mc1 = [r["doc"]["specific"]["len_mc1"] for r in rows]
+    assert any(len(r["doc"]["choices"]) > k for r, k in zip(rows, mc1, strict=True))
+    # make/model.py's rule for these documents: right unless the query's length is 0 mod 3
+    right = [int(len(r["doc"]["query"]) % 3 != 0) for r in rows]
+    assert right == [int(r["metric"]["truthfulqa_mc1"]) for r in rows]
+    (r,), skipped = lighteval.read(results_file("out_truthfulqa", "rule-alpha"))
+    assert (r.task, r.metric, r.n, r.correct) == (
+        "truthfulqa:mc|0",
+        "truthfulqa_mc1",
+        817,
+        sum(right),
+    )
+    assert r.labels == dict(sorted(Counter(mc1).items())) and skipped == []
+    assert r.labels == option_counts.table()["truthfulqa_mc1"].histogram
+    assert r.settings["shots"] == 0
+
+
+def test_truthfulqa_mc_without_details_gets_the_exact_histogram(tmp_path):
+    """The same results file alone: n = 817 back from the stderr, the options from the
+    option-count table's whole-task histogram, so the baselines equal those read from the
+    details (the same labels, n and t)."""
+    src = results_file("out_truthfulqa", "rule-alpha")
+    shutil.copy(src, tmp_path / src.name)
+    (r,), skipped = lighteval.read(tmp_path / src.name)
+    (d,), _ = lighteval.read(src)
+    assert (r.n, r.correct, r.labels, r.options_range, r.derived) == (
+        817,
+        d.correct,
+        d.labels,
+        None,
+        True,
+    )
+    assert "histogram of the whole task" in r.choices_source and skipped == []
+    with_details, _ = audit_inputs([src], t=5)
+    alone, _ = audit_inputs([tmp_path / src.name], t=5)
+    for col in ("standard", "max_baseline", "p_standard", "p_max"):
+        assert alone[col].iloc[0] == pytest.approx(with_details[col].iloc[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("details", [True, False])
+def test_truthfulqa_mc2_is_no_accuracy(tmp_path, details):
+    src = results_file("out_truthfulqa", "rule-alpha")
+    if not details:
+        shutil.copy(src, tmp_path / src.name)
+        src = tmp_path / src.name
+    results, (s,) = lighteval.read(src, metric="truthfulqa_mc2")
+    assert results == []
+    assert ("other than 0/1" if details else "probability mass") in s.reason
+
+
+# Task keys as lighteval wrote them: the details files committed in huggingface/lighteval's
+# tests/reference_details/SmolLM2-1.7B-Instruct-transformers/ (file names only; the files are
+# Git LFS pointers), at 31433cc9^ (2025-10-17 run, lighteval before "remove suites") and at
+# 3fd15266 (2025-11-05 run), and this project's own fixtures.
+@pytest.mark.parametrize(
+    "key, metric, name",
+    [
+        ("lighteval|arc:challenge|25", "acc", "arc_challenge"),
+        ("lighteval|hellaswag|10", "acc_norm", "hellaswag"),
+        ("lighteval|mmlu:college_chemistry|5", "acc", "mmlu_college_chemistry"),
+        ("lighteval|truthfulqa:mc|0", "truthfulqa_mc1", "truthfulqa_mc1"),
+        ("arc:challenge|25", "acc", "arc_challenge"),
+        ("hellaswag|10", "acc_norm", "hellaswag"),
+        ("mmlu:us_foreign_policy|5", "acc", "mmlu_us_foreign_policy"),
+        ("truthfulqa:mc|0", "truthfulqa_mc1", "truthfulqa_mc1"),
+        ("truthfulqa:mc|0", "truthfulqa_mc2", None),
+        ("arith12|0", "acc", "arith12"),
+    ],
+)
+def test_lighteval_task_keys_map_to_lm_eval_names(key, metric, name):
+    assert lighteval.lm_eval_name(key, metric) == name
+    if name not in (None, "arith12"):
+        known = lookup(name)
+        assert known is not None and known.output_type == "multiple_choice"
+        assert known.options is not None or name in option_counts.table()
+
+
+def test_split_key_takes_suite_name_and_shots():
+    assert lighteval.split_key("lighteval|arc:challenge|25|0") == ("lighteval", "arc:challenge", 25)
+    assert lighteval.split_key("lighteval|arc:challenge|25") == ("lighteval", "arc:challenge", 25)
+    assert lighteval.split_key("arc:challenge|25") == (None, "arc:challenge", 25)
+    assert lighteval.split_key("arith12") == (None, "arith12", None)
+
+
+def test_old_truthfulqa_mc_metrics_pick_mc1():
+    """Files without metric categories (the Open LLM Leaderboard v1's
+    `harness|truthfulqa:mc|0`: mc1, mc2 and their stderrs): mc1 is the accuracy read, and it
+    names lm-eval's truthfulqa_mc1; mc2 is never picked by default."""
+    entry = {"mc1": 0.29, "mc1_stderr": 0.016, "mc2": 0.43, "mc2_stderr": 0.014}
+    assert lighteval._pick_metric(entry, [], None) == "mc1"
+    assert lighteval.lm_eval_name("harness|truthfulqa:mc|0", "mc1") == "truthfulqa_mc1"
+    assert lighteval.lm_eval_name("harness|truthfulqa:mc|0", "mc2") is None
+    assert lighteval.lm_eval_name("harness|hendrycksTest-anatomy|5", "acc") == (
+        "hendrycksTest-anatomy"
+    )
+    assert lookup("hendrycksTest-anatomy").task == "mmlu_anatomy"

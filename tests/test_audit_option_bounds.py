@@ -25,6 +25,15 @@ REPO = Path(__file__).resolve().parents[1]
 LEADERBOARD = REPO / "tests" / "fixtures" / "audit" / "lm_eval" / "published" / "leaderboard"
 
 
+def _build_script():
+    spec = importlib.util.spec_from_file_location(
+        "build_option_counts", REPO / "scripts" / "build_option_counts.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    return build
+
+
 def count_distribution(options: tuple[int, ...]) -> list[Fraction]:
     dist = [Fraction(1)]
     for k in options:
@@ -103,12 +112,7 @@ def test_a_whole_task_gets_its_exact_histogram():
     reason="needs the released PredictaBoard prompts (EVALSCI_MIRROR) to rebuild the table",
 )
 def test_table_is_what_the_released_prompts_give():
-    spec = importlib.util.spec_from_file_location(
-        "build_option_counts", REPO / "scripts" / "build_option_counts.py"
-    )
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    rebuilt = build.histograms(Path(os.environ["EVALSCI_MIRROR"]))
+    rebuilt = _build_script().histograms(Path(os.environ["EVALSCI_MIRROR"]))
     shipped = table()
     assert len(rebuilt) == 27
     for task, hist, source in rebuilt:
@@ -147,3 +151,62 @@ def test_arc_without_samples_gets_bounds_and_a_conservative_below_chance_test():
     assert challenge["accuracy"] < 0.2 and challenge["p_below"] > 0.05
     assert binom.cdf(round(challenge["accuracy"] * 1172), 1172, 1 / 3) < 1e-10
     assert challenge["verdict"] == "not_above_chance"
+
+
+TRUTHFULQA_V0 = os.environ.get("EVALSCI_TRUTHFULQA_MC_TASK")
+
+
+@pytest.mark.skipif(
+    not (TRUTHFULQA_V0 and Path(TRUTHFULQA_V0).is_file()),
+    reason="needs TruthfulQA's v0 data/mc_task.json (EVALSCI_TRUTHFULQA_MC_TASK; where a copy "
+    "with the pinned sha256 is published: scripts/build_option_counts.py) to rebuild the row",
+)
+def test_truthfulqa_mc1_row_is_what_the_authors_file_gives():
+    hist, source = _build_script().truthfulqa_histogram(Path(TRUTHFULQA_V0))
+    row = table()["truthfulqa_mc1"]
+    assert row.histogram == hist and row.source == source
+    assert (row.least, row.most, sum(hist.values())) == (min(hist), max(hist), 817)
+
+
+def _exact_expected_max(hist: dict[int, int], t: int) -> Fraction:
+    """E[max of t guessers' counts] / n in exact integers: each option count's binomial as
+    numerators over k^m, convolved, then E[max] = sum_c (1 - F(c-1)^t)."""
+    from math import comb
+
+    num, den = [1], 1
+    for k, m in hist.items():
+        group = [comb(m, c) * (k - 1) ** (m - c) for c in range(m + 1)]
+        num = [
+            sum(num[i] * group[c - i] for i in range(max(0, c - m), min(c, len(num) - 1) + 1))
+            for c in range(len(num) + m)
+        ]
+        den *= k**m
+    n = len(num) - 1
+    cdf, total, below = 0, 0, []
+    for q in num:
+        cdf += q
+        below.append(cdf)
+    dt = den**t
+    total = sum(dt - below[c - 1] ** t for c in range(1, n + 1))
+    return Fraction(total, n * dt)
+
+
+def test_truthfulqa_mc1_whole_task_gets_exact_baselines():
+    """lm-eval's truthfulqa_mc1 without samples: on all 817 questions the histogram gives the
+    exact baselines (checked in exact integers, nothing shared with evalsci.maxrandom), inside
+    the 2-to-13-option bounds; a --limit run or a subset gets the bounds."""
+    from evalsci.maxrandom import max_random_baseline, standard_baseline
+
+    hist = {2: 43, 3: 90, 4: 219, 5: 192, 6: 135, 7: 65, 8: 36, 9: 17, 10: 9, 11: 7, 12: 3, 13: 1}
+    got = options_for("truthfulqa_mc1", 817, limited=False)
+    assert got["labels"] == hist and got["options_range"] is None
+    assert "TruthfulQA v0" in got["choices_source"] and "sha256 131e6f41" in got["choices_source"]
+    mean_chance = sum(Fraction(m, k) for k, m in hist.items()) / 817
+    assert standard_baseline(817, hist) == pytest.approx(float(mean_chance), rel=1e-14)
+    for t in (1, 10, 200):
+        exact = float(_exact_expected_max(hist, t))
+        assert max_random_baseline(817, hist, t) == pytest.approx(exact, rel=1e-12)
+        _, _, m_lo, m_hi = bounds(817, 2, 13, t)
+        assert m_lo < exact < m_hi
+    assert options_for("truthfulqa_mc1", 817, limited=True)["options_range"] == (2, 13)
+    assert options_for("truthfulqa_mc1", 100, limited=False)["options_range"] == (2, 13)

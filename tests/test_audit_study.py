@@ -172,7 +172,7 @@ def test_out_of_scope_lists_free_text_tasks(built):
 
 
 def test_docs_findings_match_the_results(built):
-    from evalsci import doctables
+    from evalsci.pipeline import doctables
 
     b = doctables.blocks()["audit_findings"]
     root = built.parents[1]  # the workdir

@@ -156,7 +156,7 @@ def test_figures_are_written(built):
 def test_docs_table_is_what_the_results_give(built):
     """docs/baselines.md's generated block equals its rendering from this real run (rule
     docs_tables would write the same): the doc is stale otherwise."""
-    from evalsci import doctables
+    from evalsci.pipeline import doctables
 
     from conftest import REPO
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from evalsci.configfiles import ConfigFileError, StrictLoader, load_config_file
+from evalsci.pipeline.configfiles import ConfigFileError, StrictLoader, load_config_file
 
 from conftest import REPO, snakemake
 
@@ -52,7 +52,7 @@ def test_cli_boolean_spellings_are_accepted(tmp_path, mirror, value):
 
 
 def test_coerce_cli_booleans_is_recursive_and_leaves_other_strings():
-    from evalsci.workflow import coerce_cli_booleans
+    from evalsci.pipeline.jobs import coerce_cli_booleans
 
     cfg = {"a": "false", "b": {"c": "TRUE", "d": "maybe"}, "e": ["true", 1]}
     assert coerce_cli_booleans(cfg) == {"a": False, "b": {"c": True, "d": "maybe"}, "e": [True, 1]}
@@ -203,7 +203,7 @@ def test_nested_cli_numbers_are_numbers(tmp_path, mirror):
 
 
 def test_coerce_cli_numbers_touches_only_command_line_paths():
-    from evalsci.workflow import coerce_cli_numbers
+    from evalsci.pipeline.jobs import coerce_cli_numbers
 
     cli = {"b": {"prompts": "2", "shots": ["1", "4"], "name": "x1"}, "c": "7"}
     cfg = {"a": "4", "b": {"prompts": "2", "shots": ["1", "4"], "name": "x1", "k": "3"}, "c": "7"}

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from evalsci.configcheck import LLM_NAME_PATTERN, ROOT, SCHEMAS, ConfigError
-from evalsci.configfiles import load_config_file
+from evalsci.pipeline.configfiles import load_config_file
 from evalsci.settings import merge, resolve
 
 from conftest import snakemake

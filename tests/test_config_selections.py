@@ -105,7 +105,7 @@ ASSESSOR_TYPOS = {
 def test_an_assessors_name_typo_is_named_before_any_job(tmp_path, what):
     """An LLM or dataset of a released evals-logs collection that the bundle lacks failed in
     the collection's first job; the pinned manifest names them at parse time."""
-    from evalsci.configfiles import load_config_file
+    from evalsci.pipeline.configfiles import load_config_file
     from evalsci.settings import ROOT, merge, resolve
     from evalsci.studies.assessors.names import check_released_names
     from evalsci.studies.assessors.settings import AssessorsSettings

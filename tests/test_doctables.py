@@ -1,11 +1,11 @@
-"""Generated doc tables (evalsci.doctables, rule docs_tables): every block has its place in its
+"""Generated doc tables (evalsci.pipeline.doctables, rule docs_tables): every block has its place in its
 doc, and a doc's block is what the result files give."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalsci import doctables
+from evalsci.pipeline import doctables
 from evalsci.studies.assessors import doc_blocks as assessors_doc_blocks
 
 from conftest import REPO
@@ -41,13 +41,13 @@ def test_write_replaces_only_the_block_and_names_missing_markers(tmp_path):
     doc = tmp_path / "docs" / "x.md"
     doc.parent.mkdir()
     doc.write_text("intro\n<!-- generated:t:start -->\nold\n<!-- generated:t:end -->\nrest\n")
-    b = doctables.Block("t", "docs/x.md", (), lambda paths: "")
+    b = doctables.Block("t", "docs/x.md", {}, lambda paths: "")
     assert doctables.write(b, "| a |\n", tmp_path)
     assert doc.read_text() == (
         "intro\n<!-- generated:t:start -->\n| a |\n<!-- generated:t:end -->\nrest\n"
     )
     assert not doctables.write(b, "| a |\n", tmp_path)  # unchanged: not rewritten
-    other = doctables.Block("u", "docs/x.md", (), lambda paths: "")
+    other = doctables.Block("u", "docs/x.md", {}, lambda paths: "")
     with pytest.raises(ValueError, match="markers of doc block 'u'"):
         doctables.current(other, tmp_path)
 
@@ -293,10 +293,28 @@ def test_block_function_is_its_studys_and_imports(name):
     assert callable(b.renderer())
 
 
-def test_audit_block_reads_the_files_the_registry_lists():
+def test_the_audit_blocks_show_the_commands_of_the_files_they_read():
     from evalsci.audit import doc_blocks
 
-    assert BLOCKS["audit_findings"].inputs == tuple(doc_blocks.INPUTS)
+    pythia = dict(zip(("zero_shot", "five_shot"), doc_blocks.FILES, strict=True))
+    for name in ("audit_worked_example", "audit_verdicts", "audit_quickstart"):
+        inputs = dict(BLOCKS[name].inputs)
+        assert inputs.pop("helm_run_spec", f"{doc_blocks.HELM_RUN}/run_spec.json") == (
+            f"{doc_blocks.HELM_RUN}/run_spec.json"
+        )
+        assert inputs.items() <= pythia.items(), name
+
+
+def test_a_block_names_its_inputs():
+    """Each input has a name (its function looks it up by name; the file is spelled once,
+    in doc_blocks.yaml): a list of files is refused, naming the entry."""
+    from evalsci.pipeline import doctables as d
+
+    entry = {"name": "x", "doc": "docs/x.md", "inputs": ["results/x.csv"], "render": "m.f"}
+    with pytest.raises(ValueError, match=r"entry 1 \(x\): 'inputs' is a mapping"):
+        d._parse({"blocks": [entry]})
+    entry["inputs"] = {"x": "results/x.csv"}
+    assert d._parse({"blocks": [entry]})[0].files == ("results/x.csv",)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, b in BLOCKS.items() if b.record))

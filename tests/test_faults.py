@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from evalsci.runlocks import LOCKS, RUNS
+from evalsci.pipeline.runlocks import LOCKS, RUNS
 
 from conftest import REPO
 
@@ -47,7 +47,7 @@ rule slow:
         import time
         from pathlib import Path
 
-        from evalsci.workflow import atomic_path
+        from evalsci.pipeline.jobs import atomic_path
 
         def pause(stage):  # tell the test where the write is, wait for `go`
             if stage == params.stage:

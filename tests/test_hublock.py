@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalsci import hublock
+from evalsci.pipeline import hublock
 
 from conftest import REPO
 
@@ -69,7 +69,7 @@ def test_a_hub_model_loads_the_commit_locked_at_its_first_load(hub, caplog):
 
     first, write1 = _tiny(seed=1)
     _publish(hub, "models--org--tiny", SHA1, write1)
-    with caplog.at_level(logging.INFO, logger="evalsci.hublock"):
+    with caplog.at_level(logging.INFO, logger="evalsci.pipeline.hublock"):
         model, _ = load_model({"hub": "org/tiny"}, device="cpu")
     assert _same(model, first)
     assert hublock.read_lock()["model"] == {"org/tiny": SHA1}
@@ -79,7 +79,7 @@ def test_a_hub_model_loads_the_commit_locked_at_its_first_load(hub, caplog):
     _publish(hub, "models--org--tiny", SHA2, write2)
     assert not _same(moved, first)
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="evalsci.hublock"):
+    with caplog.at_level(logging.INFO, logger="evalsci.pipeline.hublock"):
         model, _ = load_model({"hub": "org/tiny"}, device="cpu")
     assert _same(model, first)
     assert f"hub model org/tiny at commit {SHA1} (locked" in caplog.text

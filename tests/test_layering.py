@@ -1,8 +1,11 @@
 """Imports flow one way: `evalsci.studies.<study>` -> (maxrandom, data, lm, stats, plots, ...),
 never back. No module of the package outside `src/evalsci/studies/` imports a study, neither
-by an import statement nor by importlib with a literal name (README, Layout). Registries that
-name a study's function (artefacts.yaml, doc_blocks.yaml) are data; the code that reads them
-imports a registered name only when it is used."""
+by an import statement nor by importlib with a literal name (README, Layout). The workflow
+machinery (`evalsci.pipeline`) sits below the science: every layer may use it (atomic writes,
+the hub lock, portable arithmetic), and it imports nothing of the package but itself,
+`paths` (the shapes of the workflow's files) and `runrecord`. Its registries that name a study's function (pipeline/artefacts.yaml,
+pipeline/doc_blocks.yaml) are data; the code that reads them imports a registered name only
+when it is used."""
 
 from __future__ import annotations
 
@@ -58,6 +61,20 @@ def test_no_module_outside_studies_imports_a_study():
         if name == "evalsci.studies" or name.startswith("evalsci.studies.")
     ]
     assert not bad, "upward imports into evalsci.studies:\n" + "\n".join(bad)
+
+
+def test_the_workflow_machinery_imports_no_science():
+    allowed = ("evalsci", "evalsci.paths", "evalsci.runrecord")
+    bad = [
+        f"{p.relative_to(SRC.parent)}:{line}: {name}"
+        for p in sorted((SRC / "pipeline").rglob("*.py"))
+        for line, name in _imports(p)
+        if name.startswith("evalsci")
+        and name not in allowed
+        and name != "evalsci.pipeline"
+        and not name.startswith("evalsci.pipeline.")
+    ]
+    assert not bad, "evalsci.pipeline imports the science:\n" + "\n".join(bad)
 
 
 def test_the_check_sees_every_kind_of_import(tmp_path, monkeypatch):

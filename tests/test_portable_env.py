@@ -1,5 +1,5 @@
 """Config `portable` (default true): the kernel pins reach every job, set before any library
-loads (evalsci.determinism.apply_portable). tests/test_portable_qemu.py checks their effect."""
+loads (evalsci.pipeline.determinism.apply_portable). tests/test_portable_qemu.py checks their effect."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from evalsci.determinism import PORTABLE_ENV, apply_portable
+from evalsci.pipeline.determinism import PORTABLE_ENV, apply_portable
 
 from conftest import REPO
 

@@ -2,7 +2,7 @@
 byte-identical result files natively (this CPU: AVX-512 on the project machines) and with its
 jobs on two emulated CPUs, Nehalem (SSE4.2, no AVX) and Haswell (AVX2 + FMA), through Debian's
 qemu-user (tests/emulated_cpu.py). Under each CPU, torch, oneDNN, MKL, OpenBLAS, numpy, numba and
-glibc pick that CPU's kernels unless pinned (evalsci.determinism.PORTABLE_ENV).
+glibc pick that CPU's kernels unless pinned (evalsci.pipeline.determinism.PORTABLE_ENV).
 
 Marker `qemu` (README "Test"). Without qemu-x86_64 these tests skip, saying so; CI installs
 qemu-user and sets EVALSCI_REQUIRE_QEMU=1, which turns the skip into a failure.
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalsci.determinism import apply_portable
+from evalsci.pipeline.determinism import apply_portable
 
 from conftest import snakemake
 from emulated_cpu import CPUS, emulated_python, qemu_path
@@ -214,7 +214,7 @@ def test_results_are_byte_identical_on_emulated_cpus(study, cpu, study_runs):
 
 
 def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
-    """Why the embedding job blocks bitsandbytes (evalsci.determinism.block_bitsandbytes):
+    """Why the embedding job blocks bitsandbytes (evalsci.pipeline.determinism.block_bitsandbytes):
     importing it (a dependency for 4-bit models on CUDA) loads its CPU library, which executes
     AVX instructions at once, and sentence-transformers imports it through transformers and
     peft. When a bitsandbytes release stops doing so, this fails: then the block can go."""
@@ -227,7 +227,7 @@ def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
     proc = subprocess.run([str(python), "-c", "import bitsandbytes"], capture_output=True, env=env)
     assert proc.returncode == -signal.SIGILL or proc.returncode == 128 + signal.SIGILL, proc.stderr
     blocked = (
-        "from evalsci.determinism import block_bitsandbytes; block_bitsandbytes(); "
+        "from evalsci.pipeline.determinism import block_bitsandbytes; block_bitsandbytes(); "
         "import sentence_transformers, peft.helpers; print(peft.helpers.bnb)"
     )
     proc = subprocess.run([str(python), "-c", blocked], capture_output=True, text=True, env=env)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from evalsci.data import released
-from evalsci.runlocks import LOCKS, RUNS, check_runs
+from evalsci.pipeline.runlocks import LOCKS, RUNS, check_runs
 
 from conftest import REPO
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalsci.configfiles import load_config_file
 from evalsci.data import released
+from evalsci.pipeline.configfiles import load_config_file
 from evalsci.settings import ROOT, merge, resolve
 from evalsci.studies.assessors.names import _datasets, check_released_names
 from evalsci.studies.assessors.settings import Collection

@@ -172,7 +172,7 @@ def test_the_report_renders_in_a_browser(report, browser, tmp_path):
     shot = tmp_path / "report-front.png"
     browser.screenshot(shot)
     print(f"\nreport screenshot: {shot}")
-    # the front page lists the hub commits (evalsci.hublock; none: this run loaded none)
+    # the front page lists the hub commits (evalsci.pipeline.hublock; none: this run loaded none)
     front = re.sub(r"\s+", " ", browser.js("document.body.innerText"))
     assert "Hub commits (models and datasets loaded from the Hugging Face hub" in front
     figures = browser.js(

@@ -1,4 +1,4 @@
-"""The one adapter (workflow/scripts/call.py, evalsci.workflow.call): every rule that runs it
+"""The one adapter (workflow/scripts/call.py, evalsci.pipeline.jobs.call): every rule that runs it
 names a function of the package whose parameters are the rule's names, has that function's
 module as its input `code` (so that editing the module reruns the rule), and the registry names
 the same function for the artefacts the rule makes (issue 33)."""
@@ -11,8 +11,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from evalsci import artefacts
-from evalsci.workflow import CODE, FUNCTION, THREADS, call, module_of, rule_function, rule_names
+from evalsci.pipeline import artefacts
+from evalsci.pipeline.jobs import (
+    CODE,
+    FUNCTION,
+    THREADS,
+    call,
+    module_of,
+    rule_function,
+    rule_names,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / artefacts.ADAPTER

@@ -18,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from evalsci.runlocks import LOCKS, RUNS, Run, _restore, check_runs
+from evalsci.pipeline.runlocks import LOCKS, RUNS, Run, _restore, check_runs
 
 from conftest import REPO
 

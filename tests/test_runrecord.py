@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalsci import doctables, runrecord
+from evalsci import runrecord
+from evalsci.pipeline import doctables
 
 from conftest import REPO
 

@@ -24,7 +24,7 @@ def test_simulated_design_is_the_papers():
 
 
 # The recovery fit runs in a process of its own under portable arithmetic
-# (evalsci.determinism.apply_portable): PyTensor then compiles for x86-64-v2 and numpy, OpenBLAS
+# (evalsci.pipeline.determinism.apply_portable): PyTensor then compiles for x86-64-v2 and numpy, OpenBLAS
 # and libm take their baseline kernels, so the draws are the same on every CPU and whatever ran
 # earlier in this process. Natively (-march=native) one chain of the non-null fit diverged once
 # on an AMD EPYC with AVX-512 VP2INTERSECT (2026-11-27) and not on the earlier one: a test of
@@ -60,7 +60,7 @@ def test_recovers_null_and_nonnull_beta():
 
     import pandas as pd
 
-    from evalsci.determinism import apply_portable
+    from evalsci.pipeline.determinism import apply_portable
 
     env = dict(os.environ)
     apply_portable(True, env)

@@ -32,7 +32,7 @@ def test_table1_target(shared_workdir, mirror):
 @pytest.mark.workflow
 def test_docs_table_is_what_the_results_give(shared_workdir, mirror):
     """docs/tapt.md's Table 1 / Section 7 block equals its rendering from a real run."""
-    from evalsci import doctables
+    from evalsci.pipeline import doctables
 
     from conftest import REPO
 

@@ -15,7 +15,7 @@ PROBE = """
 import json, os, sys
 import numpy, torch  # loaded before the cap, as when a script imports its step module first
 from threadpoolctl import threadpool_info
-from evalsci.workflow import THREAD_VARIABLES, logged
+from evalsci.pipeline.jobs import THREAD_VARIABLES, logged
 
 class Job:  # the parts of Snakemake's `snakemake` object that `logged` reads
     threads = int(sys.argv[1])

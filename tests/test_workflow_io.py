@@ -1,4 +1,4 @@
-"""evalsci.workflow.atomic_path: files land whole, with the permissions the umask allows."""
+"""evalsci.pipeline.jobs.atomic_path: files land whole, with the permissions the umask allows."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from evalsci.workflow import atomic_path
+from evalsci.pipeline.jobs import atomic_path
 
 
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])

@@ -286,7 +286,7 @@ def cmd_verify(args) -> None:
 def cmd_check_config(args) -> None:
     import yaml
 
-    from evalsci.configfiles import load_config_file
+    from evalsci.pipeline.configfiles import load_config_file
     from evalsci.settings import merge, resolve
 
     root = Path(args.root)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from evalsci.configfiles import ConfigFileError, StrictLoader, load_config_file
+from evalsci.pipeline.configfiles import ConfigFileError, StrictLoader, load_config_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = Path("workflow") / "schemas"

@@ -7,6 +7,12 @@ functions for the studies that have no plan yet. Pure functions of their argumen
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import NamedTuple
+
+RESULTS = "results"
+LOGS = "logs"
 RELEASED = "resources/released"
 MAXRANDOM_FILES = ("requests", "baselines", "distributions")
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
@@ -19,29 +25,48 @@ def released(bundle: str, path: str = "") -> str:
     return f"{base}/{path}" if path else base
 
 
+def result(study: str, path: str) -> str:
+    """A file (or pattern) under a study's results directory."""
+    return f"{RESULTS}/{study}/{path}"
+
+
 def maxrandom(study: str, name: str = "baselines") -> str:
     """A study's exchange with the shared `maxrandom` rule: `requests` (what the study asks),
     `baselines` and `distributions` (the rule's answers)."""
     if name not in MAXRANDOM_FILES:
         raise ValueError(f"maxrandom files are {', '.join(MAXRANDOM_FILES)}; not {name!r}")
-    return f"results/{study}/maxrandom/{name}.csv"
+    return result(study, f"maxrandom/{name}.csv")
 
 
 def table(study: str, name: str) -> tuple[str, ...]:
-    """A paper table: CSV (machine-readable), Markdown (README) and LaTeX (paper)."""
-    return tuple(f"results/{study}/tables/{name}{s}" for s in TABLE_SUFFIXES)
+    """A paper table: CSV (machine-readable), Markdown (README) and LaTeX (paper). `study` may
+    be a study's subdirectory ("assessors/{collection}")."""
+    return tuple(result(study, f"tables/{name}{s}") for s in TABLE_SUFFIXES)
 
 
 def figure(study: str, name: str) -> tuple[str, ...]:
-    """A paper figure: matplotlib PDF + PNG."""
-    return tuple(f"results/{study}/figures/{name}{s}" for s in FIGURE_SUFFIXES)
+    """A paper figure: matplotlib PDF + PNG (`study` as in `table`)."""
+    return tuple(result(study, f"figures/{name}{s}") for s in FIGURE_SUFFIXES)
 
 
 def log(study: str, name: str) -> str:
     """A rule's log file."""
-    return f"logs/{study}/{name}.log"
+    return f"{LOGS}/{study}/{name}.log"
 
 
 def benchmark(study: str, name: str) -> str:
     """A rule's benchmark file (time and memory of its job)."""
-    return f"logs/{study}/{name}.benchmark.tsv"
+    return f"{LOGS}/{study}/{name}.benchmark.tsv"
+
+
+class Logs(NamedTuple):
+    """A study's log and benchmark namers, bound to the study once."""
+
+    log: Callable[[str], str]
+    benchmark: Callable[[str], str]
+
+
+def logs(study: str) -> Logs:
+    """`log, benchmark = paths.logs(STUDY)` in a study's plan: `log(name)` is the log file of
+    its rule's job `name`, `benchmark(name)` its benchmark file."""
+    return Logs(partial(log, study), partial(benchmark, study))

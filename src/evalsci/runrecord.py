@@ -1,5 +1,5 @@
 """The record of one workflow run: which commit, command, machine and time made a set of result
-files. Doc blocks rendered from such a run (the tapt paper-scale blocks; evalsci.doctables,
+files. Doc blocks rendered from such a run (the tapt paper-scale blocks; evalsci.pipeline.doctables,
 registry key `record`) print it above their table, so a reader sees which run they came from.
 
 `scripts/tapt_paper_scale.sh DIR` runs the workflow in DIR and leaves there
@@ -197,7 +197,7 @@ def record(
 
 
 def write(rec: dict, out: str | Path) -> None:
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     with atomic_path(out) as tmp:
         tmp.write_text(yaml.safe_dump(rec, sort_keys=False, allow_unicode=True))

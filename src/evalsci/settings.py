@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from evalsci.configcheck import ConfigError, check_config, origin
-from evalsci.configfiles import load_config_file
+from evalsci.pipeline.configfiles import load_config_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALES = ("demo", "default", "paper")

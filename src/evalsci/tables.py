@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalsci.workflow import atomic_path
+from evalsci.pipeline.jobs import atomic_path
 
 
 def write_table(

@@ -78,7 +78,7 @@ def assessors_lomo_source(wildcards):
 
 
 # The files of the study's named targets, which depend on its settings: the Snakefile makes one
-# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+# rule per target of the artefact registry (src/evalsci/pipeline/artefacts.yaml) from these.
 ASSESSORS_TARGETS = {
     "assessors_figure2": [
         ASSESSORS_PLAN.collections(ASSESSORS_PLAN.figure2),

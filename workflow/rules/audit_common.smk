@@ -29,7 +29,7 @@ def audit_scope(wildcards):
 
 
 # The files of the study's named targets, per source: the Snakefile makes one rule per target
-# of the artefact registry (src/evalsci/artefacts.yaml) from these.
+# of the artefact registry (src/evalsci/pipeline/artefacts.yaml) from these.
 AUDIT_TARGETS = {
     "audit_open_llm_leaderboard": [
         audit_of(AUDIT_PLAN.table, AUDIT_LEADERBOARD),

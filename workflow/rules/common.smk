@@ -6,9 +6,9 @@
 import os
 from pathlib import Path
 
-from evalsci import artefacts as _artefacts
 from evalsci import paths
 from evalsci.data.released import BUNDLES, MIRROR_ENV
+from evalsci.pipeline import artefacts as _artefacts
 from evalsci.settings import recomputes
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")
@@ -91,7 +91,7 @@ def code(module):
 
 
 def artefact_targets():
-    """{target: its files} of every target of the artefact registry (src/evalsci/artefacts.yaml),
+    """{target: its files} of every target of the artefact registry (src/evalsci/pipeline/artefacts.yaml),
     in its order: the study's <STUDY>_TARGETS entry where the files depend on its settings,
     else the outputs the registry lists for the target (those of its default-build entries
     when it has any: baselines_table1 is Table 1, not also the recompute's input to it)."""

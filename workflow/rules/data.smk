@@ -10,7 +10,7 @@ from evalsci.data.released import check_mirror, verify_fetched_bundles
 # A mirror that is set but missing (a typo, an unmounted disk) is named here too, not by the
 # first fetch job.
 if workflow.exec_mode == ExecMode.DEFAULT:
-    verify_fetched_bundles("resources/released")
+    verify_fetched_bundles(paths.RELEASED)
     if mirror_dir():
         check_mirror(mirror_dir())
 
@@ -26,9 +26,9 @@ rule released_bundle:
     output:
         directory=directory(paths.released("{bundle}")),
     log:
-        "logs/data/released_{bundle}.log",
+        paths.log("data", "released_{bundle}"),
     benchmark:
-        "logs/data/released_{bundle}.benchmark.tsv"
+        paths.benchmark("data", "released_{bundle}")
     conda:
         ENV["core"]
     params:

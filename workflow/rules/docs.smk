@@ -1,6 +1,6 @@
 # Generated tables in docs/ (showyourwork's rule): `snakemake --cores 2 docs_tables` renders
-# the blocks registered in evalsci.doctables from the results and writes each into its doc.
-from evalsci.doctables import blocks as _doc_blocks, buildable as _doc_buildable
+# the blocks registered in evalsci.pipeline.doctables from the results and writes each into its doc.
+from evalsci.pipeline.doctables import blocks as _doc_blocks, buildable as _doc_buildable
 
 # Blocks whose result files this configuration makes (enabled studies and collections).
 DOC_BLOCKS = _doc_buildable(
@@ -13,12 +13,12 @@ DOC_BLOCKS = _doc_buildable(
 rule docs_tables:
     """The "ours vs the paper" tables of docs/*.md, from result files and reference.yaml."""
     input:
-        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].inputs}),  # the blocks' results
-        code=code("evalsci.doctables"),
+        sorted({i for n in DOC_BLOCKS for i in _doc_blocks()[n].files}),  # the blocks' results
+        code=code("evalsci.pipeline.doctables"),
     output:
-        tables="results/docs/tables.md",
+        tables=paths.result("docs", "tables.md"),
     log:
-        "logs/docs/tables.log",
+        paths.log("docs", "tables"),
     localrule: True
     conda:
         ENV["core"]

@@ -13,9 +13,9 @@ rule lm_convert_smollm2:
     output:
         checkpoint=directory(LM_SMOLLM2.get("checkpoint", "resources/models/SmolLM2-135M-Instruct")),
     log:
-        "logs/lm/convert_smollm2.log",
+        paths.log("lm", "convert_smollm2"),
     benchmark:
-        "logs/lm/convert_smollm2.benchmark.tsv"
+        paths.benchmark("lm", "convert_smollm2")
     conda:
         ENV["lm"]
     params:

@@ -12,9 +12,9 @@ rule maxrandom:
         baselines=maxrandom_file("{study}", "baselines"),
         distributions=maxrandom_file("{study}", "distributions"),
     log:
-        "logs/{study}/maxrandom.log",
+        paths.log("{study}", "maxrandom"),
     benchmark:
-        "logs/{study}/maxrandom.benchmark.tsv"
+        paths.benchmark("{study}", "maxrandom")
     conda:
         ENV["core"]
     params:

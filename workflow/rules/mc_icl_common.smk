@@ -68,7 +68,7 @@ def mc_icl_selected_sets(wildcards=None):
 
 
 # The files of the study's named targets, which depend on its settings: the Snakefile makes one
-# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+# rule per target of the artefact registry (src/evalsci/pipeline/artefacts.yaml) from these.
 MC_ICL_TARGETS = {
     "mc_icl_figure1": [
         MC_ICL_PLAN.figure_of(1),

@@ -10,9 +10,9 @@ SRC = str(Path(workflow.basedir) / "src")
 if SRC not in sys.path:
     sys.path.insert(0, SRC)
 
-from evalsci.configfiles import check_config_files  # noqa: E402
+from evalsci.pipeline.configfiles import check_config_files  # noqa: E402
 from evalsci.settings import resolve  # noqa: E402
-from evalsci.workflow import (  # noqa: E402
+from evalsci.pipeline.jobs import (  # noqa: E402
     coerce_cli_booleans,
     coerce_cli_numbers,
     prepend_pythonpath,
@@ -50,12 +50,12 @@ config.update(_resolved)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-from evalsci.determinism import apply_portable  # noqa: E402
+from evalsci.pipeline.determinism import apply_portable  # noqa: E402
 
 apply_portable(config["portable"])
 
-# 4. The hub commits this results/ tree loaded (evalsci.hublock), for the report's front page
-#    (workflow/report/workflow.rst); read when the report is made, after the runs.
-from evalsci.hublock import summary as _hub_lock_summary  # noqa: E402
+# 4. The hub commits this results/ tree loaded (evalsci.pipeline.hublock), for the report's
+#    front page (workflow/report/workflow.rst); read when the report is made, after the runs.
+from evalsci.pipeline.hublock import summary as _hub_lock_summary  # noqa: E402
 
 config["hub_lock"] = _hub_lock_summary()

@@ -126,7 +126,7 @@ def tapt_meta_slices(wildcards):
 
 
 # The files of the study's named targets, which depend on its settings: the Snakefile makes one
-# rule per target of the artefact registry (src/evalsci/artefacts.yaml) from these.
+# rule per target of the artefact registry (src/evalsci/pipeline/artefacts.yaml) from these.
 TAPT_TARGETS = {
     "tapt_table1": [
         table("tapt", "table1"),

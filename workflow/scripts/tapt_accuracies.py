@@ -1,7 +1,7 @@
 """Rule tapt_accuracies: every accuracies.csv of the source as one long table."""
 
+from evalsci.pipeline.jobs import logged
 from evalsci.studies.tapt import steps
-from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     inp = snakemake.input  # noqa: F821

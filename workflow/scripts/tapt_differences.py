@@ -1,7 +1,7 @@
 """Rule tapt_make_differences: per-task difference distributions of every configuration."""
 
+from evalsci.pipeline.jobs import logged
 from evalsci.studies.tapt import steps
-from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     steps.make_differences_figures(

@@ -1,6 +1,6 @@
 """Rule tapt_fit: the Section 6 model for one configuration and variant, both comparisons."""
 
-from evalsci.workflow import configure_threads, logged
+from evalsci.pipeline.jobs import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

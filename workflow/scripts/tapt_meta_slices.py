@@ -1,6 +1,6 @@
 """Rule tapt_meta_slices: Section 10 fits to unreplicated slices of one configuration."""
 
-from evalsci.workflow import configure_threads, logged
+from evalsci.pipeline.jobs import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

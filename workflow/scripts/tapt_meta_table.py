@@ -1,7 +1,7 @@
 """Rule tapt_make_meta_analysis: Figure 5 and P(|mean| > threshold)."""
 
+from evalsci.pipeline.jobs import logged
 from evalsci.studies.tapt import steps
-from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

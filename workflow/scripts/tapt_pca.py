@@ -1,7 +1,7 @@
 """Rule tapt_make_pca: Figure 6 (Appendix G)."""
 
+from evalsci.pipeline.jobs import logged
 from evalsci.studies.tapt import steps
-from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

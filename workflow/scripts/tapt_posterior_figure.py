@@ -1,7 +1,7 @@
 """Rule tapt_make_posterior_figures: Figures 2-4 and posteriors of beta of one family."""
 
+from evalsci.pipeline.jobs import logged
 from evalsci.studies.tapt import steps
-from evalsci.workflow import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

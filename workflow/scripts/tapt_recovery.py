@@ -1,6 +1,6 @@
 """Rule tapt_make_recovery: Figure 8 (recovery of null and non-null beta)."""
 
-from evalsci.workflow import configure_threads, logged
+from evalsci.pipeline.jobs import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

@@ -1,6 +1,6 @@
 """List every accuracies.csv of the configured recompute runs (rule tapt_train_manifest)."""
 
-from evalsci.workflow import logged
+from evalsci.pipeline.jobs import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from evalsci.workflow import logged
+from evalsci.pipeline.jobs import logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

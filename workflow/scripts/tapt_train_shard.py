@@ -1,7 +1,7 @@
 """One subsample of the tapt training path (rules tapt_train_shard and tapt_zero_shot_shard:
 the LM type's method selects pretraining + classifier or (Q)LoRA zero-shot)."""
 
-from evalsci.workflow import configure_threads, logged
+from evalsci.pipeline.jobs import configure_threads, logged
 
 with logged(snakemake):  # noqa: F821
     smk = snakemake  # noqa: F821

@@ -72,7 +72,7 @@ def samples_list(ref) -> dict:
 
 
 def cmd_select(args) -> int:
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     from .refset import select_reference
 

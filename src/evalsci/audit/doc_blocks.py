@@ -1,5 +1,5 @@
 """The numbers docs/audit.md quotes, generated from the audit's result files (never typed):
-doc block `audit_findings` (registered in evalsci/doc_blocks.yaml), written by rule
+doc block `audit_findings` (registered in evalsci/pipeline/doc_blocks.yaml), written by rule
 docs_tables (`snakemake --cores 2 docs_tables`); tests fail when docs/audit.md differs from the
 results.
 
@@ -11,7 +11,7 @@ fixtures, not workflow results, so rule docs_tables does not render them
 (`doctables.buildable` keeps results/ inputs); tests/test_doctables.py checks them against the
 fixtures, and this writes them again:
 
-    python -c "from evalsci.doctables import blocks, render, write; b = blocks();
+    python -c "from evalsci.pipeline.doctables import blocks, render, write; b = blocks();
     [write(b[n], render(b[n])) for n in ('audit_worked_example', 'audit_verdicts',
     'audit_quickstart')]"
 """
@@ -22,17 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = "results/audit/tables"
-INPUTS = [
-    f"{TABLES}/{n}.csv"
-    for n in (
-        "open_llm_leaderboard_v2",
-        "open_llm_leaderboard_v2_sweep",
-        "mizrahi_paraphrases",
-        "baselines_prompts",
-        "openai_evals",
-    )
-]
 SWEEP_TS = (1, 10, 78, 159, 1000, 10000)
 
 
@@ -57,14 +46,8 @@ def _line(tot: dict) -> str:
 
 
 def findings(paths: dict[str, Path]) -> str:
-    """The block: its inputs are INPUTS (doc_blocks.yaml lists the same files)."""
-    return findings_markdown(Path(paths[INPUTS[0]]).parent)
-
-
-def findings_markdown(tables: str | Path) -> str:
-    """The findings from the counts tables in `tables` (results/audit/tables)."""
-    tables = Path(tables)
-    lb = pd.read_csv(tables / "open_llm_leaderboard_v2.csv")
+    """The findings from the audit's counts tables (doc_blocks.yaml names them)."""
+    lb = pd.read_csv(paths["open_llm_leaderboard_v2"])
     out = [
         "**Open LLM Leaderboard v2** (every multiple-choice task: "
         f"{lb.task.nunique()} tasks, of which {lb.task.str.startswith('BBH/').sum() // 2} "
@@ -95,7 +78,7 @@ def findings_markdown(tables: str | Path) -> str:
     for group in ("BBH", "MuSR", "MMLU-Pro"):
         d = lb[(lb.t_kind == "models") & lb.task.str.startswith(group)]
         out.append(f"- {group}, one run per model: {_line(_totals(d))}.")
-    sw = pd.read_csv(tables / "open_llm_leaderboard_v2_sweep.csv")
+    sw = pd.read_csv(paths["open_llm_leaderboard_v2_sweep"])
     allg = sw[sw.group == "all"].set_index("t")
     pts = [t for t in SWEEP_TS if t in allg.index]
     out.append(
@@ -104,19 +87,19 @@ def findings_markdown(tables: str | Path) -> str:
         + "."
     )
     out.append("")
-    mz = pd.read_csv(tables / "mizrahi_paraphrases.csv")
+    mz = pd.read_csv(paths["mizrahi_paraphrases"])
     for suite in ("BBH", "BBL"):
         d = mz[mz.task.str.startswith(suite + "/")]
         out.append(
             f"**Mizrahi et al., {suite}** (each model's best paraphrase, t = paraphrases, "
             f"{d.t.min()}-{d.t.max()}): {_line(_totals(d))}."
         )
-    bp = pd.read_csv(tables / "baselines_prompts.csv")
+    bp = pd.read_csv(paths["baselines_prompts"])
     out.append(
         f"**Yauney & Mimno's 288 experiments** (every prompt against the best of its "
         f"experiment's t prompts): {_line(_totals(bp))}."
     )
-    ev = pd.read_csv(tables / "openai_evals.csv")
+    ev = pd.read_csv(paths["openai_evals"])
     out.append(
         f"**14 OpenAI LLMs** (t = 14): {_line(_totals(ev))}; per dataset: "
         + "; ".join(
@@ -129,6 +112,8 @@ def findings_markdown(tables: str | Path) -> str:
 
 
 # ------------------------------------------------------- worked example, quick start
+# The commands the blocks show, as a user types them from the checkout root: the files
+# doc_blocks.yaml gives these blocks (tests/test_doctables.py holds them equal).
 PYTHIA = "tests/fixtures/audit/lm_eval/published/pythia"
 FILES = (f"{PYTHIA}/160m_step93000.json", f"{PYTHIA}/160m-5shot_step103000.json")
 SHOWN = ["task", "accuracy", "n", "choices", "t", "standard", "max_baseline", "p_max", "verdict"]
@@ -156,7 +141,7 @@ def worked_example(paths) -> str:
     evaluations (fixtures), the verdict counts, the t lines and the flipped scores."""
     from .judge import family_line, verdict_counts
 
-    files = [paths[f] for f in FILES]
+    files = [paths["zero_shot"], paths["five_shot"]]
     judged, summary, skipped = _audit(files)
     lines = [
         "```bash",
@@ -200,7 +185,7 @@ def verdicts(paths) -> str:
     from .judge import VERDICT_MEANING, VERDICTS, verdict_counts
     from .terminal import short_models
 
-    files = [paths[f] for f in FILES] + [paths[f"{HELM_RUN}/run_spec.json"].parent]
+    files = [paths["zero_shot"], paths["five_shot"], paths["helm_run_spec"].parent]
     judged = {a: _audit(files, adjust=a)[0] for a in ("none", "holm", "bh")}
     raw = judged["none"].sort_values(["task", "source"], kind="stable")
     short = short_models(raw["model"].astype(str))
@@ -241,7 +226,7 @@ def quickstart(paths) -> str:
     from .judge import t_summary
     from .terminal import report
 
-    judged, _, skipped = _audit([paths[FILES[0]]], t=10)
+    judged, _, skipped = _audit([paths["zero_shot"]], t=10)
     lines = report(judged, skipped, t_summary(judged)).splitlines()
     rows = len(judged)
     head, tail = lines[:6], lines[2 + rows + 1 :]

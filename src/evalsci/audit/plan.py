@@ -1,7 +1,9 @@
 """Every path the `audit` rules read and write, from the settings: the study's file plan.
 
 `plan(config)` is pure: the rule files (workflow/rules/audit*.smk) build it once and reference
-its entries, and no path of the study is spelled anywhere else. Per-source files are patterns
+its entries, and no path of the study is spelled anywhere else. The sweep's files are the
+outputs the artefact registry lists (src/evalsci/pipeline/artefacts.yaml, `audit.flipped_share`);
+shared shapes come from `evalsci.paths`. Per-source files are patterns
 over the wildcard `{au_source}` (`of(pattern, source)` fills one in).
 """
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalsci import paths
+from evalsci.pipeline import artefacts
 
 STUDY = "audit"
 SOURCE = "{au_source}"
@@ -25,8 +28,7 @@ BUNDLE = {
 }
 
 
-def log(name: str) -> str:
-    return paths.log(STUDY, name)
+log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
 
 def of(pattern, source: str):
@@ -54,16 +56,17 @@ class Plan:
 def plan(config: Mapping[str, Any]) -> Plan:
     """The plan of a run whose resolved configuration is `config` (evalsci.settings.resolve)."""
     del config  # the audit's files do not depend on its settings (yet)
+    sweep = artefacts.outputs(STUDY)["flipped_share"]
     return Plan(
         sources=tuple(BUNDLE),
         bundles={s: paths.released(b) for s, b in BUNDLE.items()},
-        runs=f"results/{STUDY}/data/{SOURCE}_runs.csv",
-        scope=f"results/{STUDY}/data/{LEADERBOARD}_out_of_scope.csv",
-        detail=f"results/{STUDY}/tables/{SOURCE}_runs.csv",
+        runs=paths.result(STUDY, f"data/{SOURCE}_runs.csv"),
+        scope=paths.result(STUDY, f"data/{LEADERBOARD}_out_of_scope.csv"),
+        detail=paths.result(STUDY, f"tables/{SOURCE}_runs.csv"),
         table=paths.table(STUDY, SOURCE),
         figure=paths.figure(STUDY, SOURCE),
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
-        sweep_table=paths.table(STUDY, f"{LEADERBOARD}_sweep"),
-        sweep_figure=paths.figure(STUDY, "flipped_share"),
+        sweep_table=tuple(f for f in sweep if f.endswith(paths.TABLE_SUFFIXES)),
+        sweep_figure=tuple(f for f in sweep if f.endswith(paths.FIGURE_SUFFIXES)),
     )

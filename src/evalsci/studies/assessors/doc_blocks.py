@@ -1,5 +1,5 @@
 """The `assessors` blocks of docs/assessors.md: "ours vs the paper" Markdown rendered from
-result files (registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+result files (registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ ALPHA = 0.05
 def _summary(paths, collection: str) -> pd.DataFrame:
     """figure2_summary.csv of one collection with Holm-adjusted p-values of H1: mean test
     AUC > 0.5, the family being the collection's (split, method) tests."""
-    s = pd.read_csv(paths[f"results/assessors/{collection}/tables/figure2_summary.csv"])
+    s = pd.read_csv(paths[f"{collection}_summary"])
     s["p_holm"] = holm(s["p_above_half"].to_numpy())
     return s
 
@@ -58,7 +58,7 @@ def figure2_means(paths, collection: str) -> str:
 
 
 def table3(paths) -> str:
-    t = pd.read_csv(paths["results/assessors/tables/table3.csv"], keep_default_na=False)
+    t = pd.read_csv(paths["table3"], keep_default_na=False)
     cols = [
         "collection",
         "split",
@@ -135,7 +135,7 @@ def findings(paths) -> str:
     """The numbers behind "Against the paper's findings": per collection, in distribution
     (split `random`) and out of distribution (the held-out-dataset splits), each test AUC
     with its DeLong SE or interval, chance = 0.5."""
-    t3 = pd.read_csv(paths["results/assessors/tables/table3.csv"], keep_default_na=False)
+    t3 = pd.read_csv(paths["table3"], keep_default_na=False)
     findings = reference.load("assessors")["findings"]
     rows = {}
     for c in COLLECTIONS:
@@ -194,7 +194,7 @@ def nref(paths) -> str:
     out of distribution (mean over the OOD splits), on validation and test LLMs."""
     rows = []
     for c, f in NREF_FIGURES.items():
-        d = pd.read_csv(paths[f"results/assessors/{c}/tables/{f}.csv"])
+        d = pd.read_csv(paths[f"{c}_{f}"])
         d = d.assign(
             where=d["split"].map(
                 lambda s: "in distribution" if s == "random" else "out of distribution"
@@ -213,8 +213,6 @@ def nref(paths) -> str:
     return markdown_table(pd.DataFrame(rows).fillna("n/a"))
 
 
-LOMO_TABLE = "results/assessors/tables/lomo.csv"
-LOMO_TESTS = "results/assessors/tables/lomo_tests.csv"
 _LOMO_NAMES = {
     "random_mean": "random n, mean",
     "tinybenchmarks_irt": "tinyBenchmarks anchors",
@@ -235,8 +233,8 @@ def lomo(paths) -> str:
     """Leave one model out: per benchmark and n, each method's absolute error, per-item AUC
     and coverage (mean ± SE over held-out models), then the default against gp-IRT and the
     random mean (paired t-tests, Holm over benchmarks x n, at the run's level)."""
-    t = pd.read_csv(paths[LOMO_TABLE])
-    tests = pd.read_csv(paths[LOMO_TESTS])
+    t = pd.read_csv(paths["lomo"])
+    tests = pd.read_csv(paths["lomo_tests"])
     rows = [
         {
             "benchmark": r["benchmark"],

@@ -43,13 +43,13 @@ def embed_sentences(
     128-token inputs and accepts at most 256.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from evalsci.determinism import block_bitsandbytes, torch_pinned
+    from evalsci.pipeline.determinism import block_bitsandbytes, torch_pinned
 
     block_bitsandbytes()  # not needed here, and cannot load on a CPU without AVX
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from evalsci import hublock
+    from evalsci.pipeline import hublock
 
     model = model or default_model_path()
     if hublock.is_hub_id(model):  # its snapshot at the locked (or first-loaded) commit

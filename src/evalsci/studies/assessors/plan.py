@@ -15,25 +15,20 @@ from evalsci import paths
 from evalsci.studies.assessors.settings import AssessorsSettings
 
 STUDY = "assessors"
-COLLECTION = f"results/{STUDY}/{{collection}}"
+COLLECTION = f"{STUDY}/{{collection}}"  # a collection's results, under the study's
 
 
-def log(name: str) -> str:
-    return paths.log(STUDY, name)
-
-
-def benchmark(name: str) -> str:
-    return paths.benchmark(STUDY, name)
+log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
 
 def _table(name: str) -> tuple[str, ...]:
     """A per-collection table (CSV, Markdown, LaTeX)."""
-    return tuple(f"{COLLECTION}/tables/{name}{s}" for s in paths.TABLE_SUFFIXES)
+    return paths.table(COLLECTION, name)
 
 
 def _figure(name: str) -> tuple[str, ...]:
     """A per-collection figure (PDF, PNG)."""
-    return tuple(f"{COLLECTION}/figures/{name}{s}" for s in paths.FIGURE_SUFFIXES)
+    return paths.figure(COLLECTION, name)
 
 
 @dataclass(frozen=True)
@@ -99,7 +94,8 @@ class Plan:
 
 def plan(settings: AssessorsSettings) -> Plan:
     """The plan of a run whose assessors settings are `settings`."""
-    data, split = f"{COLLECTION}/data", f"{COLLECTION}/runs/{{asplit}}"
+    data = paths.result(COLLECTION, "data")
+    split = paths.result(COLLECTION, "runs/{asplit}")
     return Plan(
         settings=settings,
         instances=f"{data}/instances.csv.gz",
@@ -111,17 +107,17 @@ def plan(settings: AssessorsSettings) -> Plan:
         results=f"{split}.csv.gz",
         references=f"{split}_references.json",
         predictions=f"{split}_predictions.npz",
-        nref=f"{COLLECTION}/nref/{{asplit}}.csv.gz",
+        nref=paths.result(COLLECTION, "nref/{asplit}.csv.gz"),
         figure2_table=_table("figure2"),
-        table3=f"{COLLECTION}/tables/table3.csv",
-        figure2_summary=f"{COLLECTION}/tables/figure2_summary.csv",
+        table3=paths.result(COLLECTION, "tables/table3.csv"),
+        figure2_summary=paths.result(COLLECTION, "tables/figure2_summary.csv"),
         figure2=_figure("figure2"),
-        nref_table=f"{COLLECTION}/tables/{{fig}}.csv",
+        nref_table=paths.result(COLLECTION, "tables/{fig}.csv"),
         nref_figure=_figure("{fig}"),
         table3_all=paths.table(STUDY, "table3"),
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
-        lomo_runs=f"results/{STUDY}/lomo/{{benchmark}}.csv.gz",
+        lomo_runs=paths.result(STUDY, "lomo/{benchmark}.csv.gz"),
         lomo_table=paths.table(STUDY, "lomo"),
         lomo_tests=paths.table(STUDY, "lomo_tests"),
         lomo_figure=paths.figure(STUDY, "lomo"),

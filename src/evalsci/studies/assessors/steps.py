@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.data.checked import binary, read_csv, require_columns
-from evalsci.workflow import atomic_path
+from evalsci.pipeline.jobs import atomic_path
 
 from .collections import load_collection
 from .settings import AssessorsSettings, Collection, Embedding, Lomo

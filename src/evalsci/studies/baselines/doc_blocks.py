@@ -1,5 +1,5 @@
 """The `baselines` blocks of docs/baselines.md: "ours vs the paper" Markdown rendered from
-result files (registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+result files (registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _pct(num: int, den: int) -> str:
 
 
 def table1_and_section53(paths) -> str:
-    t1 = pd.read_csv(paths["results/baselines/tables/table1.csv"])
+    t1 = pd.read_csv(paths["table1"])
     ref = reference.load("baselines")
     above_std = int(t1["verdict"].isin(["above_standard_only", "above_both"]).sum())
     above_max = int((t1["verdict"] == "above_both").sum())
@@ -41,7 +41,7 @@ def table1_and_section53(paths) -> str:
             ),
         ]
     ]
-    t3 = pd.read_csv(paths["results/baselines/tables/table3.csv"]).set_index("model").loc["Total"]
+    t3 = pd.read_csv(paths["table3"]).set_index("model").loc["Total"]
 
     def trio(kind, suffix=""):
         return " / ".join(f"{t3[f'{m}_{kind}{suffix}']:.2f}" for m in ("accuracy", "auroc", "aupr"))
@@ -55,7 +55,7 @@ def table1_and_section53(paths) -> str:
             _worst(verdict(t3[c], t3[f"{c}_paper"], paper_decimals=2) for c in cols),
         ]
     )
-    s53 = pd.read_csv(paths["results/baselines/tables/section53.csv"])
+    s53 = pd.read_csv(paths["section53"])
     for _, r in s53[s53["experiments_paper"].notna()].iterrows():
         rows.append(
             [
@@ -82,7 +82,7 @@ def _worst(verdicts) -> str:
 def data_quirks(paths) -> str:
     """What rule baselines_make_per_example_check finds in the released data (its quirks.md
     without the headings)."""
-    text = paths["results/baselines/checks/quirks.md"].read_text()
+    text = paths["quirks"].read_text()
     body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
     return re.sub(r"\n{3,}", "\n\n", body).strip() + "\n"
 

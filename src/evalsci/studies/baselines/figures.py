@@ -425,7 +425,7 @@ def figure8_001_gains() -> pd.DataFrame:
 def make_figure8_001(figure):
     """001's Figure 8 (`figure`: its PDF, PNG and the CSV of what it draws): the gain of the
     max random baseline over the standard one against t, one line per task, BBL and BBH."""
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     df = figure8_001_gains()
     (csv,) = [f for f in figure if str(f).endswith(".csv")]

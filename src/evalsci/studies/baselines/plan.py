@@ -3,7 +3,7 @@
 `plan(config)` is pure (it reads no file and changes nothing): the rule files
 (workflow/rules/baselines*.smk) build it once and reference its entries, and no path of the
 study is spelled anywhere else. The paper artefacts' files are the outputs the artefact
-registry lists (src/evalsci/artefacts.yaml, which also names the target that builds them);
+registry lists (src/evalsci/pipeline/artefacts.yaml, which also names the target that builds them);
 shared shapes (the maxrandom exchange, released bundles, logs) come from `evalsci.paths`.
 
 Where the analyses read from: the authors' released bundles, or our recompute in their schema
@@ -17,12 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalsci import artefacts, paths
+from evalsci import paths
+from evalsci.pipeline import artefacts
 from evalsci.settings import recomputes
 from evalsci.studies.baselines import recompute_grid, table2
 
 STUDY = "baselines"
-RECOMPUTE = "results/baselines/recompute"
+RECOMPUTE = paths.result(STUDY, "recompute")
 # Figures 1-11 of 000 (also 001's), and 001's Figure 9 (p-values vs normalized scores): drawn
 # by one job (baselines_make_figures); registry entries baselines.<name>.
 FIGURES = (*(f"figure{i}" for i in range(1, 12)), "figure9_001")
@@ -31,12 +32,7 @@ CELL = "{model}_{task}_{shots}-shot"
 SHARD = "{model}/{task}/{shots}-shot/prompts-{start}-{stop}"
 
 
-def log(name: str) -> str:
-    return paths.log(STUDY, name)
-
-
-def benchmark(name: str) -> str:
-    return paths.benchmark(STUDY, name)
+log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
 
 @dataclass(frozen=True)
@@ -94,11 +90,7 @@ def plan(config: Mapping[str, Any]) -> Plan:
     section = config[STUDY]
     recompute = recomputes(config, STUDY)
     settings = recompute_grid.RecomputeSettings.from_config(section["recompute"])
-    outputs = {
-        a.id.removeprefix(f"{STUDY}."): a.outputs
-        for a in artefacts.artefacts()
-        if a.study == STUDY and a.outputs
-    }
+    outputs = artefacts.outputs(STUDY)
     ours = tuple(_cell_file(*c, ".csv.gz") for c in recompute_grid.cells(settings))
     (ours_aggregated,) = outputs["table1_recompute"]
     check, quirks = sorted(outputs["per_example_check"])  # .csv, .md
@@ -112,13 +104,13 @@ def plan(config: Mapping[str, Any]) -> Plan:
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
         distributions=paths.maxrandom(STUDY, "distributions"),
-        splits=f"results/{STUDY}/data/heldout_splits.csv",
-        predictions=f"results/{STUDY}/data/heldout_predictions.csv",
-        section53_experiments=f"results/{STUDY}/data/section53_experiments.csv",
+        splits=paths.result(STUDY, "data/heldout_splits.csv"),
+        predictions=paths.result(STUDY, "data/heldout_predictions.csv"),
+        section53_experiments=paths.result(STUDY, "data/section53_experiments.csv"),
         outputs=outputs,
         checks={
             "checks": check,
-            "pairs": f"results/{STUDY}/checks/instruct_vs_base.csv",
+            "pairs": paths.result(STUDY, "checks/instruct_vs_base.csv"),
             "quirks": quirks,
         },
         shard=f"{RECOMPUTE}/shards/{SHARD}.csv.gz",

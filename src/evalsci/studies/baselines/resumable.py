@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalsci.workflow import atomic_path
+from evalsci.pipeline.jobs import atomic_path
 
 log = logging.getLogger(__name__)
 

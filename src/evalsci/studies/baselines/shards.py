@@ -25,9 +25,9 @@ from typing import Any
 import pandas as pd
 
 from evalsci.lm.icl import authors_table, evaluate_prompt, prompt_accuracies
+from evalsci.pipeline.jobs import atomic_path
 from evalsci.studies.baselines.recompute_grid import RecomputeSettings, cell_key, prompt_plans
 from evalsci.studies.baselines.resumable import read_shards, run_shards, write_frame
-from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from evalsci import reference
 from evalsci.data.checked import read_json
+from evalsci.pipeline.jobs import atomic_path, configure_threads
 from evalsci.studies.baselines import (
     audit_runs,
     consistency,
@@ -25,7 +26,6 @@ from evalsci.studies.baselines import maxrandom_requests as reqs
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.settings import all_cells, configured_cells
 from evalsci.tables import write_table
-from evalsci.workflow import atomic_path, configure_threads
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The `mc_icl` block of docs/mc_icl.md: the summary table rendered from result files
-(registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+(registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def summary(paths) -> str:
     """docs/mc_icl.md's table: the summary's columns as a reader scans them (3 decimals)."""
     from evalsci.studies.mc_icl.params import DATASET_NAMES
 
-    s = pd.read_csv(paths["results/mc_icl/tables/summary.csv"])
+    s = pd.read_csv(paths["summary"])
     f = "{:.3f}".format
     rows = [
         {

@@ -18,12 +18,7 @@ STUDY = "mc_icl"
 SETS = ("set_high", "set_low", "set_random")  # the Section 5.2 runs
 
 
-def log(name: str) -> str:
-    return paths.log(STUDY, name)
-
-
-def benchmark(name: str) -> str:
-    return paths.benchmark(STUDY, name)
+log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
 
 @dataclass(frozen=True)
@@ -68,11 +63,11 @@ def plan(settings: McIclSettings) -> Plan:
     run = "{model}/{dataset}"
     return Plan(
         settings=settings,
-        scores=f"results/{STUDY}/scores/{run}/{{mc_icl_run}}.parquet",
-        values=f"results/{STUDY}/selection/{run}/values.csv",
-        sets=f"results/{STUDY}/selection/{run}/sets.json",
-        accuracy_by_k=f"results/{STUDY}/tables/accuracy_by_k.csv",
-        accuracy_by_set=f"results/{STUDY}/tables/accuracy_by_set.csv",
+        scores=paths.result(STUDY, f"scores/{run}/{{mc_icl_run}}.parquet"),
+        values=paths.result(STUDY, f"selection/{run}/values.csv"),
+        sets=paths.result(STUDY, f"selection/{run}/sets.json"),
+        accuracy_by_k=paths.result(STUDY, "tables/accuracy_by_k.csv"),
+        accuracy_by_set=paths.result(STUDY, "tables/accuracy_by_set.csv"),
         summary=paths.table(STUDY, "summary"),
         figure=paths.figure(STUDY, "figure{n}"),
         requests=paths.maxrandom(STUDY, "requests"),

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalsci.workflow import atomic_path
+from evalsci.pipeline.jobs import atomic_path
 
 KEY_COLUMNS = ["model", "dataset", "trial", "set", "permutation", "k", "demo", "example", "label"]
 ACCURACY_COLUMNS = ["model", "dataset", "trial", "permutation", "k", "accuracy"]

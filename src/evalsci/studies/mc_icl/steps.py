@@ -10,8 +10,8 @@ import logging
 
 import pandas as pd
 
+from evalsci.pipeline.jobs import atomic_path
 from evalsci.studies.mc_icl.params import McIclSettings
-from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The `tapt` blocks of docs/tapt.md: "ours vs the paper" Markdown rendered from result
-files (registered in evalsci/doc_blocks.yaml, written by rule docs_tables)."""
+files (registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _decimals(printed: float) -> int:
 
 def table1_and_task_level(paths) -> str:
     """Table 1 (16 cells) and the Section 7 task-level claims, ours against the paper."""
-    t = pd.read_csv(paths["results/tapt/tables/table1.csv"])
+    t = pd.read_csv(paths["table1"])
     conc = reference.load("tapt")["conclusions"]
 
     def cell(ours, paper):
@@ -60,7 +60,7 @@ def table1_and_task_level(paths) -> str:
             "verdict (boost; bias)": verdicts,
         }
     )
-    tl = pd.read_csv(paths["results/tapt/tables/task_level.csv"])
+    tl = pd.read_csv(paths["task_level"])
     neg = tl[tl["boost"] < 0].sort_values("dataset")
     ref_neg, ref_sign = conc["task_boost_negative"], conc["task_bias_sign"]
     lines = [
@@ -77,7 +77,7 @@ def table1_and_task_level(paths) -> str:
 
 
 def beta_posteriors(paths) -> str:
-    t = pd.read_csv(paths["results/tapt/tables/beta_posteriors.csv"])
+    t = pd.read_csv(paths["beta_posteriors"])
 
     def pct(v):
         return f"{100 * v:+.2f}%"
@@ -120,8 +120,8 @@ def permutation_sections(paths) -> str:
     """Permutation tests (App. D.1, Sec. 8, 9) against the paper's statements, with the
     procedures that could explain Section 8's and 9's differences, each with a verdict."""
     conc = reference.load("tapt")["conclusions"]
-    tests = pd.read_csv(paths["results/tapt/tables/permutation_tests.csv"])
-    acc = pd.read_csv(paths["results/tapt/data/accuracies.csv"])
+    tests = pd.read_csv(paths["permutation_tests"])
+    acc = pd.read_csv(paths["accuracies"])
 
     def family(config_pred, comparison, alternative):
         return tests[
@@ -251,7 +251,7 @@ def comparisons(paths) -> str:
     paper's statements in reference.yaml (the permutation tests: `permutation_sections`)."""
     conc = reference.load("tapt")["conclusions"]
     rows: list[list[str]] = []
-    meta = pd.read_csv(paths["results/tapt/tables/meta_analysis.csv"])
+    meta = pd.read_csv(paths["meta_analysis"])
     ref_meta = {r[0]: r for r in conc["meta_analysis"]["rows"]}
     paper_slices = 500  # Section 10: 500 subsample draws
 
@@ -274,7 +274,7 @@ def comparisons(paths) -> str:
                 else "n/a",
             ]
         )
-    rec = pd.read_csv(paths["results/tapt/tables/recovery.csv"])
+    rec = pd.read_csv(paths["recovery"])
     inside = (rec["hdi_5.5"] <= rec["beta_true"]) & (rec["beta_true"] <= rec["hdi_94.5"])
     rows.append(
         [
@@ -289,7 +289,7 @@ def comparisons(paths) -> str:
             "matches" if inside.all() else "differs",
         ]
     )
-    pca = pd.read_csv(paths["results/tapt/tables/pca.csv"])
+    pca = pd.read_csv(paths["pca"])
     lo_n, hi_n = pca["n"].min(), pca["n"].max()
     ranks = sorted(pca["effective_rank"].unique())
 
@@ -314,15 +314,12 @@ def comparisons(paths) -> str:
     return markdown_table(pd.DataFrame(rows, columns=["artefact", "ours", "paper", "verdict"]))
 
 
-RUN_RECORD = "results/tapt/run_record.yaml"
-
-
 def paper_run_time(paths) -> str:
     """Where the CPU of a recorded tapt run went: the jobs with a `benchmark:` file, by group
     (a directory of them, e.g. the fits, or one file), from its run record."""
     from evalsci import runrecord
 
-    rec = runrecord.load(paths[RUN_RECORD])
+    rec = runrecord.load(paths["run_record"])
     jobs = rec["benchmarked_jobs"]
     rows = [
         [

@@ -14,10 +14,10 @@ import pandas as pd
 
 from evalsci import reference
 from evalsci.data.checked import read_checked
+from evalsci.pipeline.jobs import atomic_path
 from evalsci.stats import bayes
 from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
 from evalsci.tables import write_table
-from evalsci.workflow import atomic_path
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ def _read_draws(paths: list[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-# Experiment family -> its paper figure in the artefact registry (src/evalsci/artefacts.yaml),
+# Experiment family -> its paper figure in the artefact registry (src/evalsci/pipeline/artefacts.yaml),
 # which gives the figure's title. The packing variant has no figure in the paper.
 FAMILY_FIGURES = {
     "main": "tapt.figure2",
@@ -231,7 +231,7 @@ FAMILY_FIGURES = {
 
 
 def family_title(family: str) -> str:
-    from evalsci import artefacts
+    from evalsci.pipeline import artefacts
 
     if family in FAMILY_FIGURES:
         return artefacts.figure_title(FAMILY_FIGURES[family], "002")

@@ -95,7 +95,7 @@ def resolve_on_failure(setting: str, recomputing: bool) -> str:
     return setting
 
 
-# NUTS samplers whose arithmetic is pinned by portable arithmetic (evalsci.determinism): PyMC's
+# NUTS samplers whose arithmetic is pinned by portable arithmetic (evalsci.pipeline.determinism): PyMC's
 # own NUTS is PyTensor C code (compiled for x86-64-v2 when portable) driven by numpy, both
 # pinned. nutpie's sampler (Rust: nuts-rs, faer, pulp) and jax's XLA pick SIMD code by CPU at
 # run time, with no switch: their draws differ between CPUs (~1e-10 relative after 100 draws on

@@ -50,7 +50,7 @@ def model_path(spec: Mapping[str, Any]) -> str:
     if ckpt and Path(ckpt).is_dir():
         return str(ckpt)
     if spec.get("hub"):
-        from evalsci import hublock
+        from evalsci.pipeline import hublock
 
         hub = str(spec["hub"])  # a hub id: its snapshot at the locked (or given) commit
         return (

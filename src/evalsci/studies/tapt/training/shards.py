@@ -68,7 +68,7 @@ class ShardPaths:
 
 
 def _write_csv(df: pd.DataFrame, path: str | Path) -> None:
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     path = Path(path)
     # gzip without a timestamp so reruns are byte-identical

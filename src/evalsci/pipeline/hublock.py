@@ -120,7 +120,7 @@ def _keep(repo: str, kind: str, sha: str, given: bool) -> str:
 
     import yaml
 
-    from evalsci.workflow import atomic_path
+    from evalsci.pipeline.jobs import atomic_path
 
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,7 +139,7 @@ def _keep(repo: str, kind: str, sha: str, given: bool) -> str:
 
 _HEADER = (
     "# The commit of every Hugging Face hub model and dataset this results/ tree loaded\n"
-    "# (evalsci.hublock): later runs load these commits. Delete an entry to move to the\n"
+    "# (evalsci.pipeline.hublock): later runs load these commits. Delete an entry to move to the\n"
     "# hub's current commit; give a `revision` in the config to choose one.\n"
 )
 

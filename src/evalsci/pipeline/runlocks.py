@@ -168,7 +168,7 @@ def _restore(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> bo
 
 def _remove(workdir: Path, run: Run, present: dict[Path, frozenset[str]]) -> list[Path]:
     """Remove a dead run's locks, record and the temporary files its killed jobs left."""
-    from evalsci.workflow import remove_stale_temps
+    from evalsci.pipeline.jobs import remove_stale_temps
 
     mine = {(kind, frozenset(files)) for kind, files in run.locked.items() if files}
     removed = [lock for lock, files in present.items() if (_kind(lock), files) in mine]

@@ -92,7 +92,7 @@ PORTABLE_ENV = {
 _LISTS = {"PYTENSOR_FLAGS": ",", "GLIBC_TUNABLES": ":"}
 # XGBoost and scikit-learn's compiled loops do not dispatch on the CPU (built for baseline
 # x86-64); their results depend on the thread count, which every job fixes at its `threads:`
-# (evalsci.workflow.configure_threads). tests/test_portable_qemu.py checks the whole set by
+# (evalsci.pipeline.jobs.configure_threads). tests/test_portable_qemu.py checks the whole set by
 # running the tiny configurations under emulated Nehalem and Haswell CPUs.
 
 # Kept for the tests and scripts that ran "another CPU's kernels" on one machine: the

@@ -2,7 +2,7 @@
 
 Each block is a function from result files (and the studies' reference.yaml) to Markdown. The
 functions live in their studies (`evalsci.studies.<study>.doc_blocks`); the registry
-`evalsci/doc_blocks.yaml` names each block, its doc, its input files and its function, the
+`evalsci/pipeline/doc_blocks.yaml` names each block, its doc, its input files and its function, the
 way `artefacts.yaml` names the artefacts. In its doc, a block sits between two markers:
 
     <!-- generated:baselines_table1:start -->
@@ -17,7 +17,7 @@ doc_blocks.yaml, and put the two markers in the doc.
 A block with a `record` (a run record, evalsci.runrecord, under the same results root) comes
 from one recorded run, not from the workflow's own results: the tapt paper-scale blocks, made
 by `scripts/tapt_paper_scale.sh`. Rule docs_tables never renders it (its results are the
-default scale's); `python -m evalsci.doctables --root RUN_DIR NAME...` does, and prints the
+default scale's); `python -m evalsci.pipeline.doctables --root RUN_DIR NAME...` does, and prints the
 record (commit, command, date, CPU, times) above the table. With `scale`, the record must be a
 run at that scale.
 
@@ -44,7 +44,8 @@ _FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "sc
 class Block:
     name: str
     doc: str
-    inputs: tuple[str, ...]
+    #: {name: file}: the files it reads, by the names its function looks them up by
+    inputs: Mapping[str, str]
     #: "module.function" (the registry's `render`), or the function itself (tests)
     function: str | Callable[..., str]
     args: Mapping = field(default_factory=dict)
@@ -57,14 +58,19 @@ class Block:
     scale: str | None = None
 
     @property
+    def files(self) -> tuple[str, ...]:
+        """The files of its inputs."""
+        return tuple(self.inputs.values())
+
+    @property
     def reads(self) -> tuple[str, ...]:
         """Every file the block is rendered from: its inputs and its run record."""
-        return self.inputs + ((self.record,) if self.record else ())
+        return self.files + ((self.record,) if self.record else ())
 
     def markers(self) -> tuple[str, str]:
         return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
 
-    def renderer(self) -> Callable[[dict[str, Path]], str]:
+    def renderer(self) -> Callable[[Mapping[str, Path]], str]:
         """The block's function, imported by its registered name, with its `args` bound."""
         fn = self.function
         if isinstance(fn, str):
@@ -80,7 +86,14 @@ class Block:
 
 @cache
 def _registry() -> tuple[Block, ...]:
-    data = yaml.safe_load(resources.files("evalsci").joinpath("doc_blocks.yaml").read_text())
+    data = yaml.safe_load(
+        resources.files("evalsci.pipeline").joinpath("doc_blocks.yaml").read_text()
+    )
+    return _parse(data)
+
+
+def _parse(data) -> tuple[Block, ...]:
+    """The blocks of the registry's parsed YAML, checked."""
     out = []
     for i, e in enumerate(data["blocks"], start=1):
         where = f"doc_blocks.yaml entry {i} ({e.get('name', '?')})"
@@ -90,13 +103,15 @@ def _registry() -> tuple[Block, ...]:
         missing = [k for k in ("name", "doc", "inputs", "render") if not e.get(k)]
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
+        if not isinstance(e["inputs"], dict):
+            raise ValueError(f"{where}: 'inputs' is a mapping {{name: file}}")
         if e.get("scale") and not e.get("record"):
             raise ValueError(f"{where}: 'scale' is the scale of a run record: give 'record'")
         out.append(
             Block(
                 e["name"],
                 e["doc"],
-                tuple(e["inputs"]),
+                dict(e["inputs"]),
                 e["render"],
                 e.get("args") or {},
                 bool(e.get("recompute", False)),
@@ -120,24 +135,27 @@ def render(b: Block, root: str | Path = ".", record: str | Path | None = None) -
     """The block's Markdown from the result files under `root` (a workflow's workdir). A block
     with a run record starts with the record's summary; `record` replaces the record's path
     under `root` (a record kept outside a read-only run directory)."""
-    paths = {i: Path(root) / i for i in b.inputs}
+    rec_path = None
     if b.record:
-        paths[b.record] = Path(record) if record else Path(root) / b.record
-    missing = [str(p) for p in paths.values() if not p.is_file()]
+        rec_path = Path(record) if record else Path(root) / b.record
+    # the function looks its files up by name; an input that is the run record reads the
+    # record given
+    paths = {n: rec_path if f == b.record else Path(root) / f for n, f in b.inputs.items()}
+    missing = [str(p) for p in (*paths.values(), rec_path) if p and not p.is_file()]
     if missing:
         raise FileNotFoundError(f"doc block {b.name}: missing result file(s) {missing}")
     head = ""
     if b.record:
         from evalsci import runrecord
 
-        rec = runrecord.load(paths[b.record])
+        rec = runrecord.load(rec_path)
         if rec["rc"] != 0:
             raise ValueError(
-                f"doc block {b.name}: the run in {paths[b.record]} failed (exit status {rec['rc']})"
+                f"doc block {b.name}: the run in {rec_path} failed (exit status {rec['rc']})"
             )
         if b.scale and rec.get("scale") != b.scale:
             raise ValueError(
-                f"doc block {b.name}: the run in {paths[b.record]} is at scale "
+                f"doc block {b.name}: the run in {rec_path} is at scale "
                 f"{rec.get('scale')!r}, not {b.scale!r}"
             )
         head = runrecord.summary(rec) + "\n\n"
@@ -192,9 +210,9 @@ def buildable(studies, collections, recomputing=()) -> list[str]:
         # a recorded run's block is never the workflow's own (its results are another scale)
         if b.record:
             return False
-        return not b.recompute or all(i.split("/")[1] in recomputing for i in b.inputs)
+        return not b.recompute or all(i.split("/")[1] in recomputing for i in b.files)
 
-    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.inputs) and wanted(b))
+    return sorted(n for n, b in blocks().items() if all(ok(i) for i in b.files) and wanted(b))
 
 
 def write_docs(tables: str | Path, docs_root: str | Path, blocks: list[str]) -> list[str]:
@@ -219,7 +237,7 @@ def write_all(
     }
     changed = [n for n, content in rendered.items() if write(every[n], content, doc_root)]
     if out is not None:
-        from evalsci.workflow import atomic_path
+        from evalsci.pipeline.jobs import atomic_path
 
         with atomic_path(out) as tmp:
             tmp.write_text(
@@ -235,7 +253,7 @@ def main(argv=None) -> int:
     from fnmatch import fnmatch
 
     p = argparse.ArgumentParser(
-        prog="python -m evalsci.doctables",
+        prog="python -m evalsci.pipeline.doctables",
         description="Render doc blocks from the results under --root into the docs (those "
         "with a run record come from one recorded run: rule docs_tables never renders them).",
     )

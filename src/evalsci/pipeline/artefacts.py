@@ -2,12 +2,12 @@
 papers, with the Snakefile target, rule, script and function that make ours, and how it is
 built. The README's artefact index is generated from it:
 
-    python -m evalsci.artefacts --readme README.md      # rewrite the index in place
-    python -m evalsci.artefacts --check README.md       # exit 1 when the index is stale
+    python -m evalsci.pipeline.artefacts --readme README.md      # rewrite the index in place
+    python -m evalsci.pipeline.artefacts --check README.md       # exit 1 when the index is stale
 
 and so are the titles of the report captions (workflow/report/*.rst, first line):
 
-    python -m evalsci.artefacts --captions
+    python -m evalsci.pipeline.artefacts --captions
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from pathlib import Path
 
 import yaml
 
+from evalsci import paths
+
 BUILDS = ("default", "recompute", "full", "not_reproducible")
 #: the one adapter that runs the function a rule names (entries without a script of their own)
 ADAPTER = "workflow/scripts/call.py"
-#: the checkout this module sits in (src/evalsci/..); the index links its workflow files
-_REPO = Path(__file__).resolve().parents[2]
+#: the checkout this module sits in (src/evalsci/pipeline/../..); the index links its workflow files
+_REPO = Path(__file__).resolve().parents[3]
 START, END = "<!-- artefact-index:start -->", "<!-- artefact-index:end -->"
 _FIELDS = {
     "id",
@@ -94,7 +96,7 @@ def _check(entry: dict, i: int) -> Artefact:
 @cache
 def registry() -> tuple[dict[str, str], tuple[Artefact, ...]]:
     """(studies: {study: paper}, artefacts), checked."""
-    text = resources.files("evalsci").joinpath("artefacts.yaml").read_text()
+    text = resources.files("evalsci.pipeline").joinpath("artefacts.yaml").read_text()
     data = yaml.safe_load(text)
     arts = tuple(_check(e, i) for i, e in enumerate(data["artefacts"], start=1))
     ids = [a.id for a in arts]
@@ -122,6 +124,16 @@ def figure_title(artefact_id: str, paper: str) -> str:
 
 def artefacts(build: str | None = None) -> list[Artefact]:
     return [a for a in registry()[1] if build is None or a.build == build]
+
+
+def outputs(study: str) -> dict[str, tuple[str, ...]]:
+    """{name: its files} of the study's entries that list outputs (entry `<study>.<name>`):
+    the registry owns these paths, and the study's plan reads them here."""
+    return {
+        a.id.removeprefix(f"{study}."): a.outputs
+        for a in artefacts()
+        if a.study == study and a.outputs
+    }
 
 
 def _function(a: Artefact) -> str:
@@ -216,7 +228,7 @@ def _outputs(group: list[Artefact]) -> str:
     stems: dict[str, list[str]] = {}
     for a in group:
         for f in a.outputs:
-            f = f.removeprefix(f"results/{study}/")
+            f = f.removeprefix(paths.result(study, ""))
             stem, dot, ext = f.rpartition(".")
             stems.setdefault(stem if dot else f, []).extend([ext] if dot else [])
     if not stems:
@@ -254,7 +266,7 @@ def index_markdown(root: Path = _REPO) -> str:
     out = [
         "Each row links the rule's file and the function's file; scripts are in "
         "`workflow/scripts/`, outputs under `results/<study>/`; titles and reasons in "
-        "[`artefacts.yaml`](src/evalsci/artefacts.yaml). **build**: default = "
+        "[`artefacts.yaml`](src/evalsci/pipeline/artefacts.yaml). **build**: default = "
         "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
         "reduced = smaller than the paper, or stand-in data.",
         "",
@@ -350,7 +362,7 @@ def main(argv=None) -> int:
     if args.check:
         if new != text:
             print(
-                f"{path}: the artefact index is stale; run python -m evalsci.artefacts "
+                f"{path}: the artefact index is stale; run python -m evalsci.pipeline.artefacts "
                 f"--readme {path}",
                 file=sys.stderr,
             )
