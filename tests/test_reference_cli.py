@@ -25,10 +25,10 @@ def _tidy(path: Path, rows) -> Path:
 
 
 def _assert_the_blend_of_two_known_models(acc, got, items, args, capsys):
-    """The default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
-    reference items at their outcomes); two known models leave no calibration model, so lambda
-    is 1, the reference mean alone, said in `note`. `--estimator assessor` (the paper's) gives
-    the mean P(success)."""
+    """The default stack: weights x (the reference mean, the mean P(success) with the reference
+    items at their outcomes, p-IRT); two known models leave no calibration model, so the weight
+    of the reference mean is 1, the reference mean alone, said in `note`. `--estimator
+    assessor` (the paper's) gives the mean P(success)."""
     lam = acc["weight_reference_mean"].iloc[0]
     assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
     want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
@@ -606,3 +606,39 @@ def test_group_runs_on_inspect_logs(tmp_path, capsys):
     truth = _truth_inspect()
     items = pd.read_csv(ref, dtype=str)["item"]
     assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.mean([truth[i] for i in items]))
+
+
+def test_the_stack_is_its_weights_times_its_components(mirror):
+    """predict_new's default on real results (15 MuSR models known, one new, 30 random
+    references): the estimate is sum_c w_c x component_c with w >= 0 summing to 1 (the output's
+    weight columns), the components recomputed here: the reference mean, the assessor's
+    estimate (`--estimator assessor`, the same fit) and p-IRT from tinyBenchmarks' functions
+    on the known models' IRT fit."""
+    from evalsci.assess.refset import predict_new, select_reference
+    from evalsci.assess.responses import Matrix
+    from evalsci.assess.tinybench import ItemParams, fit_ability, fit_items, item_curve
+    from evalsci.studies.assessors import lomo
+
+    runs = lomo.leaderboard_runs(mirror / "kinds-of-intelligence-cfi-PredictaBoard", "MuSR")
+    _, first = np.unique(runs.model, return_index=True)
+    rows = np.sort(first)[:16]
+    y = runs.success[rows]
+    m = Matrix(
+        models=[str(runs.model[i]) for i in rows[:15]],
+        items=pd.DataFrame({"task": "MuSR", "item": runs.items}),
+        success=y[:15],
+    )
+    ref = select_reference(m, 30, "random", seed=0)
+    pos = np.array([runs.items.index(i) for i in ref["item"]])
+    new = {"new": {("MuSR", i): int(v) for i, v in zip(runs.items, y[15], strict=True)}}
+    acc, _ = predict_new(m, ref, new, max_calibration=9)
+    paper, _ = predict_new(m, ref, new, max_calibration=9, estimator="assessor")
+    w = acc[["weight_reference_mean", "weight_assessor", "weight_irt"]].to_numpy()[0]
+    assert (w >= 0).all() and w.sum() == pytest.approx(1, abs=1e-5)
+    items = fit_items(y[:15].astype(float), 10, 0)
+    theta = fit_ability(y[15, pos], ItemParams(items.disc[pos], items.diff[pos]))
+    p = item_curve(theta, items)
+    p[pos] = y[15, pos]
+    comps = [y[15, pos].mean(), paper["accuracy_estimate"].iloc[0], p.mean()]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.dot(w, comps), abs=2e-5)
+    print(dict(zip(["mean", "assessor", "irt"], np.round(comps, 4), strict=True)), w)
