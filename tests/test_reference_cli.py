@@ -60,12 +60,17 @@ def test_select_on_inspect_logs(tmp_path, selector, capsys):
     items = {(r.task, i) for r in read_inputs([INSPECT]).results for i in r.items}
     assert set(zip(ref["task"], ref["item"], strict=True)) <= items
     samples = json.loads(out.with_suffix(".samples.json").read_text())
-    assert {t: sorted(v) for t, v in samples.items()} == {
-        t: sorted(g["item"]) for t, g in ref.groupby("task")
-    }
+    # the run list holds sample ids inspect accepts: mc_epochs_mean's items are
+    # `<sample id>#<epoch>` (3 epochs), listed once per sample, and said
+    want = {t: sorted(set(g["item"])) for t, g in ref.groupby("task")}
+    want["mc_epochs_mean"] = sorted({i.rsplit("#", 1)[0] for i in want["mc_epochs_mean"]})
+    assert all("#" in i for i in ref.loc[ref["task"] == "mc_epochs_mean", "item"])
+    assert {t: sorted(v) for t, v in samples.items()} == want
     w = ref.astype({"weight": float}).groupby("task")["weight"].sum()
     assert np.allclose(w, 1.0)  # a task's weights are its items' shares
-    assert "passed over" in capsys.readouterr().err  # the gen_match logs, with the reason
+    err = capsys.readouterr().err
+    assert "passed over" in err  # the gen_match logs, with the reason
+    assert "task 'mc_epochs_mean': inspect epochs" in err and "'mc_single'" not in err
 
 
 def test_samples_list_gives_lm_eval_doc_ids():
@@ -73,7 +78,7 @@ def test_samples_list_gives_lm_eval_doc_ids():
 
     # the items come sorted as strings (success_matrix); lm-eval needs its ids ascending
     ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["10", "3", "x1"]})
-    assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
+    assert samples_list(ref) == ({"a": [3, 10], "b": ["x1"]}, [])
 
 
 def test_eee_samples_fixture_selects(tmp_path):
@@ -281,7 +286,9 @@ def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
     assert set(ids) <= set(truth)  # items of the task, under the client's own ids
     listed = json.loads(ref.with_suffix(".samples.json").read_text())
     assert listed == {r["task"].iloc[0]: sorted(map(int, ids)) if client == "lighteval" else ids}
-    capsys.readouterr()
+    # EEE's items are sample hashes, which no harness takes: said where the list is written
+    said = "are Every Eval Ever sample hashes, which no harness accepts"
+    assert (said in capsys.readouterr().err) == (client == "eee")
     args = ["reference", "predict", *known, "--reference", str(ref), "--new", new]
     assert main([*args, "--items"]) == 0
     items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})

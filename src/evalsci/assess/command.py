@@ -8,6 +8,7 @@ with a random baseline, so the audit's readers returned nothing).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -56,19 +57,42 @@ def _known_matrix(frame):
     return m
 
 
-def samples_list(ref) -> dict:
-    """{task: [item ids]}, the JSON that lm-eval's `--samples` accepts: integers, in ascending
-    order, where every id of the task is one (lm-eval doc ids).
+def samples_list(ref, kinds: dict | None = None) -> tuple[dict, list[str]]:
+    """({task: [item ids]}, notes): the ids a harness runs, and what the caller must be told.
 
+    lm-eval doc ids: integers, in ascending order, where every id of the task is one.
     Ascending is required, not cosmetic: lm-eval 0.4.13 walks the task's documents in dataset
     order keeping those whose index is listed, and logs the k-th kept document under the k-th
     listed id (`evaluator.evaluate`: `doc_id_true = indices[doc_id]`), so an unsorted list logs
-    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one)."""
-    out = {}
+    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one).
+
+    `kinds`: {task: the formats its results were read from (`responses._kind`)}. An inspect log
+    with epochs names its items `<sample id>#<epoch>`; inspect runs samples, each for every
+    epoch (`inspect eval --sample-id`, `--epochs`), so the list holds the sample ids. Every Eval
+    Ever files are paired on their sample hashes, which no harness takes: listed as they are,
+    and said."""
+    from evalsci.audit.readers.sniff import EEE_AGGREGATE, INSPECT_LOG
+
+    kinds = kinds or {}
+    out, notes = {}, []
     for task, g in ref.groupby("task", sort=False):
         ids = g["item"].astype(str).tolist()
+        kind = kinds.get(task, set())
+        if kind == {INSPECT_LOG} and all(re.fullmatch(r".+#\d+", i) for i in ids):
+            ids = list(dict.fromkeys(i.rsplit("#", 1)[0] for i in ids))
+            notes.append(
+                f"task {task!r}: inspect epochs: the list holds the reference items' sample "
+                "ids (inspect eval --sample-id ... with the known models' --epochs runs every "
+                "epoch of them, the reference items among them)"
+            )
+        elif EEE_AGGREGATE in kind:
+            notes.append(
+                f"task {task!r}: the items are Every Eval Ever sample hashes, which no harness "
+                "accepts: the list holds them as they are; run the harness that wrote the "
+                "files on the samples with those hashes (their sample_id in the files)"
+            )
         out[task] = sorted(int(i) for i in ids) if all(i.isdigit() for i in ids) else ids
-    return out
+    return out, notes
 
 
 def cmd_select(args) -> int:
@@ -83,7 +107,8 @@ def cmd_select(args) -> int:
     ref = select_reference(m, args.n, args.selector, seed=args.seed)
     out = Path(args.out)
     samples = out.with_suffix(".samples.json")
-    text = json.dumps(samples_list(ref), indent=1) + "\n"
+    listed, notes = samples_list(ref, frame.groupby("task")["kind"].agg(set).to_dict())
+    text = json.dumps(listed, indent=1) + "\n"
     with atomic_path(out) as tmp_csv, atomic_path(samples) as tmp_json:
         ref.to_csv(tmp_csv, index=False, float_format="%.6g")
         tmp_json.write_text(text)
@@ -93,6 +118,8 @@ def cmd_select(args) -> int:
         f"and {samples} (item ids per task; lm-eval: --samples {samples})",
         file=sys.stderr,
     )
+    for note in notes:
+        print(f"evalsci reference: {samples}: {note}", file=sys.stderr)
     return 0
 
 

@@ -36,7 +36,7 @@ ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
 
 @dataclass
 class Responses:
-    frame: pd.DataFrame  # model, task, item, correct
+    frame: pd.DataFrame  # model, task, item, correct, kind (the file's format), [run]
     skipped: list[str] = field(default_factory=list)  # "path task: reason"
 
 
@@ -76,6 +76,7 @@ def _read_item_csv(path: Path) -> pd.DataFrame:
             raise AuditInputError(f"{path}:{int(np.flatnonzero(empty)[0]) + 2}: empty {c}")
     df["correct"] = df["correct"].astype(np.int8)
     df["source"] = str(path)
+    df["kind"] = "csv"
     return df
 
 
@@ -122,6 +123,7 @@ def _read_responses(paths, metric: str | None) -> Responses:
                         "item": list(map(str, r.items)),
                         "correct": np.asarray(r.outcomes, dtype=np.int8),
                         "source": r.source,
+                        "kind": _kind(r.source),
                     }
                 )
             )
@@ -132,6 +134,18 @@ def _read_responses(paths, metric: str | None) -> Responses:
             "no per-item outcomes in " + ", ".join(map(str, paths)) + _listed(skipped)
         )
     return Responses(pd.concat(parts, ignore_index=True), skipped)
+
+
+def _kind(source: str) -> str:
+    """The audit's name for the format of the file a result was read from (`sniff`): the
+    reference's run list needs it (inspect epochs, EEE sample hashes); "" if not a file."""
+    from evalsci.audit.readers.sniff import sniff
+
+    path = Path(source)
+    try:
+        return sniff(path) if path.is_file() else ""
+    except (OSError, AuditInputError):
+        return ""
 
 
 def _no_duplicates(df: pd.DataFrame, row: str) -> pd.DataFrame:
