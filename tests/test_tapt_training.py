@@ -568,6 +568,27 @@ def test_recompute_dag_has_one_gpu_shard_per_subsample(tmp_path, mirror):
     assert "gpu=1" in out  # shard jobs declare the GPU resource for the cluster profile
 
 
+def test_the_workflow_names_the_shard_files_the_resumable_runner_writes():
+    """The plan's shard files of a run (the workflow's shard rule outputs, the merge's inputs)
+    are the files `run_subsamples` writes and finds done after a kill (ShardPaths.of), one
+    per subsample, 1-based and 3 digits wide, in subsample order."""
+    from pathlib import Path
+
+    from evalsci.studies.tapt.plan import plan
+    from evalsci.studies.tapt.settings import resolved_settings
+
+    s = resolved_settings(training={"n": [32, 64], "num_subsamples": [2, 11]})
+    p = plan(s)
+    for n, count in ((32, 2), (64, 11)):
+        files = p.shard_files(16, n, "bert", "sst2")
+        assert [len(v) for v in files.values()] == [count] * 3
+        for i in range(1, count + 1):
+            want = train_shards.ShardPaths.of(Path(files["accuracies"][0]).parent, i)
+            got = [files[k][i - 1] for k in ("accuracies", "predictions", "metrics")]
+            assert got == [str(want.accuracies), str(want.predictions), str(want.metrics)]
+        assert files["accuracies"][-1].endswith(f"/m16/n{n}/bert/sst2/{count:03d}.accuracies.csv")
+
+
 @pytest.mark.parametrize("cpu_dtype", ["float32", "bfloat16"])
 def test_training_loads_models_in_config_lm_cpu_dtype(tiny, sst2, tmp_path, monkeypatch, cpu_dtype):
     """config lm.cpu_dtype reaches the classifier and the MLM/CLM pretraining on CPU (it
