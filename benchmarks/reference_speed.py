@@ -1,5 +1,8 @@
 """`evalsci reference` select + predict on a 10,000-item x 100-model matrix (issue 36: < 60 s).
 
+Each verb runs with the defaults of the code it runs (selector and estimator), unless
+`--selector` names one: the current default against the baseline revision's default.
+
 Responses are drawn from a 2PL IRT model (abilities and difficulties N(0, 1), 20 tasks of 500
 items), written as the tidy per-item CSV, and both verbs run as `python -m evalsci.cli`, timed
 end to end (interpreter start and reading included), wall and CPU seconds (the child's user +
@@ -8,8 +11,7 @@ revision, exported with `git archive`; the current tree is copied at the start),
 both see the same load; both accuracy tables are compared column by column. A third reference
 is reading the CSV alone.
 
-    python benchmarks/reference_speed.py [--selector clustering_success] [--baseline 7abb197]
-                                         [--repeats 2]
+    python benchmarks/reference_speed.py [--selector NAME] [--baseline fbc564f] [--repeats 2]
 """
 
 from __future__ import annotations
@@ -60,17 +62,18 @@ def _timed(args: list[str], src: Path) -> tuple[float, float, str]:
     return wall, cpu, out.stdout
 
 
-def both_verbs(d: Path, src: Path, selector: str, tag: str) -> tuple[dict, pd.DataFrame]:
+def both_verbs(d: Path, src: Path, selector: str | None, tag: str) -> tuple[dict, pd.DataFrame]:
     ref = d / f"ref_{tag}.csv"
-    ws, cs, _ = _timed(["reference", "select", str(d / "known.csv"), "--n", "100",
-                        "--selector", selector, "--out", str(ref)], src)  # fmt: skip
+    chosen = ["--selector", selector] if selector else []  # else the code's own default
+    ws, cs, _ = _timed(["reference", "select", str(d / "known.csv"), "--n", "100", *chosen,
+                        "--out", str(ref)], src)  # fmt: skip
     wp, cp, out = _timed(["reference", "predict", str(d / "known.csv"), "--reference",
                           str(ref), "--new", str(d / "new.csv")], src)  # fmt: skip
     t = {"select_wall": ws, "select_cpu": cs, "predict_wall": wp, "predict_cpu": cp}
     return t, pd.read_csv(io.StringIO(out))
 
 
-def run(selector: str, baseline: str, repeats: int) -> None:
+def run(selector: str | None, baseline: str, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         df = matrix()
@@ -109,7 +112,8 @@ def run(selector: str, baseline: str, repeats: int) -> None:
     a = tables["baseline"].merge(tables["current"], on=["model", "task"], suffixes=("_b", "_c"))
     diff = (a["accuracy_estimate_b"] - a["accuracy_estimate_c"]).abs()
     wid_b, wid_c = (a["high_b"] - a["low_b"]).mean(), (a["high_c"] - a["low_c"]).mean()
-    print(f"load average {os.getloadavg()[0]:.1f}, cores {os.cpu_count()}, selector {selector}, "
+    print(f"load average {os.getloadavg()[0]:.1f}, cores {os.cpu_count()}, selector "
+          f"{selector or 'each code default'}, "
           f"baseline {baseline}; read the CSV alone {t_read:.1f} s")  # fmt: skip
     print(med.round(1).to_string())
     b, c = med.loc["baseline"], med.loc["current"]
@@ -125,8 +129,8 @@ def run(selector: str, baseline: str, repeats: int) -> None:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--selector", default="clustering_success")
-    ap.add_argument("--baseline", default="7abb197", help="git revision of the baseline code")
+    ap.add_argument("--selector", default=None, help="default: each code's own default")
+    ap.add_argument("--baseline", default="fbc564f", help="git revision of the baseline code")
     ap.add_argument("--repeats", type=int, default=2)
     a = ap.parse_args()
     run(a.selector, a.baseline, a.repeats)

@@ -38,7 +38,7 @@ TARGETS = {
     "bayes": (
         ["results/tapt/fits/zero_shot_n100/bias_authors.json"],
         STUDIES["tapt"][1],
-        "tapt_fit.py",
+        "call.py",
     ),
     "assess": (["assessors_table3"], STUDIES["assessors"][1], "call.py"),
 }

@@ -5,52 +5,64 @@ from __future__ import annotations
 
 import pytest
 
-from evalsci.studies.tapt import targets
+from evalsci.studies.tapt import settings as tapt_settings
 from evalsci.studies.tapt.data import RELEASED_CONFIGS
+from evalsci.studies.tapt.plan import plan
+from evalsci.studies.tapt.settings import resolved_settings
 
 from conftest import snakemake
 
 RECOMPUTED = ["m16_n32", "gpt2_epochs_2_m16_n32"]  # a recompute run's own configurations
 
 
-def _cfg(configs, eq2=(), meta=None):
-    return {
-        "scale": "default",
-        "fits": {"configs": configs, "eq2_configs": list(eq2)},
-        "meta": {"configs": meta or {}},
-    }
+def _fits(configs, eq2=()):
+    return tapt_settings.Fits(configs=tuple(configs), eq2_configs=tuple(eq2))
 
 
 def test_a_typo_in_fits_configs_is_an_error_not_every_fit():
     present = list(RELEASED_CONFIGS)
-    with pytest.raises(targets.SelectionError) as e:
-        targets.fit_stems(_cfg(["m100_n5000_typo"]), present)
+    with pytest.raises(tapt_settings.SelectionError) as e:
+        _fits(["m100_n5000_typo"]).stems(present)
     msg = str(e.value)
     assert msg.startswith("config tapt.fits.configs (") and "'m100_n5000_typo'" in msg
     assert "'m100_n500'" in msg  # the valid names are listed
-    stems = targets.fit_stems(_cfg(["m100_n500"]), present)
-    assert stems == [f"results/tapt/fits/m100_n500/{c}_authors" for c in ("boost", "bias")]
+    assert _fits(["m100_n500"]).stems(present) == [
+        ("m100_n500", c, "authors") for c in ("boost", "bias")
+    ]
+    # the plan's summary files of the selected fits
+    p = plan(resolved_settings(fits={"configs": ["m100_n500"], "eq2_configs": []}))
+    assert p.fit_summaries() == [
+        f"results/tapt/fits/m100_n500/{c}_authors.json" for c in ("boost", "bias")
+    ]
 
 
 def test_an_empty_list_selects_nothing():
-    assert targets.fit_stems(_cfg([], eq2=[]), list(RELEASED_CONFIGS)) == []
+    assert _fits([], eq2=[]).stems(list(RELEASED_CONFIGS)) == []
 
 
 def test_a_recompute_source_without_the_listed_released_configurations_gets_its_own():
     """The defaults name released configurations; a recompute run has others: all of its own
     are fitted (a typo is still an error there)."""
-    assert targets.select(RECOMPUTED, ["m100_n500"]) == RECOMPUTED
-    assert targets.select(RECOMPUTED, ["m16_n32"]) == ["m16_n32"]
-    with pytest.raises(targets.SelectionError, match="'m16_n3'"):
-        targets.select(RECOMPUTED, ["m16_n3"])
+    assert tapt_settings.select(RECOMPUTED, ["m100_n500"]) == RECOMPUTED
+    assert tapt_settings.select(RECOMPUTED, ["m16_n32"]) == ["m16_n32"]
+    with pytest.raises(tapt_settings.SelectionError, match="'m16_n3'"):
+        tapt_settings.select(RECOMPUTED, ["m16_n3"])
 
 
 def test_a_typo_in_meta_configs_is_an_error_not_dropped():
     present = list(RELEASED_CONFIGS)
     meta = {"m100_n500": 0.04, "zero_shot_n100": 0.07}
-    assert targets.meta_configs(_cfg([], meta=meta), present) == ["m100_n500", "zero_shot_n100"]
-    with pytest.raises(targets.SelectionError, match=r"config tapt\.meta\.configs .*'m100_n50O'"):
-        targets.meta_configs(_cfg([], meta={**meta, "m100_n50O": 0.04}), present)
+
+    def _meta(configs):
+        return tapt_settings.Meta(
+            n_slices=1, configs=tuple(configs.items()), target_accept=0.9, tune=1
+        )
+
+    assert _meta(meta).present(present) == ["m100_n500", "zero_shot_n100"]
+    with pytest.raises(
+        tapt_settings.SelectionError, match=r"config tapt\.meta\.configs .*'m100_n50O'"
+    ):
+        _meta({**meta, "m100_n50O": 0.04}).present(present)
 
 
 #: typos through a dry run of the workflow: (config file text, the key named)
@@ -58,6 +70,8 @@ TYPOS = {
     "fits": ("tapt:\n  fits:\n    configs: [m100_n5000_typo]\n", "tapt.fits.configs"),
     "eq2": ("tapt:\n  fits:\n    eq2_configs: [zero_shot_n10]\n", "tapt.fits.eq2_configs"),
     "meta": ("tapt:\n  meta:\n    configs:\n      m100_n5000: 0.04\n", "tapt.meta.configs"),
+    # Figure 7's configuration: a typo used to fall back to the first configuration silently
+    "simulate": ("tapt:\n  simulate:\n    config: m100_n20O\n", "tapt.simulate.config"),
 }
 
 

@@ -21,13 +21,6 @@ OWNERS = {"src/evalsci/paths.py"}
 # Not the workflow's files: paths inside the authors' released repositories (their own
 # `results/` directory), which a bundle mirrors.
 RELEASED_LAYOUT = {"src/evalsci/data/released.py", "src/evalsci/studies/baselines/load.py"}
-# tapt's rules and scripts are being converted to a plan of their own (issue 33, branch
-# tapt-plan); until then they spell their paths. Remove an entry when its file is converted.
-NOT_CONVERTED = (
-    "src/evalsci/studies/tapt/",
-    "workflow/rules/tapt",
-    "workflow/scripts/tapt_",
-)
 
 
 def _python_strings(path: Path):
@@ -75,7 +68,7 @@ def _spelled(root: Path) -> list[str]:
         if not path.is_file():
             continue
         rel = path.relative_to(root).as_posix()
-        if rel in OWNERS | RELEASED_LAYOUT or rel.startswith(NOT_CONVERTED):
+        if rel in OWNERS | RELEASED_LAYOUT:
             continue
         strings = _python_strings(path) if path.suffix == ".py" else _rule_strings(path)
         out += [f"{rel}:{line}: {text!r}" for line, text in strings if OURS.match(text)]

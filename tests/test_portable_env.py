@@ -60,7 +60,7 @@ def test_tapt_fits_use_a_pinned_sampler_under_portable_arithmetic():
     import pytest
 
     from evalsci.settings import resolve
-    from evalsci.studies.tapt.targets import BackendConfigError, resolve_backend
+    from evalsci.studies.tapt.settings import BackendConfigError, resolve_backend
 
     cfg = resolve(yaml.safe_load((REPO / "config.yaml").read_text()))["tapt"]["bayes"]
     assert cfg["backend"] == "auto"

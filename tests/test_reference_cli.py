@@ -25,10 +25,10 @@ def _tidy(path: Path, rows) -> Path:
 
 
 def _assert_the_blend_of_two_known_models(acc, got, items, args, capsys):
-    """The default blend: lambda x the reference mean + (1 - lambda) x the mean P(success) (the
-    reference items at their outcomes); two known models leave no calibration model, so lambda
-    is 1, the reference mean alone, said in `note`. `--estimator assessor` (the paper's) gives
-    the mean P(success)."""
+    """The default stack: weights x (the reference mean, the mean P(success) with the reference
+    items at their outcomes, p-IRT); two known models leave no calibration model, so the weight
+    of the reference mean is 1, the reference mean alone, said in `note`. `--estimator
+    assessor` (the paper's) gives the mean P(success)."""
     lam = acc["weight_reference_mean"].iloc[0]
     assert lam == 1.0 and "too few to weigh the assessor" in acc["note"].iloc[0]
     want = lam * pd.Series(got).mean() + (1 - lam) * items["p_success"].mean()
@@ -60,12 +60,17 @@ def test_select_on_inspect_logs(tmp_path, selector, capsys):
     items = {(r.task, i) for r in read_inputs([INSPECT]).results for i in r.items}
     assert set(zip(ref["task"], ref["item"], strict=True)) <= items
     samples = json.loads(out.with_suffix(".samples.json").read_text())
-    assert {t: sorted(v) for t, v in samples.items()} == {
-        t: sorted(g["item"]) for t, g in ref.groupby("task")
-    }
+    # the run list holds sample ids inspect accepts: mc_epochs_mean's items are
+    # `<sample id>#<epoch>` (3 epochs), listed once per sample, and said
+    want = {t: sorted(set(g["item"])) for t, g in ref.groupby("task")}
+    want["mc_epochs_mean"] = sorted({i.rsplit("#", 1)[0] for i in want["mc_epochs_mean"]})
+    assert all("#" in i for i in ref.loc[ref["task"] == "mc_epochs_mean", "item"])
+    assert {t: sorted(v) for t, v in samples.items()} == want
     w = ref.astype({"weight": float}).groupby("task")["weight"].sum()
     assert np.allclose(w, 1.0)  # a task's weights are its items' shares
-    assert "passed over" in capsys.readouterr().err  # the gen_match logs, with the reason
+    err = capsys.readouterr().err
+    assert "passed over" in err  # the gen_match logs, with the reason
+    assert "task 'mc_epochs_mean': inspect epochs" in err and "'mc_single'" not in err
 
 
 def test_samples_list_gives_lm_eval_doc_ids():
@@ -73,7 +78,7 @@ def test_samples_list_gives_lm_eval_doc_ids():
 
     # the items come sorted as strings (success_matrix); lm-eval needs its ids ascending
     ref = pd.DataFrame({"task": ["a", "a", "b"], "item": ["10", "3", "x1"]})
-    assert samples_list(ref) == {"a": [3, 10], "b": ["x1"]}
+    assert samples_list(ref) == ({"a": [3, 10], "b": ["x1"]}, [])
 
 
 def test_eee_samples_fixture_selects(tmp_path):
@@ -281,7 +286,9 @@ def test_select_and_predict_on_a_clients_files(client, tmp_path, capsys):
     assert set(ids) <= set(truth)  # items of the task, under the client's own ids
     listed = json.loads(ref.with_suffix(".samples.json").read_text())
     assert listed == {r["task"].iloc[0]: sorted(map(int, ids)) if client == "lighteval" else ids}
-    capsys.readouterr()
+    # EEE's items are sample hashes, which no harness takes: said where the list is written
+    said = "are Every Eval Ever sample hashes, which no harness accepts"
+    assert (said in capsys.readouterr().err) == (client == "eee")
     args = ["reference", "predict", *known, "--reference", str(ref), "--new", new]
     assert main([*args, "--items"]) == 0
     items = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"item": str})
@@ -519,25 +526,40 @@ def test_predict_on_open_llm_leaderboard_musr_held_out_models(mirror, tmp_path, 
     assert err < 0.1
 
 
-def test_blend_weight_is_the_least_squares_lambda_in_0_1():
-    """blend_weight against a brute-force grid search of the calibration squared error over
-    lambda in [0, 1], per task (column), including tasks whose optimum is clipped at 0 or 1
-    and one where the reference mean equals the assessor's estimate (lambda 1 by convention)."""
-    from evalsci.assess.refset import blend_weight
+def test_stack_weights_are_the_least_squares_convex_weights():
+    """stack_weights against a brute-force search of the calibration squared error over a grid
+    of the simplex (3 components, step 1/1000) and, for 2 components, against the closed-form
+    clipped least-squares lambda (the blend's); a component exact on every calibration model
+    takes all the weight; components equal everywhere tie to the reference mean (first)."""
+    from evalsci.assess.refset import stack_weights
 
     rng = np.random.default_rng(3)
-    t = rng.uniform(0.2, 0.8, (9, 4))
-    a = t + rng.normal(0, 0.05, (9, 4))
-    m = t + rng.normal(0, 0.05, (9, 4))
-    a[:, 1] = t[:, 1]  # assessor exact: lambda 0
-    m[:, 2] = t[:, 2]  # reference mean exact: lambda 1
-    a[:, 3] = m[:, 3]  # the two agree everywhere
-    got = blend_weight(a, m, t)
-    grid = np.linspace(0, 1, 100001)
-    for c in range(3):
-        sse = (((grid[:, None] * m[:, c] + (1 - grid[:, None]) * a[:, c]) - t[:, c]) ** 2).sum(1)
-        assert abs(got[c] - grid[np.argmin(sse)]) <= 1e-5, c
-    assert got[1] == 0.0 and got[2] == 1.0 and got[3] == 1.0
+    k, tasks = 9, 5
+    t = rng.uniform(0.2, 0.8, (k, tasks))
+    comps = t[:, :, None] + rng.normal(0, 0.05, (k, tasks, 3))
+    comps[:, 1, 2] = t[:, 1]  # p-IRT exact: all its weight
+    comps[:, 2, 0] = t[:, 2]  # reference mean exact
+    comps[:, 3, 1] = comps[:, 3, 0]  # assessor = reference mean: a tie
+    comps[:, 3, 2] = comps[:, 3, 0]  # and p-IRT too
+    comps[:, 4, :] += np.array([0.1, -0.1, 0.0])  # an interior optimum on the (0, 1) edge
+    got = stack_weights(comps, t)
+    assert np.allclose(got.sum(axis=1), 1.0) and (got >= 0).all()
+    step = 1000
+    g = np.array([(i, j, step - i - j) for i in range(step + 1) for j in range(step + 1 - i)])
+    g = g / step
+    for c in range(tasks):
+        sse = (((comps[:, c, :] @ g.T) - t[:, c, None]) ** 2).sum(axis=0)
+        mine = ((comps[:, c, :] @ got[c] - t[:, c]) ** 2).sum()
+        assert mine <= sse.min() + 1e-12, c  # never worse than the best grid point
+        assert mine >= sse.min() - 1e-4 * max(sse.min(), 1e-6) - 1e-9, c  # the grid is close
+    assert got[1].tolist() == [0.0, 0.0, 1.0] and got[2].tolist() == [1.0, 0.0, 0.0]
+    assert got[3].tolist() == [1.0, 0.0, 0.0]
+    # two components: lambda = <t - a, m - a> / |m - a|^2 clipped to [0, 1]
+    m, a = comps[:, :, 0], comps[:, :, 1]
+    lam = np.clip(((t - a) * (m - a)).sum(0) / ((m - a) ** 2).sum(0).clip(1e-300), 0, 1)
+    lam[3] = 1.0  # m = a: the tie goes to the reference mean
+    two = stack_weights(comps[:, :, :2], t)
+    np.testing.assert_allclose(two[:, 0], lam, atol=1e-10)
 
 
 def test_training_features_leave_out_every_run_of_the_rows_model():
@@ -559,3 +581,71 @@ def test_training_features_leave_out_every_run_of_the_rows_model():
         assert x[k, -1] == pytest.approx(y[others, i].mean(), abs=1e-12)
         agree = [(y[others, i] == y[others, r]).mean() for r in ref]
         np.testing.assert_allclose(x[k, len(ref) : 2 * len(ref)], agree, atol=1e-12)
+
+
+def test_group_runs_on_inspect_logs(tmp_path, capsys):
+    """--group-runs: each path is one run, and the runs of one model are grouped. inspect-ai's
+    logs of alpha and beta on mc_single plus a second run of alpha (its log again, under another
+    path: mockllm answers the same each run) are 3 runs of 2 models. Without the option the
+    repeated model is an error naming it; with it, predict leaves out whole models, so the 2
+    models leave no calibration model (3 ungrouped runs would have left 3) and the estimate
+    is the reference mean, said."""
+    alpha, beta = sorted(INSPECT.glob("*_mc-single_*.eval"))
+    again = tmp_path / "second_run" / alpha.name
+    again.parent.mkdir()
+    again.write_bytes(alpha.read_bytes())
+    known = [str(alpha), str(beta), str(again)]
+    ref = tmp_path / "ref.csv"
+    assert main(["reference", "select", *known, "--n", "4", "--out", str(ref)]) == 2
+    assert "appears twice" in capsys.readouterr().err
+    sel = ["reference", "select", *known, "--n", "4", "--out", str(ref), "--group-runs"]
+    assert main(sel) == 0
+    assert "3 runs of 2 known models" in capsys.readouterr().err
+    args = ["reference", "predict", *known, "--reference", str(ref), "--new",
+            str(REF_FIX / "inspect"), "--group-runs"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr()
+    acc = pd.read_csv(io.StringIO(out.out))
+    assert len(acc) == 1 and acc["model"].iloc[0].endswith(f"[{REF_FIX / 'inspect'}]")
+    assert "0 calibration models are too few" in acc["note"].iloc[0]
+    assert acc["weight_reference_mean"].iloc[0] == 1.0
+    # the estimate: the new model's mean on the reference items (its own logged outcomes)
+    truth = _truth_inspect()
+    items = pd.read_csv(ref, dtype=str)["item"]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.mean([truth[i] for i in items]))
+
+
+def test_the_stack_is_its_weights_times_its_components(mirror):
+    """predict_new's default on real results (15 MuSR models known, one new, 30 random
+    references): the estimate is sum_c w_c x component_c with w >= 0 summing to 1 (the output's
+    weight columns), the components recomputed here: the reference mean, the assessor's
+    estimate (`--estimator assessor`, the same fit) and p-IRT from tinyBenchmarks' functions
+    on the known models' IRT fit."""
+    from evalsci.assess.refset import predict_new, select_reference
+    from evalsci.assess.responses import Matrix
+    from evalsci.assess.tinybench import ItemParams, fit_ability, fit_items, item_curve
+    from evalsci.studies.assessors import lomo
+
+    runs = lomo.leaderboard_runs(mirror / "kinds-of-intelligence-cfi-PredictaBoard", "MuSR")
+    _, first = np.unique(runs.model, return_index=True)
+    rows = np.sort(first)[:16]
+    y = runs.success[rows]
+    m = Matrix(
+        models=[str(runs.model[i]) for i in rows[:15]],
+        items=pd.DataFrame({"task": "MuSR", "item": runs.items}),
+        success=y[:15],
+    )
+    ref = select_reference(m, 30, "random", seed=0)
+    pos = np.array([runs.items.index(i) for i in ref["item"]])
+    new = {"new": {("MuSR", i): int(v) for i, v in zip(runs.items, y[15], strict=True)}}
+    acc, _ = predict_new(m, ref, new, max_calibration=9)
+    paper, _ = predict_new(m, ref, new, max_calibration=9, estimator="assessor")
+    w = acc[["weight_reference_mean", "weight_assessor", "weight_irt"]].to_numpy()[0]
+    assert (w >= 0).all() and w.sum() == pytest.approx(1, abs=1e-5)
+    items = fit_items(y[:15].astype(float), 10, 0)
+    theta = fit_ability(y[15, pos], ItemParams(items.disc[pos], items.diff[pos]))
+    p = item_curve(theta, items)
+    p[pos] = y[15, pos]
+    comps = [y[15, pos].mean(), paper["accuracy_estimate"].iloc[0], p.mean()]
+    assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.dot(w, comps), abs=2e-5)
+    print(dict(zip(["mean", "assessor", "irt"], np.round(comps, 4), strict=True)), w)

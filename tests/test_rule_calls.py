@@ -24,8 +24,8 @@ from evalsci.pipeline.jobs import (
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / artefacts.ADAPTER
-# Studies whose every rule runs through the adapter (the others still have scripts of their own).
-CONVERTED = ("baselines", "audit", "mc_icl", "assessors")
+# Studies whose every rule runs through the adapter: all of them.
+CONVERTED = ("baselines", "audit", "mc_icl", "assessors", "tapt")
 
 
 @pytest.fixture(scope="module")

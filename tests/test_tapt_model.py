@@ -104,7 +104,7 @@ def test_diagnostics_check_names_the_parameter():
 
 
 def test_failed_diagnostics_fail_loudly_on_released_data_only_by_default():
-    from evalsci.studies.tapt.targets import resolve_on_failure
+    from evalsci.studies.tapt.settings import resolve_on_failure
 
     assert resolve_on_failure("auto", recomputing=False) == "error"
     assert resolve_on_failure("auto", recomputing=True) == "warn"
@@ -144,14 +144,16 @@ def test_mass_matrix_adaptation_is_chosen_per_comparison():
     """config tapt.bayes.variance_mass_matrix reaches nutpie per comparison (none by default:
     in the reparametrised coordinates nutpie's gradient-based adaptation mixes best)."""
     from evalsci.settings import resolved
-    from evalsci.studies.tapt import steps
+    from evalsci.studies.tapt.settings import TaptSettings
 
-    cfg = resolved()["tapt"]["bayes"]
-    assert cfg["variance_mass_matrix"] == []
-    cfg = {**cfg, "backend": "nutpie", "variance_mass_matrix": ["boost"]}  # portable: false
-    boost, _ = steps.sampler_settings(cfg, 1, "boost")
-    bias, _ = steps.sampler_settings(cfg, 1, "bias")
-    other, _ = steps.sampler_settings(cfg, 1)  # recovery, meta: nutpie's default
+    cfg = resolved({"portable": False})
+    assert cfg["tapt"]["bayes"]["variance_mass_matrix"] == []
+    cfg["tapt"]["bayes"]["variance_mass_matrix"] = ["boost"]
+    b = TaptSettings.of(cfg).bayes
+    assert b.backend == "nutpie"  # auto without portable arithmetic
+    boost, _ = b.sampler(1, "boost")
+    bias, _ = b.sampler(1, "bias")
+    other, _ = b.sampler(1)  # recovery, meta: nutpie's default
     assert not boost.grad_mass_matrix and bias.grad_mass_matrix and other.grad_mass_matrix
     kw = bayes._backend_kwargs(boost)["nuts_sampler_kwargs"]
     assert kw["use_grad_based_mass_matrix"] is False

@@ -1,7 +1,10 @@
-# `tapt` study rules: see the Snakefile for its named targets.
+# `tapt` study rules (Dubey, paper 002); targets: the artefact registry. Paths: the study's plan
+# (TAPT_PLAN, evalsci.studies.tapt.plan); each rule runs the function `function` of
+# evalsci.studies.tapt.steps with its named inputs, outputs and params
+# (workflow/scripts/call.py); settings: TAPT (evalsci.studies.tapt.settings.TaptSettings).
 #
-# data          tapt_accuracies -> results/tapt/data/accuracies.csv: every accuracies.csv of
-#               the source (released bundle, or the recompute rules' files) as one long table
+# data          tapt_accuracies: every accuracies.csv of the source (released bundle, or the
+#               recompute rules' files) as one long table
 # Section 5     tapt_make_table1, tapt_make_task_level, tapt_make_differences (all configs)
 # App. D.1, 8   tapt_make_permutation_tests (per task, BH across tasks)
 # Section 6     tapt_fit (per config x model variant, both comparisons; NUTS, diagnostics checked)
@@ -13,299 +16,320 @@
 
 
 wildcard_constraints:
-    comparison="boost|bias",
+    comparison="|".join(TAPT_COMPARISONS),
     variant="authors|eq2",
 
 
 rule tapt_accuracies:
     """The authors' (or our) accuracies as one long table, checked column by column."""
     input:
-        unpack(tapt_accuracies_source),
+        **TAPT_SOURCE,
+        code=TAPT_STEPS,
     output:
-        TAPT_ACCURACIES,
+        accuracies=TAPT_PLAN.accuracies,
     log:
-        "logs/tapt/accuracies.log",
+        tapt_log("accuracies"),
     conda:
         ENV["core"]
+    params:
+        function="make_accuracies",
     script:
-        "../scripts/tapt_accuracies.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_table1:
     """Table 1: exact means of acc_extra - acc_base and acc_test - acc_extra per (m, n, LM)."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
-        report(table("tapt", "table1"), caption="../report/tapt_table1.rst", category="tapt"),
+        table=report(TAPT_PLAN.table1, caption="../report/tapt_table1.rst", category="tapt"),
     log:
-        "logs/tapt/table1.log",
+        tapt_log("table1"),
     conda:
         ENV["core"]
+    params:
+        function="make_table1",
     script:
-        "../scripts/tapt_table1.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_task_level:
     """Section 7: per task, boost and bias averaged over every (m, n, LM)."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
-        report(
-            table("tapt", "task_level"), caption="../report/tapt_task_level.rst", category="tapt"
-        ),
+        table=report(TAPT_PLAN.task_level, caption="../report/tapt_task_level.rst", category="tapt"),
     log:
-        "logs/tapt/task_level.log",
+        tapt_log("task_level"),
     conda:
         ENV["core"]
+    params:
+        function="make_task_level",
     script:
-        "../scripts/tapt_task_level.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_differences:
     """Figure 1 (m50_n200) and Figures 9-15: per-task distributions of the differences, every
     configuration in one job (16 small figures: one Python start instead of 16)."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
-        [
+        figures=[
             report(
                 f,
                 caption="../report/tapt_differences.rst",
                 category="tapt",
                 subcategory="difference distributions",
             )
-            for f in tapt_targets("differences")
+            for f in TAPT_PLAN.differences_all()
         ],
     log:
-        "logs/tapt/differences.log",
+        tapt_log("differences"),
     conda:
         ENV["core"]
     params:
-        configs=tapt_configs(),
+        function="make_differences_figures",
+        configs=TAPT_PLAN.configs(),
     script:
-        "../scripts/tapt_differences.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_permutation_tests:
     """Per-task paired permutation tests (eqs. 9-10), BH across the tasks of a configuration."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
         tests=report(
-            table("tapt", "permutation_tests"),
+            TAPT_PLAN.permutation_tests,
             caption="../report/tapt_permutation.rst",
             category="tapt",
         ),
         summary=report(
-            table("tapt", "permutation_summary"),
+            TAPT_PLAN.permutation_summary,
             caption="../report/tapt_permutation.rst",
             category="tapt",
         ),
     log:
-        "logs/tapt/permutation.log",
+        tapt_log("permutation"),
     benchmark:
-        "logs/tapt/permutation.benchmark.tsv"
+        tapt_benchmark("permutation")
     conda:
         ENV["core"]
     params:
+        function="make_permutation",
+        settings=TAPT.permutation,
         seed=config["seed"],
-        n_resamples=TAPT["permutation"]["n_resamples"],
-        alpha=TAPT["permutation"]["alpha"],
     script:
-        "../scripts/tapt_permutation.py"
+        "../scripts/call.py"
 
 
 rule tapt_fit:
     """The Section 6 model for one configuration and model variant, both comparisons. One job
     for the two fits: they share the Python start, the imports and numba's warm-up (~9 CPU-s)."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
-        summary=expand(f"{TAPT_FIT}.json", comparison=_tapt_targets.COMPARISONS, allow_missing=True),
-        draws=expand(
-            f"{TAPT_FIT}.draws.csv.gz", comparison=_tapt_targets.COMPARISONS, allow_missing=True
-        ),
-        diagnostics=expand(
-            f"{TAPT_FIT}.diagnostics.csv", comparison=_tapt_targets.COMPARISONS, allow_missing=True
-        ),
+        **TAPT_PLAN.fit_outputs(),
     log:
-        "logs/tapt/fits/{config}_{variant}.log",
+        tapt_log("fits/{config}_{variant}"),
     benchmark:
-        "logs/tapt/fits/{config}_{variant}.benchmark.tsv"
+        tapt_benchmark("fits/{config}_{variant}")
     priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["bayes"]
-    threads: TAPT["bayes"]["threads"]
+    threads: TAPT.bayes.threads
     resources:
         mem_mb=4000,
     params:
-        comparisons=_tapt_targets.COMPARISONS,
-        bayes=TAPT_BAYES,
-        count_rule=TAPT["count_rule"],
+        function="fit",
+        comparisons=TAPT_COMPARISONS,
+        bayes=TAPT.bayes,
+        count_rule=TAPT.count_rule,
     script:
-        "../scripts/tapt_fit.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_beta_table:
     """beta posteriors of every fit (mean, sd, 89% HDI, r-hat, ESS, divergences)."""
     input:
-        [f"{s}.json" for s in tapt_fit_stems()],
+        code=TAPT_STEPS,
+        summaries=TAPT_PLAN.fit_summaries(),
     output:
-        report(
-            table("tapt", "beta_posteriors"),
+        table=report(
+            TAPT_PLAN.beta_posteriors,
             caption="../report/tapt_beta_posteriors.rst",
             category="tapt",
         ),
     log:
-        "logs/tapt/beta_posteriors.log",
+        tapt_log("beta_posteriors"),
     conda:
         ENV["core"]
+    params:
+        function="make_beta_table",
     script:
-        "../scripts/tapt_beta_table.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_posterior_figures:
     """Figures 2-4: posterior predictive average differences; posteriors of beta."""
     input:
-        tapt_family_draws,
+        code=TAPT_STEPS,
+        draws=tapt_family_draws,
     output:
         ppd=report(
-            figure("tapt", "posterior_predictive_{family}"),
+            TAPT_PLAN.posterior_predictive,
             caption="../report/tapt_posterior_predictive.rst",
             category="tapt",
             subcategory="posteriors",
         ),
         beta=report(
-            figure("tapt", "beta_{family}"),
+            TAPT_PLAN.beta_figure,
             caption="../report/tapt_beta_figure.rst",
             category="tapt",
             subcategory="posteriors",
         ),
     log:
-        "logs/tapt/posterior_figure_{family}.log",
+        tapt_log("posterior_figure_{family}"),
     conda:
         ENV["core"]
+    params:
+        function="make_posterior_figure",
     script:
-        "../scripts/tapt_posterior_figure.py"
+        "../scripts/call.py"
 
 
 rule tapt_meta_slices:
     """Section 10: hierarchical fits to unreplicated slices of one configuration."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
-        "results/tapt/meta/{config}_slices.csv",
+        slices=TAPT_PLAN.meta_slices,
     log:
-        "logs/tapt/meta_{config}.log",
+        tapt_log("meta_{config}"),
     benchmark:
-        "logs/tapt/meta_{config}.benchmark.tsv"
+        tapt_benchmark("meta_{config}")
     priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["bayes"]
-    threads: TAPT["bayes"]["threads"]
+    threads: TAPT.bayes.threads
     params:
-        n_slices=TAPT["meta"]["n_slices"],
-        target_accept=TAPT["meta"]["target_accept"],
-        tune=TAPT["meta"]["tune"],
+        function="make_meta_slices",
+        settings=TAPT.meta,
+        bayes=TAPT.bayes,
+        count_rule=TAPT.count_rule,
         seed=config["seed"],
-        bayes=TAPT_BAYES,
-        count_rule=TAPT["count_rule"],
     script:
-        "../scripts/tapt_meta_slices.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_meta_analysis:
     """Figure 5 and P(|posterior mean of beta| > threshold) per configuration."""
     input:
-        tapt_meta_slices,
+        code=TAPT_STEPS,
+        slices=tapt_meta_slices,
     output:
         table=report(
-            table("tapt", "meta_analysis"),
+            TAPT_PLAN.meta_table,
             caption="../report/tapt_meta_analysis.rst",
             category="tapt",
         ),
         figure=report(
-            figure("tapt", "meta_analysis"),
+            TAPT_PLAN.meta_figure,
             caption="../report/tapt_meta_analysis.rst",
             category="tapt",
         ),
     log:
-        "logs/tapt/meta_analysis.log",
+        tapt_log("meta_analysis"),
     conda:
         ENV["core"]
     params:
-        thresholds=TAPT["meta"]["configs"],
+        function="make_meta_table",
+        settings=TAPT.meta,
     script:
-        "../scripts/tapt_meta_table.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_prior_predictive:
     """Figure 7: prior predictive accuracies (m = 100, n = 200 design), paper vs bambi priors."""
     input:
-        TAPT_ACCURACIES,
+        code=TAPT_STEPS,
+        accuracies=TAPT_PLAN.accuracies,
     output:
         table=report(
-            table("tapt", "prior_predictive"),
+            TAPT_PLAN.prior_predictive_table,
             caption="../report/tapt_prior_predictive.rst",
             category="tapt",
         ),
         figure=report(
-            figure("tapt", "prior_predictive"),
+            TAPT_PLAN.prior_predictive_figure,
             caption="../report/tapt_prior_predictive.rst",
             category="tapt",
         ),
     log:
-        "logs/tapt/prior_predictive.log",
+        tapt_log("prior_predictive"),
     conda:
         ENV["bayes"]
     params:
-        draws=TAPT["simulate"]["prior_draws"],
+        function="make_prior_predictive",
+        settings=TAPT.simulate,
+        config=TAPT_PLAN.prior_predictive_config(),
         seed=config["seed"],
-        count_rule=TAPT["count_rule"],
+        count_rule=TAPT.count_rule,
     script:
-        "../scripts/tapt_prior_predictive.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_recovery:
     """Figure 8: recovery of a null and a non-null beta from simulated data."""
+    input:
+        code=TAPT_STEPS,
     output:
         table=report(
-            table("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"
+            TAPT_PLAN.recovery_table, caption="../report/tapt_recovery.rst", category="tapt"
         ),
         figure=report(
-            figure("tapt", "recovery"), caption="../report/tapt_recovery.rst", category="tapt"
+            TAPT_PLAN.recovery_figure, caption="../report/tapt_recovery.rst", category="tapt"
         ),
     log:
-        "logs/tapt/recovery.log",
+        tapt_log("recovery"),
     benchmark:
-        "logs/tapt/recovery.benchmark.tsv"
+        tapt_benchmark("recovery")
     priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["bayes"]
-    threads: TAPT["bayes"]["threads"]
+    threads: TAPT.bayes.threads
     params:
-        n_subsamples=TAPT["simulate"]["n_subsamples"],
-        beta_nonnull=TAPT["simulate"]["beta_nonnull"],
-        target_accept=TAPT["simulate"]["target_accept"],
+        function="make_recovery",
+        settings=TAPT.simulate,
+        bayes=TAPT.bayes,
         seed=config["seed"],
-        bayes=TAPT_BAYES,
     script:
-        "../scripts/tapt_recovery.py"
+        "../scripts/call.py"
 
 
 rule tapt_make_pca:
     """Figure 6 (Appendix G): evaluation bias of PCA fitted on test features."""
+    input:
+        code=TAPT_STEPS,
     output:
-        table=report(table("tapt", "pca"), caption="../report/tapt_pca.rst", category="tapt"),
-        figure=report(figure("tapt", "pca"), caption="../report/tapt_pca.rst", category="tapt"),
+        table=report(TAPT_PLAN.pca_table, caption="../report/tapt_pca.rst", category="tapt"),
+        figure=report(TAPT_PLAN.pca_figure, caption="../report/tapt_pca.rst", category="tapt"),
     log:
-        "logs/tapt/pca.log",
+        tapt_log("pca"),
     benchmark:
-        "logs/tapt/pca.benchmark.tsv"
+        tapt_benchmark("pca")
     priority: 10  # a long job: run it first when ready; short jobs fill the end
     conda:
         ENV["assess"]
     params:
-        n_trials=TAPT["pca"]["n_trials"],
+        function="make_pca",
+        settings=TAPT.pca,
     script:
-        "../scripts/tapt_pca.py"
+        "../scripts/call.py"

@@ -1,163 +1,101 @@
-# Helpers of the `tapt` rules (tapt.smk, tapt_recompute.smk): paths, the configurations of
-# the source, the fits, shard lists and the rules' input functions. No rules here.
+# Helpers of the `tapt` rules (tapt.smk, tapt_recompute.smk): settings, the study's file plan,
+# its code and the rules' input functions. No rules here.
 # Included by tapt_recompute.smk, which the Snakefile includes before tapt.smk.
 import re
 
 from evalsci.data.hf_classification import get_spec as _tapt_dataset_spec
-from evalsci.studies.tapt import data as _tapt_data
-from evalsci.studies.tapt import targets as _tapt_targets
-from evalsci.studies.tapt.training import models as _tapt_models
-from evalsci.studies.tapt.training import settings as _tapt_settings
+from evalsci.studies.tapt.plan import benchmark as tapt_benchmark
+from evalsci.studies.tapt.plan import log as tapt_log
+from evalsci.studies.tapt.plan import plan as _tapt_plan
+from evalsci.studies.tapt.settings import COMPARISONS as TAPT_COMPARISONS
+from evalsci.studies.tapt.settings import TaptSettings as _tapt_settings
+from evalsci.studies.tapt.training.models import required_inputs as _tapt_model_inputs
 
-TAPT = config["tapt"]
-# on_failure "auto": a failed convergence check fails the job on the released data, but only
-# warns on our own embedded recompute demo, whose few subsamples cannot pass the checks.
-# A resolved copy: the config itself stays as the user wrote it.
-# backend "auto": PyMC's NUTS under portable arithmetic (the same draws on every CPU), nutpie
-# without it.
-TAPT_BAYES = {
-    **TAPT["bayes"],
-    "backend": _tapt_targets.resolve_backend(TAPT["bayes"], config["portable"]),
-    "on_failure": _tapt_targets.resolve_on_failure(TAPT["bayes"]["on_failure"], recompute("tapt")),
-}
-TAPT_ACCURACIES = "results/tapt/data/accuracies.csv"
-TAPT_FIT = _tapt_targets.FIT
-TAPT_TRAINING = TAPT["training"]
-TAPT_TRAIN_SHARDS = "results/tapt/recompute/shards/m{m}/n{n}/{lm}/{dataset}"
-TAPT_TRAIN_ACCURACIES = "results/tapt/recompute/accuracies/m{m}/n{n}/{lm}/{dataset}"
+# The study's settings, built once (a frozen, typed object): the rules and functions take
+# this, not the config dict. The NUTS backend and what a failed convergence check does are
+# resolved here from `portable` and `recompute` (evalsci.studies.tapt.settings).
+TAPT = _tapt_settings.of(config)
+# Every path the study's rules read and write (evalsci.studies.tapt.plan), from them.
+TAPT_PLAN = _tapt_plan(TAPT)
+# The module of the functions the study's rules run (workflow/scripts/call.py).
+TAPT_STEPS = code("evalsci.studies.tapt.steps")
 
 
 def tapt_lm_regex(zero_shot):
-    names = [
-        lm
-        for lm in TAPT_TRAINING["lm_types"]
-        if _tapt_settings.is_zero_shot(TAPT_TRAINING, lm) == zero_shot
-    ]
+    names = [lm for lm in TAPT.training.lms if TAPT.training.is_zero_shot(lm) == zero_shot]
     return "|".join(re.escape(x) for x in names) or "^$"
 
 
 def tapt_recompute_accuracy_files(wildcards=None):
     """Every accuracies.csv the configured recompute runs write (for the analysis rules)."""
-    return [
-        f"{TAPT_TRAIN_ACCURACIES.format(**r)}/accuracies.csv"
-        for r in _tapt_settings.runs(TAPT_TRAINING)
-    ]
+    return TAPT_PLAN.run_accuracies()
 
 
 def tapt_shard_files(wildcards):
-    n_sub = _tapt_settings.num_subsamples(TAPT_TRAINING, int(wildcards.n))
-    base = TAPT_TRAIN_SHARDS.format(**wildcards)
-    return {
-        kind: [f"{base}/{i:03d}.{kind}.{ext}" for i in range(1, n_sub + 1)]
-        for kind, ext in (("accuracies", "csv"), ("predictions", "csv.gz"), ("metrics", "csv"))
-    }
+    """The shards of one run, by role (rule tapt_train_merge's inputs)."""
+    files = TAPT_PLAN.shard_files(wildcards.m, wildcards.n, wildcards.lm, wildcards.dataset)
+    return {f"shard_{kind}": paths for kind, paths in files.items()}
 
 
-def tapt_shard_inputs(wildcards):
-    """The data (the glue bundle for sst2, or local files) and a converted checkpoint."""
-    inputs = {}
-    files = TAPT_TRAINING["data_files"].get(wildcards.dataset)
-    if files:
-        inputs["data_files"] = files
-    elif _tapt_dataset_spec(wildcards.dataset).source == "glue":
-        inputs["glue"] = released("glue")
-    model = _tapt_settings.lm_type(TAPT_TRAINING, wildcards.lm)["model"]
-    for i, path in enumerate(_tapt_models.required_inputs(model, config["lm"].get("models"))):
-        inputs[f"model{i}"] = path
-    return inputs
+def tapt_data_files(wildcards):
+    """A dataset's local files (config tapt.training.data_files), or none."""
+    return TAPT.training.data_files_of(wildcards.dataset) or []
 
 
-def tapt_shard_params(wildcards):
-    return {
-        "settings": _tapt_settings.run_settings(TAPT_TRAINING, wildcards.lm, wildcards.dataset),
-        "lm_models": config["lm"].get("models", {}),
-        "device": TAPT_TRAINING["device"],
-        "cpu_dtype": config["lm"]["cpu_dtype"],
-        "revision": TAPT_TRAINING.get("revisions", {}).get(wildcards.dataset),  # None: hub.lock
-    }
+def tapt_glue(wildcards):
+    """The GLUE bundle, for a GLUE dataset without local files."""
+    if TAPT.training.data_files_of(wildcards.dataset):
+        return []
+    return released("glue") if _tapt_dataset_spec(wildcards.dataset).source == "glue" else []
 
 
-def tapt_configs():
-    """Configurations of the source (recompute: those of the training rules' files)."""
-    return _tapt_targets.present_configs(
-        recompute("tapt"), tapt_recompute_accuracy_files, _tapt_data.RELEASED_CONFIGS
-    )
+def tapt_checkpoint(wildcards):
+    """The files of an LM type's model that a workflow rule makes (a converted checkpoint)."""
+    return _tapt_model_inputs(TAPT.training.model(wildcards.lm), config["lm"].get("models"))
 
 
-def tapt_fit_stems():
-    return _tapt_targets.fit_stems(TAPT, tapt_configs())
+def tapt_run_settings(wildcards):
+    """Everything one shard of (LM type, dataset) needs: a param per run, so that a change to
+    another run's settings reruns none of this one's shards."""
+    return TAPT.training.run_settings(wildcards.lm, wildcards.dataset)
 
 
-def tapt_meta_configs():
-    return _tapt_targets.meta_configs(TAPT, tapt_configs())
+def tapt_revision(wildcards):
+    """The dataset's hub revision; None: the commit locked in results/hub.lock.yaml."""
+    return TAPT.training.revision(wildcards.dataset)
 
 
-def tapt_targets(kind):
-    """Output files of the named targets with a variable number of files (Snakefile, tapt)."""
-    if kind == "differences":
-        return [f for c in tapt_configs() for f in figure("tapt", f"differences_{c}")]
-    if kind == "posterior_predictive":
-        return [
-            f
-            for fam in _tapt_targets.families(tapt_fit_stems())
-            for name in (f"posterior_predictive_{fam}", f"beta_{fam}")
-            for f in figure("tapt", name)
-        ]
-    if kind == "meta_analysis":
-        if not tapt_meta_configs():
-            return []
-        return [*table("tapt", "meta_analysis"), *figure("tapt", "meta_analysis")]
-    raise ValueError(f"no tapt target kind {kind!r}")
-
-
-def tapt_accuracies_source(wildcards):
-    """The accuracies the analysis reads: the recompute rules' files, or the released bundle."""
-    if recompute("tapt"):
-        return {"files": tapt_recompute_accuracy_files()}
-    return {"bundle": released("pretrain_on_test")}
+# The accuracies the analysis reads: the recompute rules' files, or the released bundle.
+TAPT_SOURCE = (
+    {"files": TAPT_PLAN.run_accuracies()}
+    if TAPT.recompute
+    else {"bundle": released("pretrain_on_test")}
+)
 
 
 def tapt_family_draws(wildcards):
-    return _tapt_targets.family_draws(tapt_fit_stems(), wildcards.family)
+    return TAPT_PLAN.family_draws(wildcards.family)
 
 
 def tapt_meta_slices(wildcards):
-    return expand("results/tapt/meta/{config}_slices.csv", config=tapt_meta_configs())
+    return TAPT_PLAN.meta_slices_all()
 
 
 # The files of the study's named targets, which depend on its settings: the Snakefile makes one
 # rule per target of the artefact registry (src/evalsci/pipeline/artefacts.yaml) from these.
 TAPT_TARGETS = {
-    "tapt_table1": [
-        table("tapt", "table1"),
-    ],
-    "tapt_task_level": [
-        table("tapt", "task_level"),
-    ],
-    "tapt_differences": [
-        tapt_targets("differences"),
-    ],
-    "tapt_permutation": [
-        table("tapt", "permutation_tests"),
-        table("tapt", "permutation_summary"),
-    ],
-    "tapt_beta_posteriors": [
-        table("tapt", "beta_posteriors"),
-    ],
-    "tapt_posterior_predictive": [
-        tapt_targets("posterior_predictive"),
-    ],
-    "tapt_meta_analysis": [
-        tapt_targets("meta_analysis"),
-    ],
+    "tapt_table1": [TAPT_PLAN.table1],
+    "tapt_task_level": [TAPT_PLAN.task_level],
+    "tapt_differences": [TAPT_PLAN.differences_all()],
+    "tapt_permutation": [TAPT_PLAN.permutation_tests, TAPT_PLAN.permutation_summary],
+    "tapt_beta_posteriors": [TAPT_PLAN.beta_posteriors],
+    "tapt_posterior_predictive": [TAPT_PLAN.posterior_figures_all()],
+    "tapt_meta_analysis": [TAPT_PLAN.meta_analysis_all()],
     "tapt_simulations": [
-        table("tapt", "prior_predictive"),
-        figure("tapt", "prior_predictive"),
-        table("tapt", "recovery"),
-        figure("tapt", "recovery"),
+        TAPT_PLAN.prior_predictive_table,
+        TAPT_PLAN.prior_predictive_figure,
+        TAPT_PLAN.recovery_table,
+        TAPT_PLAN.recovery_figure,
     ],
-    "tapt_pca": [
-        table("tapt", "pca"),
-        figure("tapt", "pca"),
-    ],
+    "tapt_pca": [TAPT_PLAN.pca_table, TAPT_PLAN.pca_figure],
 }

@@ -3,13 +3,14 @@
 # training (GPU on a cluster)  tapt_train_shard: one subsample of (m, n, BERT/GPT-2-type LM,
 #                              dataset): acc_base, acc_extra, acc_test (Sections 4.1-4.3, 8)
 #                              tapt_zero_shot_shard: the same for (Q)LoRA zero-shot (Section 9)
-# merge (CPU, cheap)           tapt_train_merge -> results/tapt/recompute/accuracies/
-#                              m{m}/n{n}/{lm}/{dataset}/accuracies.csv (the authors' schema)
-#                              tapt_train_manifest -> results/tapt/recompute/manifest.csv: the
-#                              contract with the analysis rules (every accuracies.csv of the
-#                              configured runs exists once it does).
-# Config: `tapt.training` (config.yaml). One shard per subsample: a rerun after a kill redoes
-# only the missing shards, and gives identical numbers.
+# merge (CPU, cheap)           tapt_train_merge -> the run's accuracies.csv (the authors' schema)
+#                              tapt_train_manifest -> the manifest: the contract with the
+#                              analysis rules (every accuracies.csv of the configured runs
+#                              exists once it does).
+# Config: `tapt.training`; paths: TAPT_PLAN (the recompute files: TAPT_PLAN.shard,
+# TAPT_PLAN.run, TAPT_PLAN.manifest); functions: evalsci.studies.tapt.steps (train_*). One
+# shard per subsample: a rerun after a kill redoes only the missing shards, and gives identical
+# numbers.
 
 
 include: "tapt_common.smk"
@@ -28,15 +29,16 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
         name:
             f"tapt_{_kind}_shard"
         input:
-            unpack(tapt_shard_inputs),
+            code=TAPT_STEPS,
+            data_files=tapt_data_files,
+            glue=tapt_glue,
+            checkpoint=tapt_checkpoint,
         output:
-            accuracies=f"{TAPT_TRAIN_SHARDS}/{{i}}.accuracies.csv",
-            predictions=f"{TAPT_TRAIN_SHARDS}/{{i}}.predictions.csv.gz",
-            metrics=f"{TAPT_TRAIN_SHARDS}/{{i}}.metrics.csv",
+            **TAPT_PLAN.shard,
         log:
-            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.log",
+            tapt_log("recompute/m{m}/n{n}/{lm}/{dataset}/{i}"),
         benchmark:
-            "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/{i}.benchmark.tsv"
+            tapt_benchmark("recompute/m{m}/n{n}/{lm}/{dataset}/{i}")
         wildcard_constraints:
             lm=tapt_lm_regex(zero_shot=_zero_shot),
             m=r"\d+",
@@ -45,28 +47,31 @@ for _kind, _zero_shot, _mem_mb, _runtime in (
             i=r"\d{3}",
         conda:
             ENV["gpu"]
-        threads: TAPT_TRAINING["threads"]
+        threads: TAPT.training.threads
         resources:
             gpu=1,
             mem_mb=_mem_mb,
             runtime=_runtime,
         params:
-            run=tapt_shard_params,
+            function="train_shard",
+            settings=tapt_run_settings,
+            lm_models=config["lm"].get("models", {}),
+            device=TAPT.training.device,
+            cpu_dtype=config["lm"]["cpu_dtype"],
+            revision=tapt_revision,
         script:
-            "../scripts/tapt_train_shard.py"
+            "../scripts/call.py"
 
 
 rule tapt_train_merge:
     """The authors' accuracies.csv (one row per subsample) from the shards of one run."""
     input:
         unpack(tapt_shard_files),
+        code=TAPT_STEPS,
     output:
-        accuracies=f"{TAPT_TRAIN_ACCURACIES}/accuracies.csv",
-        subsamples=f"{TAPT_TRAIN_ACCURACIES}/subsamples.csv",
-        predictions=f"{TAPT_TRAIN_ACCURACIES}/predictions.csv.gz",
-        metrics=f"{TAPT_TRAIN_ACCURACIES}/train_metrics.csv",
+        **TAPT_PLAN.run,
     log:
-        "logs/tapt/recompute/m{m}/n{n}/{lm}/{dataset}/merge.log",
+        tapt_log("recompute/m{m}/n{n}/{lm}/{dataset}/merge"),
     wildcard_constraints:
         m=r"\d+",
         n=r"\d+",
@@ -75,22 +80,26 @@ rule tapt_train_merge:
     localrule: True
     conda:
         ENV["lm"]
+    params:
+        function="train_merge",
     script:
-        "../scripts/tapt_train_merge.py"
+        "../scripts/call.py"
 
 
 rule tapt_train_manifest:
     """Every accuracies.csv of the configured runs: the analysis rules' input."""
     input:
+        code=TAPT_STEPS,
         accuracies=tapt_recompute_accuracy_files,
     output:
-        manifest="results/tapt/recompute/manifest.csv",
+        manifest=TAPT_PLAN.manifest,
     log:
-        "logs/tapt/recompute/manifest.log",
+        tapt_log("recompute/manifest"),
     localrule: True
     conda:
         ENV["core"]
     params:
-        runs=_tapt_settings.runs(TAPT_TRAINING),
+        function="train_manifest",
+        training=TAPT.training,
     script:
-        "../scripts/tapt_train_manifest.py"
+        "../scripts/call.py"

@@ -8,6 +8,7 @@ with a random baseline, so the audit's readers returned nothing).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -15,14 +16,20 @@ from evalsci.audit.records import EXIT_NOTHING_TO_AUDIT as EXIT_NOTHING
 
 __all__ = ["add_parser"]
 
+GROUP_RUNS = (
+    "each RESULTS path (and each --new path) is one run, so a model may have several (a tidy "
+    "CSV may name its runs in a `run` column instead); predict leaves out every run of a model "
+    "together, in the assessor's features and in the calibration"
+)
 
-def _read(paths, metric, what):
+
+def _read(paths, metric, what, group_runs=False):
     from evalsci.audit.records import NothingToAudit
 
     from .responses import read_responses
 
     try:
-        got = read_responses(paths, metric=metric)
+        got = read_responses(paths, metric=metric, group_runs=group_runs)
     except NothingToAudit as e:
         print(f"evalsci reference: {what}: {e}", file=sys.stderr)
         return None
@@ -41,22 +48,51 @@ def _known_matrix(frame):
             f"out; {m.success.shape[1]} items shared by {len(m.models)} models remain",
             file=sys.stderr,
         )
+    if m.groups is not None:
+        print(
+            f"evalsci reference: {len(m.models)} runs of {len(set(m.groups))} known models "
+            "(--group-runs: every run of a model is left out together)",
+            file=sys.stderr,
+        )
     return m
 
 
-def samples_list(ref) -> dict:
-    """{task: [item ids]}, the JSON that lm-eval's `--samples` accepts: integers, in ascending
-    order, where every id of the task is one (lm-eval doc ids).
+def samples_list(ref, kinds: dict | None = None) -> tuple[dict, list[str]]:
+    """({task: [item ids]}, notes): the ids a harness runs, and what the caller must be told.
 
+    lm-eval doc ids: integers, in ascending order, where every id of the task is one.
     Ascending is required, not cosmetic: lm-eval 0.4.13 walks the task's documents in dataset
     order keeping those whose index is listed, and logs the k-th kept document under the k-th
     listed id (`evaluator.evaluate`: `doc_id_true = indices[doc_id]`), so an unsorted list logs
-    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one)."""
-    out = {}
+    documents under other documents' ids (tests/test_reference_cli.py runs lm-eval on one).
+
+    `kinds`: {task: the formats its results were read from (`responses._kind`)}. An inspect log
+    with epochs names its items `<sample id>#<epoch>`; inspect runs samples, each for every
+    epoch (`inspect eval --sample-id`, `--epochs`), so the list holds the sample ids. Every Eval
+    Ever files are paired on their sample hashes, which no harness takes: listed as they are,
+    and said."""
+    from evalsci.audit.readers.sniff import EEE_AGGREGATE, INSPECT_LOG
+
+    kinds = kinds or {}
+    out, notes = {}, []
     for task, g in ref.groupby("task", sort=False):
         ids = g["item"].astype(str).tolist()
+        kind = kinds.get(task, set())
+        if kind == {INSPECT_LOG} and all(re.fullmatch(r".+#\d+", i) for i in ids):
+            ids = list(dict.fromkeys(i.rsplit("#", 1)[0] for i in ids))
+            notes.append(
+                f"task {task!r}: inspect epochs: the list holds the reference items' sample "
+                "ids (inspect eval --sample-id ... with the known models' --epochs runs every "
+                "epoch of them, the reference items among them)"
+            )
+        elif EEE_AGGREGATE in kind:
+            notes.append(
+                f"task {task!r}: the items are Every Eval Ever sample hashes, which no harness "
+                "accepts: the list holds them as they are; run the harness that wrote the "
+                "files on the samples with those hashes (their sample_id in the files)"
+            )
         out[task] = sorted(int(i) for i in ids) if all(i.isdigit() for i in ids) else ids
-    return out
+    return out, notes
 
 
 def cmd_select(args) -> int:
@@ -64,22 +100,26 @@ def cmd_select(args) -> int:
 
     from .refset import select_reference
 
-    frame = _read(args.results, args.metric, "results")
+    frame = _read(args.results, args.metric, "results", args.group_runs)
     if frame is None:
         return EXIT_NOTHING
     m = _known_matrix(frame)
     ref = select_reference(m, args.n, args.selector, seed=args.seed)
     out = Path(args.out)
     samples = out.with_suffix(".samples.json")
-    text = json.dumps(samples_list(ref), indent=1) + "\n"
+    listed, notes = samples_list(ref, frame.groupby("task")["kind"].agg(set).to_dict())
+    text = json.dumps(listed, indent=1) + "\n"
     with atomic_path(out) as tmp_csv, atomic_path(samples) as tmp_json:
         ref.to_csv(tmp_csv, index=False, float_format="%.6g")
         tmp_json.write_text(text)
     print(
-        f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} models) "
+        f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} "
+        f"{'runs' if m.groups else 'models'}) "
         f"and {samples} (item ids per task; lm-eval: --samples {samples})",
         file=sys.stderr,
     )
+    for note in notes:
+        print(f"evalsci reference: {samples}: {note}", file=sys.stderr)
     return 0
 
 
@@ -96,10 +136,10 @@ def cmd_predict(args) -> int:
         raise AuditInputError(f"{args.reference}: cannot read ({e})") from None
     if not {"task", "item"} <= set(ref.columns):
         raise AuditInputError(f"{args.reference}: needs columns task, item")
-    known = _read(args.results, args.metric, "known models' results")
+    known = _read(args.results, args.metric, "known models' results", args.group_runs)
     if known is None:
         return EXIT_NOTHING
-    new = _read(args.new, args.metric, "new models' results")
+    new = _read(args.new, args.metric, "new models' results", args.group_runs)
     if new is None:
         return EXIT_NOTHING
     clash = sorted(set(new["model"]) & set(known["model"]))
@@ -110,10 +150,16 @@ def cmd_predict(args) -> int:
         model: dict(
             zip(zip(g["task"], g["item"], strict=True), g["correct"].astype(int), strict=True)
         )
-        for model, g in new.groupby("model", sort=True)
+        for model, g in new.groupby("run" if args.group_runs else "model", sort=True)
     }
     acc, items = predict_new(
-        m, ref, outcomes, alpha=args.alpha, seed=args.seed, estimator=args.estimator
+        m,
+        ref,
+        outcomes,
+        alpha=args.alpha,
+        seed=args.seed,
+        estimator=args.estimator,
+        groups=m.groups,
     )
     table = items if args.items else acc
     table.to_csv(sys.stdout, index=False)
@@ -158,6 +204,7 @@ def add_parser(sub) -> None:
                    "<stem>.samples.json: item ids per task (lm-eval --samples)")  # fmt: skip
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    s.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     s.set_defaults(func=cmd_select)
     p = verbs.add_parser("predict", help="predict new models' accuracy from the reference items")
     p.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
@@ -170,9 +217,11 @@ def add_parser(sub) -> None:
         "--estimator",
         choices=ESTIMATORS,
         default=DEFAULT_ESTIMATOR,
-        help="blend: lambda x the reference mean + (1 - lambda) x the assessor's estimate, "
-        "lambda from held-out known models (default); assessor: the paper's alone",
+        help="stack (default): the reference mean, the assessor's estimate and p-IRT "
+        "(tinyBenchmarks), convex weights by least squares on held-out known models; blend: "
+        "the first two only; assessor: the paper's alone",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    p.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     p.set_defaults(func=cmd_predict)

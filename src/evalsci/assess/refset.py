@@ -19,16 +19,21 @@ would leak the label). An L2 logistic regression (the paper's `LogisticRegressio
 on up to `max_rows` training rows. The assessor's task accuracy estimate (estimator `assessor`)
 is
     (sum of the observed reference outcomes + sum of predicted P(success) elsewhere) / n_task.
-The default estimator, `blend`, is lambda x the task's (weighted) reference mean + (1 - lambda)
-x that estimate, lambda in [0, 1] the least-squares weight on the calibration models below (as
-tinyBenchmarks' gp-IRT combines its anchor mean with its IRT estimate, choosing lambda from known
-models): leaving models out, the assessor alone erred more than the reference mean where the
-known models are few, and more with more references (docs/reference.md).
+The default estimator, `stack`, weighs three estimates of the task's accuracy: the task's
+(weighted) reference mean, the assessor's estimate above, and tinyBenchmarks' p-IRT (Maia Polo
+et al. 2024, Section 4: the known models' MIRT 2PL items, the new model's ability fitted on its
+reference outcomes; `evalsci.assess.tinybench`), by convex weights (>= 0, summing to 1) chosen
+per task by least squares on the calibration models below (`stack_weights`: Breiman's stacked
+regression, as gp-IRT weighs its anchor mean and p-IRT with a lambda chosen from known models).
+`blend` weighs the first two only. Leaving models out, the assessor alone erred more than the
+reference mean where the known models are few, and the blend more than gp-IRT on MuSR at 100
+references (docs/reference.md). Without torch (the IRT fit's) the stack leaves p-IRT out, said
+in the `note` column.
 Its interval is split-conformal over models (Vovk et al. 2005; Lei et al. 2018, JASA 113,
 "Distribution-free predictive inference for regression", Section 2.2, with the known models as
 calibration set): each of K known models is held out in turn, the assessor refitted on the
-others and the held-out model's accuracy estimated from its reference outcomes (for the blend
-with lambda chosen on the other calibration models); the half-width
+others and the held-out model's accuracy estimated from its reference outcomes (for the stack
+and the blend with weights chosen on the other calibration models); the half-width
 is the ceil((K + 1)(1 - alpha))-th smallest |true - estimate| of the task. If that rank
 exceeds K (too few known models), the interval is [0, 1], said in the `note` column.
 Coverage holds for a new model exchangeable with the known ones; the references were chosen
@@ -260,22 +265,70 @@ def _reference_means(
     )
 
 
-def blend_weight(a: np.ndarray, m: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Per task (columns), the lambda in [0, 1] minimising sum_j (lambda m_j + (1 - lambda) a_j
-    - t_j)^2 over calibration models j (rows): the least-squares convex combination of the
-    reference mean m and the assessor's estimate a for true accuracies t, clipped to [0, 1]
-    (the objective is a convex parabola in lambda, so the clipped root is its minimum on
-    [0, 1]). Where m = a for every model, lambda = 1 (any lambda gives the same estimate)."""
-    d = m - a
-    den = (d * d).sum(axis=0)
-    num = ((t - a) * d).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lam = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
-    return np.clip(lam, 0.0, 1.0)
+def stack_weights(comps: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Per task, the convex weights w (w >= 0, sum 1) of the C component estimators minimising
+    sum_j (sum_c w_c comps[j, task, c] - t_j)^2 over calibration models j: Breiman's stacked
+    regression (Machine Learning 24, 1996, "Stacked regressions": least squares on held-out
+    predictions, coefficients >= 0), with the coefficients also summing to 1, so the stack is
+    a weighted average of the components, as gp-IRT's lambda and 1 - lambda (tinyBenchmarks).
+
+    `comps`: K x tasks x C, `t`: K x tasks; returns tasks x C. Solved exactly: the objective is
+    convex, so its minimum on the simplex is the minimum over the simplex's faces (supports) of
+    the affine-constrained least squares on that face, among the solutions inside it (KKT
+    system, min-norm where singular). Ties (components equal on every calibration model) go to
+    the smaller support, first in component order: with the reference mean first, to the
+    estimator that needs no known model."""
+    from itertools import combinations
+
+    k, n_tasks, n_comp = comps.shape
+    supports = [s for size in range(1, n_comp + 1) for s in combinations(range(n_comp), size)]
+    out = np.zeros((n_tasks, n_comp))
+    for task in range(n_tasks):
+        x, y = comps[:, task, :], t[:, task]
+        best, best_sse = None, np.inf
+        for s in supports:
+            xs = x[:, s]
+            q = len(s)
+            kkt = np.zeros((q + 1, q + 1))
+            kkt[:q, :q] = 2 * xs.T @ xs
+            kkt[:q, q] = kkt[q, :q] = 1.0
+            rhs = np.concatenate([2 * xs.T @ y, [1.0]])
+            w = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:q]
+            if (w < -1e-12).any() or abs(w.sum() - 1) > 1e-9:
+                continue
+            w = np.clip(w, 0.0, None)
+            w /= w.sum()
+            sse = float(((xs @ w - y) ** 2).sum())
+            # a strictly smaller error wins (relative tolerance: rounding must not pick a
+            # larger support for a tie)
+            if sse < best_sse - 1e-12 * max(1.0, best_sse if np.isfinite(best_sse) else 1.0):
+                best, best_sse = (s, w), sse
+        s, w = best
+        out[task, list(s)] = w
+    return out
 
 
-ESTIMATORS = ("blend", "assessor")
-DEFAULT_ESTIMATOR = "blend"
+# stack: the reference mean, the assessor and p-IRT weighed by held-out known models (the
+# default: docs/reference.md); blend: the first two only; assessor: the paper's alone
+ESTIMATORS = ("stack", "blend", "assessor")
+DEFAULT_ESTIMATOR = "stack"
+COMPONENTS = ("reference_mean", "assessor", "irt")
+
+
+def _irt_items(y: np.ndarray, seed: int):
+    """The IRT item parameters of the known models y (tinyBenchmarks' MIRT 2PL, d = 10 capped
+    at models - 1; `evalsci.assess.tinybench.fit_items`, which reuses a fit of the same
+    matrix)."""
+    from .tinybench import IRT_DIMS, fit_items
+
+    return fit_items(y, IRT_DIMS, seed)
+
+
+# The IRT component's calibration estimates are cross-fitted in this many folds of the
+# calibration models (Breiman's stacking used V-fold cross-validation): one IRT fit per fold,
+# without the fold's models, instead of one per model. A fit takes ~9 CPU-s on 10,000 items x
+# 100 models (benchmarks/reference_speed.py): one per calibration model would cost ~3 min there.
+IRT_FOLDS = 2
 
 
 def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
@@ -327,33 +380,89 @@ def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
     return ref, w, z_new
 
 
-def _weigh(estimator: str, a_cal, m_cal, t_cal) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(lambda per task, calibration residuals, notes) of `estimator` from the calibration
-    models' assessor estimates a, reference means m and true accuracies t (K x tasks)."""
-    k, n_tasks = a_cal.shape
+def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
+    """(weights tasks x C, calibration residuals K x tasks, notes) of `estimator` from the
+    calibration models' component estimates `comps` (K x tasks x C, `COMPONENTS` order: the
+    reference mean, the assessor, [p-IRT]) and true accuracies t (K x tasks)."""
+    k, n_tasks, n_comp = comps.shape
     notes = []
     if estimator == "assessor":
-        lam = np.zeros(n_tasks)
-        resid = np.abs(t_cal - a_cal)
+        w = np.zeros((n_tasks, n_comp))
+        w[:, 1] = 1.0
+        resid = np.abs(t_cal - comps[:, :, 1])
     elif k < 2:
-        # no calibration model to choose lambda by (and none to test it on): the reference
+        # no calibration model to choose weights by (and none to test them on): the reference
         # mean, the estimator that needs no known model
-        lam = np.ones(n_tasks)
-        resid = np.abs(t_cal - m_cal)
+        w = np.zeros((n_tasks, n_comp))
+        w[:, 0] = 1.0
+        resid = np.abs(t_cal - comps[:, :, 0])
         notes.append(
             f"estimate = the reference mean: {k} calibration models are too few to weigh the "
             "assessor"
         )
     else:
-        lam = blend_weight(a_cal, m_cal, t_cal)
-        # each calibration model's residual under the lambda chosen without it, so that the
+        w = stack_weights(comps, t_cal)
+        # each calibration model's residual under the weights chosen without it, so that the
         # residuals are those of an estimator that has not seen the model (as for a new one)
         resid = np.empty((k, n_tasks))
         for i in range(k):
-            o = np.delete(np.arange(k), i)
-            li = blend_weight(a_cal[o], m_cal[o], t_cal[o])
-            resid[i] = np.abs(t_cal[i] - (li * m_cal[i] + (1 - li) * a_cal[i]))
-    return lam, resid, notes
+            wi = stack_weights(np.delete(comps, i, axis=0), np.delete(t_cal, i, axis=0))
+            resid[i] = np.abs(t_cal[i] - (comps[i] * wi).sum(axis=1))
+    return w, resid, notes
+
+
+def _irt_available() -> bool:
+    try:
+        import torch  # noqa: F401  (evalsci.stats.irt fits with it)
+    except ImportError:
+        return False
+    return True
+
+
+def _irt_estimates(items, z: np.ndarray, ref: np.ndarray, tasks, names) -> np.ndarray:
+    """p-IRT per task (tinyBenchmarks' Section 4, `evalsci.assess.tinybench.p_irt`): the
+    model's ability fitted on its reference outcomes z with the known models' item parameters
+    fixed, (observed reference outcomes + IRT P(success) of the other items) / items."""
+    from .tinybench import ItemParams, fit_ability, item_curve
+
+    theta = fit_ability(z, ItemParams(items.disc[ref], items.diff[ref]))
+    p = item_curve(theta, items)
+    p[ref] = z
+    return _task_estimates(p, tasks, names)
+
+
+def _calibration(y, ref, w, groups, cal, use_irt, rng, max_rows, seed, layout):
+    """Each calibration group's component estimates (K x tasks x C, `COMPONENTS` order) and
+    true accuracies (K x tasks), from fits without the group: the assessor refitted without
+    it; p-IRT from the IRT fit without its fold (`IRT_FOLDS`)."""
+    tasks, ref_tasks, names = layout
+    names_g, first = np.unique(groups, return_index=True)
+    comps, t_cal = [], []
+    if len(names_g) - 1 >= MIN_MODELS:
+        # the IRT fold of each calibration model: its position in `cal` modulo IRT_FOLDS
+        fold_fit = {}
+        if use_irt:
+            for f in range(min(IRT_FOLDS, len(cal))):
+                out = np.isin(groups, names_g[cal[f::IRT_FOLDS]])
+                fold_fit[f] = _irt_items(y[~out], seed)
+        for pos, c in enumerate(cal):
+            j = first[c]  # the group's first row stands for it
+            keep = np.flatnonzero(groups != groups[j])
+            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
+            p = _predict(fit, y[j, ref], y.shape[1])
+            p[ref] = y[j, ref]
+            row = [
+                _reference_means(y[j, ref], w, ref_tasks, names),
+                _task_estimates(p, tasks, names),
+            ]
+            if use_irt:
+                items = fold_fit[pos % IRT_FOLDS]
+                row.append(_irt_estimates(items, y[j, ref], ref, tasks, names))
+            comps.append(np.stack(row, axis=1))
+            t_cal.append(_task_estimates(y[j].astype(float), tasks, names))
+    n_comp = 3 if use_irt else 2
+    comps = np.array(comps).reshape(len(comps), len(names), n_comp)
+    return comps, np.array(t_cal).reshape(len(comps), len(names))
 
 
 @_serial_blas
@@ -372,8 +481,9 @@ def predict_new(
 
     `new`: model -> {(task, item): 0/1} on (at least) the reference items. `estimator`:
     `assessor` (the paper's: the mean of the observed reference outcomes and the assessor's
-    P(success) elsewhere) or `blend` (the default: lambda x the reference mean + (1 - lambda)
-    x the assessor's estimate, lambda per task from the calibration models, `blend_weight`).
+    P(success) elsewhere), `blend` (the reference mean and the assessor's estimate) or `stack`
+    (the default: those two and p-IRT), weighed per task by `stack_weights` on the calibration
+    models (columns weight_reference_mean, weight_assessor, weight_irt).
     `groups`: the model of each known row where rows are runs (default: each row its own)."""
     if estimator not in ESTIMATORS:
         raise AuditInputError(f"unknown estimator {estimator!r}; use one of {list(ESTIMATORS)}")
@@ -393,23 +503,22 @@ def predict_new(
     groups = np.arange(n_models) if groups is None else np.asarray(groups)
     if len(groups) != n_models:
         raise ValueError(f"groups has {len(groups)} entries for {n_models} known models")
-    names_g, first = np.unique(groups, return_index=True)
+    names_g = np.unique(groups)
     cal = np.sort(rng.choice(len(names_g), size=min(max_calibration, len(names_g)), replace=False))
-    a_cal, m_cal, t_cal = [], [], []  # assessor estimate, reference mean, truth: K x tasks
-    if len(names_g) - 1 >= MIN_MODELS:
-        for c in cal:
-            j = first[c]  # the group's first row stands for it
-            keep = np.flatnonzero(groups != groups[j])
-            fit = _fit(y[keep], ref, rng, max_rows, groups[keep])
-            p = _predict(fit, y[j, ref], y.shape[1])
-            p[ref] = y[j, ref]
-            a_cal.append(_task_estimates(p, tasks, names))
-            m_cal.append(_reference_means(y[j, ref], w, ref_tasks, names))
-            t_cal.append(_task_estimates(y[j].astype(float), tasks, names))
-    shape = (len(a_cal), len(names))
-    a_cal, m_cal, t_cal = (np.array(v).reshape(shape) for v in (a_cal, m_cal, t_cal))
-    k = len(a_cal)
-    lam, resid, notes = _weigh(estimator, a_cal, m_cal, t_cal)
+    notes = []
+    use_irt = estimator == "stack" and _irt_available()
+    if estimator == "stack" and not use_irt:
+        notes.append(
+            "p-IRT component left out (its IRT fit needs torch: pip install 'evalsci[workflow]')"
+            ": the stack weighs the reference mean and the assessor only"
+        )
+    # component estimates (COMPONENTS order) and truth of each calibration model: K x tasks
+    comps, t_cal = _calibration(
+        y, ref, w, groups, cal, use_irt, rng, max_rows, seed, (tasks, ref_tasks, names)
+    )
+    k = len(comps)
+    weights, resid, more = _weigh(estimator, comps, t_cal)
+    notes += more
     rank = math.ceil((k + 1) * (1 - alpha))
     half = np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(len(names), np.inf)
     if rank > k:
@@ -420,10 +529,11 @@ def predict_new(
     for model, z in z_new.items():
         p = _predict(fit, z, y.shape[1])
         p[ref] = z
-        est = lam * _reference_means(z, w, ref_tasks, names) + (1 - lam) * _task_estimates(
-            p, tasks, names
-        )
-        for t, e, h, lt in zip(names, est, half, lam, strict=True):
+        row = [_reference_means(z, w, ref_tasks, names), _task_estimates(p, tasks, names)]
+        if use_irt:
+            row.append(_irt_estimates(_irt_items(y, seed), z, ref, tasks, names))
+        est = (np.stack(row, axis=1) * weights).sum(axis=1)
+        for t, e, h, wt in zip(names, est, half, weights, strict=True):
             acc_rows.append(
                 {
                     "model": model,
@@ -434,7 +544,9 @@ def predict_new(
                     "low": round(max(0.0, float(e - h)), 6),
                     "high": round(min(1.0, float(e + h)), 6),
                     "level": 1 - alpha,
-                    "weight_reference_mean": round(float(lt), 6),
+                    "weight_reference_mean": round(float(wt[0]), 6),
+                    "weight_assessor": round(float(wt[1]), 6),
+                    "weight_irt": round(float(wt[2]), 6) if use_irt else 0.0,
                     "note": note,
                 }
             )

@@ -10,6 +10,12 @@
 
 `success_matrix` turns the frame into models x items, keeping the items every model answered;
 items dropped on the way are counted in `Matrix.dropped` so the caller can say so.
+
+Runs of one model (`group_runs=True`, the CLI's `--group-runs`): each path given is one run
+(a tidy CSV may instead name its runs in an optional `run` column), so one model may appear in
+several; the matrix's rows are then runs, named `model [run]`, and `Matrix.groups` holds each
+row's model, which `predict_new(groups=)` uses to leave out every run of a model (a sibling run
+shares the model's outcomes, so leaving out only the run itself leaks its label).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
 
 @dataclass
 class Responses:
-    frame: pd.DataFrame  # model, task, item, correct
+    frame: pd.DataFrame  # model, task, item, correct, kind (the file's format), [run]
     skipped: list[str] = field(default_factory=list)  # "path task: reason"
 
 
@@ -40,6 +46,7 @@ class Matrix:
     items: pd.DataFrame  # task, item (columns of `success`, in order)
     success: np.ndarray  # models x items, 0/1 int8
     dropped: int = 0  # items not answered by every model
+    groups: list[str] | None = None  # the model of each row when rows are runs (group_runs)
 
 
 def _is_item_csv(path: Path) -> bool:
@@ -55,24 +62,41 @@ def _read_item_csv(path: Path) -> pd.DataFrame:
     missing = [c for c in ITEM_CSV_COLUMNS if c not in df.columns]
     if missing:
         raise AuditInputError(f"{path}: missing columns {missing}; need {list(ITEM_CSV_COLUMNS)}")
-    df = df[list(ITEM_CSV_COLUMNS)].apply(lambda s: s.str.strip())
+    df = df[[*ITEM_CSV_COLUMNS, *(["run"] if "run" in df.columns else [])]]
+    df = df.apply(lambda s: s.str.strip())
     bad = ~df["correct"].isin(["0", "1"])
     if bad.any():
         line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
         raise AuditInputError(
             f"{path}:{line}: correct must be 0 or 1, got {df['correct'][bad].iloc[0]!r}"
         )
-    for c in ("model", "task", "item"):
+    for c in df.columns.drop("correct"):
         empty = df[c] == ""
         if empty.any():
             raise AuditInputError(f"{path}:{int(np.flatnonzero(empty)[0]) + 2}: empty {c}")
     df["correct"] = df["correct"].astype(np.int8)
     df["source"] = str(path)
+    df["kind"] = "csv"
     return df
 
 
-def read_responses(paths, metric: str | None = None) -> Responses:
-    """Every per-item outcome in `paths` (files or directories)."""
+def read_responses(paths, metric: str | None = None, group_runs: bool = False) -> Responses:
+    """Every per-item outcome in `paths` (files or directories). With `group_runs`, a `run`
+    column names each row's run: the path it was read from (or a tidy CSV's own `run`)."""
+    if group_runs:
+        got = [_read_responses([p], metric) for p in paths]
+        for p, r in zip(paths, got, strict=True):
+            own = r.frame["run"] if "run" in r.frame.columns else pd.Series(str(p), r.frame.index)
+            r.frame["run"] = r.frame["model"] + " [" + own.astype(str) + "]"
+        frame = pd.concat([r.frame for r in got], ignore_index=True)
+        return Responses(_no_duplicates(frame, "run"), [s for r in got for s in r.skipped])
+    r = _read_responses(paths, metric)
+    return Responses(
+        _no_duplicates(r.frame, "model").drop(columns="run", errors="ignore"), r.skipped
+    )
+
+
+def _read_responses(paths, metric: str | None) -> Responses:
     from evalsci.audit.readers import read_inputs
 
     parts, skipped, rest = [], [], []
@@ -99,6 +123,7 @@ def read_responses(paths, metric: str | None = None) -> Responses:
                         "item": list(map(str, r.items)),
                         "correct": np.asarray(r.outcomes, dtype=np.int8),
                         "source": r.source,
+                        "kind": _kind(r.source),
                     }
                 )
             )
@@ -108,16 +133,37 @@ def read_responses(paths, metric: str | None = None) -> Responses:
         raise (NothingToAudit if rest else AuditInputError)(
             "no per-item outcomes in " + ", ".join(map(str, paths)) + _listed(skipped)
         )
-    df = pd.concat(parts, ignore_index=True)
-    dup = df.duplicated(["model", "task", "item"], keep=False)
+    return Responses(pd.concat(parts, ignore_index=True), skipped)
+
+
+def _kind(source: str) -> str:
+    """The audit's name for the format of the file a result was read from (`sniff`): the
+    reference's run list needs it (inspect epochs, EEE sample hashes); "" if not a file."""
+    from evalsci.audit.readers.sniff import sniff
+
+    path = Path(source)
+    try:
+        return sniff(path) if path.is_file() else ""
+    except (OSError, AuditInputError):
+        return ""
+
+
+def _no_duplicates(df: pd.DataFrame, row: str) -> pd.DataFrame:
+    """`df` without its `source` column, after checking each (row, task, item) is once."""
+    dup = df.duplicated([row, "task", "item"], keep=False)
     if dup.any():
-        d = df[dup].sort_values(["model", "task", "item"]).head(2)
-        raise AuditInputError(
-            f"model {d['model'].iloc[0]!r} task {d['task'].iloc[0]!r} item "
-            f"{d['item'].iloc[0]!r} appears twice ({d['source'].iloc[0]}, "
-            f"{d['source'].iloc[1]}): give one run per model and task"
+        d = df[dup].sort_values([row, "task", "item"]).head(2)
+        hint = (
+            "give one run per model and task, or --group-runs (each path one run)"
+            if row == "model"
+            else "one path holds two runs of it"
         )
-    return Responses(df.drop(columns="source").reset_index(drop=True), skipped)
+        raise AuditInputError(
+            f"{row} {d[row].iloc[0]!r} task {d['task'].iloc[0]!r} item "
+            f"{d['item'].iloc[0]!r} appears twice ({d['source'].iloc[0]}, "
+            f"{d['source'].iloc[1]}): {hint}"
+        )
+    return df.drop(columns="source").reset_index(drop=True)
 
 
 def _listed(skipped: list[str]) -> str:
@@ -125,21 +171,29 @@ def _listed(skipped: list[str]) -> str:
 
 
 def success_matrix(frame: pd.DataFrame, what: str = "known models") -> Matrix:
-    """Models x items over the items every model answered (sorted by task, item)."""
+    """Models (or runs, where `frame` has a `run` column) x items over the items every row
+    answered (sorted by task, item)."""
     if frame.empty:
         raise AuditInputError(f"no per-item outcomes for the {what}")
-    wide = frame.pivot(index=["task", "item"], columns="model", values="correct")
+    row = "run" if "run" in frame.columns else "model"
+    wide = frame.pivot(index=["task", "item"], columns=row, values="correct")
     complete = wide.notna().all(axis=1)
     if not complete.any():
         raise AuditInputError(
-            f"the {what} share no items (per model: "
-            + ", ".join(f"{m}: {n}" for m, n in frame.groupby("model").size().items())
+            f"the {what} share no items (per {row}: "
+            + ", ".join(f"{m}: {n}" for m, n in frame.groupby(row).size().items())
             + " items): nothing to compare"
         )
     wide = wide[complete].sort_index()
+    rows = [str(m) for m in wide.columns]
+    groups = None
+    if row == "run":
+        model_of = dict(zip(frame["run"].astype(str), frame["model"].astype(str), strict=True))
+        groups = [model_of[r] for r in rows]
     return Matrix(
-        models=[str(m) for m in wide.columns],
+        models=rows,
         items=wide.index.to_frame(index=False),
         success=wide.to_numpy(dtype=np.int8).T.copy(),
         dropped=int((~complete).sum()),
+        groups=groups,
     )

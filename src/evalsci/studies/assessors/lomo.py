@@ -20,7 +20,8 @@ of its outcomes:
   `random` selector), success features only (`evalsci.assess.refset.predict_new`: MMLU-Pro has
   no released prompts, so no embedding features on every benchmark);
 - `reference_default`: `evalsci reference`'s default (selector `DEFAULT_SELECTOR`, estimator
-  `DEFAULT_ESTIMATOR`: the reference mean and the same assessor blended); generic_random and reference_default carry `predict_new`'s split-conformal interval
+  `DEFAULT_ESTIMATOR`: the reference mean, the same assessor and p-IRT stacked); generic_random and
+  reference_default carry `predict_new`'s split-conformal interval
   at `level`.
 Per run and method: |estimate - accuracy| (accuracy over every item of the benchmark), the
 per-item AUC of its P(success) on the items it did not observe (a constant predictor, the random

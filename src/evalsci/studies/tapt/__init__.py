@@ -12,8 +12,11 @@ Modules, in the order of the paper:
 - `simulate`: prior predictive checks and recovery of simulated effects (Appendix E.1);
 - `pca`: the PCA experiment (Appendix G, Figure 6);
 - `figures`: Figure 1 and Figures 9-15 (difference distributions), Figures 2-5;
-- `targets`: which files the rules make, from the config and the configurations present;
-- `steps`: the functions the workflow scripts call, one per rule;
+- `settings`: the settings object the rules build once from the config (`TaptSettings`),
+  and the checks of its configuration names and NUTS backend;
+- `plan`: every path the study's rules read and write, from the settings and the
+  configurations of the source;
+- `steps`: the functions the rules run (workflow/scripts/call.py), one per rule;
 - `doc_blocks`: the generated blocks of docs/tapt.md.
 `training/` (our own recompute of the accuracies: pretraining, classifiers, (Q)LoRA
 zero-shot, resumable shards) is a separate subpackage. The study compares against no random

@@ -3,6 +3,6 @@ classifier training and (Q)LoRA zero-shot, written in the author's `accuracies.c
 
 Modules: `splits` (Section 4 subsampling), `models` (where weights come from offline),
 `pretrain` (MLM/CLM), `classify` (linear head + full finetuning), `zero_shot` (prompts,
-(Q)LoRA adapter, class-name scoring), `settings` (config `tapt.training`), `run` (one
+(Q)LoRA adapter, class-name scoring), `settings` (config `tapt.training`), `shards` (one
 subsample = one resumable shard; merge into accuracies.csv).
 """

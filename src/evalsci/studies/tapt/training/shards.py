@@ -42,6 +42,21 @@ log = logging.getLogger(__name__)
 ACCURACY_COLUMNS = ("base", "extra", "test", "majority", "num_classes", "majority_all")
 SHARD_COLUMNS = ("subsample", *ACCURACY_COLUMNS, "random_state", "train_size", "seconds")
 METHODS = ("base", "extra", "test")
+# The files of one subsample's shard ({i}: the subsample, 3 digits) and of one run's merged
+# directory (the author's result layout: m{m}/n{n}/{lm}/{dataset}/accuracies.csv and its
+# companions), by role: run_subsamples and merge write them, the tapt plan
+# (evalsci.studies.tapt.plan) names them for the workflow.
+SHARD_FILES = {
+    "accuracies": "{i}.accuracies.csv",
+    "predictions": "{i}.predictions.csv.gz",
+    "metrics": "{i}.metrics.csv",
+}
+RUN_FILES = {
+    "accuracies": "accuracies.csv",
+    "subsamples": "subsamples.csv",
+    "predictions": "predictions.csv.gz",
+    "metrics": "train_metrics.csv",
+}
 
 
 @dataclass(frozen=True)
@@ -57,11 +72,7 @@ class ShardPaths:
     @classmethod
     def of(cls, shard_dir: str | Path, i: int) -> ShardPaths:
         d = Path(shard_dir)
-        return cls(
-            d / f"{i:03d}.accuracies.csv",
-            d / f"{i:03d}.predictions.csv.gz",
-            d / f"{i:03d}.metrics.csv",
-        )
+        return cls(*(d / SHARD_FILES[k].format(i=f"{i:03d}") for k in SHARD_FILES))
 
     def done(self) -> bool:
         return self.accuracies.is_file() and self.predictions.is_file() and self.metrics.is_file()
@@ -350,7 +361,8 @@ def run_subsamples(
 
 
 def merge(shards: Sequence[ShardPaths], out_dir: str | Path) -> Path:
-    """Write the author's accuracies.csv (and companions) from a run's shards, in order."""
+    """Write the author's accuracies.csv (and companions, RUN_FILES) in `out_dir` from a run's
+    shards, in order."""
     out_dir = Path(out_dir)
     rows = []
     for p in shards:
@@ -367,11 +379,11 @@ def merge(shards: Sequence[ShardPaths], out_dir: str | Path) -> Path:
         )
     preds = pd.concat([pd.read_csv(p.predictions) for p in shards], ignore_index=True)
     mets = pd.concat([pd.read_csv(p.metrics) for p in shards], ignore_index=True)
-    _write_csv(preds, out_dir / "predictions.csv.gz")
-    _write_csv(mets, out_dir / "train_metrics.csv")
-    _write_csv(acc, out_dir / "subsamples.csv")
-    _write_csv(acc[list(ACCURACY_COLUMNS)], out_dir / "accuracies.csv")
-    return out_dir / "accuracies.csv"
+    _write_csv(preds, out_dir / RUN_FILES["predictions"])
+    _write_csv(mets, out_dir / RUN_FILES["metrics"])
+    _write_csv(acc, out_dir / RUN_FILES["subsamples"])
+    _write_csv(acc[list(ACCURACY_COLUMNS)], out_dir / RUN_FILES["accuracies"])
+    return out_dir / RUN_FILES["accuracies"]
 
 
 def write_manifest(
