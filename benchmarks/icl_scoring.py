@@ -29,6 +29,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+from evalsci.paths import SMOLLM2_CHECKPOINT  # noqa: E402 (after the path above)
 
 
 def main() -> None:
@@ -39,7 +40,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--checkpoint",
-        default=str(REPO / "resources/models/SmolLM2-135M-Instruct"),
+        default=str(REPO / SMOLLM2_CHECKPOINT),
         help="converted SmolLM2 checkpoint (else the GGUF is loaded)",
     )
     ap.add_argument("--task", default="emoji_movie")

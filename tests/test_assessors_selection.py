@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalsci.studies.assessors.experiment import RESULT_COLUMNS
+from evalsci.studies.assessors.columns import RESULT_COLUMNS
 from evalsci.studies.assessors.selection import choose, figure2_table, table3, win_rates
 
 

@@ -120,7 +120,14 @@ def test_study_docstrings_name_every_module_and_only_modules_that_exist():
 def test_every_study_has_the_roles_the_readme_lists():
     """README, Layout: the paper studies share these module names; what differs is stated
     there (tapt: no maxrandom requests; audit: its package is evalsci.audit, no reference)."""
-    roles = {"steps.py", "figures.py", "doc_blocks.py", "reference.yaml", "maxrandom_requests.py"}
+    roles = {
+        "steps.py",
+        "figures.py",
+        "doc_blocks.py",
+        "reference.yaml",
+        "maxrandom_requests.py",
+        "columns.py",
+    }
     for study in ("baselines", "tapt", "assessors", "mc_icl"):
         want = roles - ({"maxrandom_requests.py"} if study == "tapt" else set())
         have = {p.name for p in (STUDIES / study).iterdir()}
@@ -129,3 +136,35 @@ def test_every_study_has_the_roles_the_readme_lists():
     audit = {p.name for p in (SRC / "audit").iterdir()}
     assert roles - {"reference.yaml"} <= audit and "reference.yaml" not in audit
     assert not (STUDIES / "tapt" / "maxrandom_requests.py").exists()
+
+
+def _schemas(path: Path) -> list[str]:
+    """Top-level names `..._COLUMNS` bound to a list or tuple of column names (strings, or
+    another schema unpacked) in a module."""
+    out = []
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.List | ast.Tuple):
+            continue
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        columns = all(
+            isinstance(e, ast.Starred) or (isinstance(e, ast.Constant) and isinstance(e.value, str))
+            for e in node.value.elts
+        )
+        out += [n for n in names if n.endswith("COLUMNS") and columns]
+    return out
+
+
+def test_each_studys_column_schemas_are_in_its_columns_module():
+    """A study's file schemas live in one module, `columns.py` (README, Layout); the
+    terminal's display layouts (audit/terminal.py) are lists of (header, alignment) pairs."""
+    for pkg in (*sorted(p for p in STUDIES.iterdir() if p.is_dir()), SRC / "audit"):
+        if not (pkg / "__init__.py").is_file():
+            continue
+        stray = [
+            f"{p.relative_to(SRC.parent)}: {n}"
+            for p in sorted(pkg.rglob("*.py"))
+            if p.name != "columns.py"
+            for n in _schemas(p)
+        ]
+        assert not stray, "column schemas outside columns.py:\n" + "\n".join(stray)
+        assert _schemas(pkg / "columns.py"), pkg

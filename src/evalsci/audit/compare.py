@@ -48,32 +48,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .columns import GROUP_COLUMNS, TEST_COLUMNS
 from .multiplicity import ADJUST, adjust, check_alpha, holm, significant
 from .records import AuditInputError
 
-__all__ = ["compare", "sign_test", "holm", "adjust", "ADJUST", "TEST_COLUMNS", "GROUP_COLUMNS"]
+__all__ = ["compare", "sign_test", "holm", "adjust", "ADJUST"]
 
-TEST_COLUMNS = [
-    "task",
-    "test",
-    "model_a",
-    "model_b",
-    "n_items",
-    "accuracy_a",
-    "accuracy_b",
-    "a_only",
-    "b_only",
-    "t",
-    "p",
-    "p_adjusted",
-    "separated",
-    "group_a",
-    "group_b",
-    "status",
-    "settings_differ",
-]
 STATUS = ("tested", "not_comparable", "too_small")
-GROUP_COLUMNS = ["task", "group", "models", "best_accuracy", "worst_accuracy"]
 
 
 def sign_test(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:

@@ -14,22 +14,10 @@ import json
 import numpy as np
 import pandas as pd
 
+from .columns import COUNT_COLUMNS
 from .judge import POINT_VERDICTS, VERDICTS, choices_label, point_verdicts, tested_verdicts
 from .maxrandom_requests import attach, sweep_key
 
-COUNT_COLUMNS = [
-    "task",
-    "n",
-    "choices",
-    "t_kind",
-    "t",
-    "runs",
-    "above_standard",
-    "above_max",
-    "flipped",
-    "above_standard_test",
-    "above_max_test",
-]
 #: level and correction of the test-based counts (the CLI's defaults)
 TEST_ALPHA, TEST_ADJUST = 0.05, "holm"
 # the columns that name a row in each source's table

@@ -29,29 +29,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from .columns import FRAME_COLUMNS
 from .records import Result
-
-FRAME_COLUMNS = [
-    "model",
-    "task",
-    "n",
-    "correct",
-    "choices",
-    "labels",
-    "source",
-    "line",
-    "accuracy",
-    "t",
-    "metric",
-    "run",
-    "choices_source",
-    "notes",
-    "derived",
-    "limited",
-    "items",
-    "outcomes",
-    "settings",
-]
 
 
 def labels_json(labels: Mapping) -> str:

@@ -46,40 +46,11 @@ from evalsci.maxrandom import (
     standard_lower_tail,
 )
 
+from .columns import OUTPUT_COLUMNS
 from .frames import concat_frames, frame_labels, results_frame
 from .multiplicity import adjust, check_adjust, check_alpha, significant
 from .records import Result
 
-OUTPUT_COLUMNS = [
-    "model",
-    "task",
-    "accuracy",
-    "n",
-    "choices",
-    "t",
-    "standard",
-    "max_baseline",
-    "p_standard",
-    "p_max",
-    "verdict",
-    "source",
-    # added by issue 22; the first twelve keep their order
-    "t_rule",
-    "metric",
-    "derived",
-    "limited",
-    "choices_source",
-    "note",
-    # added by issue 31: verdicts are tests (the module docstring)
-    "point_verdict",
-    "p_below",
-    "p_standard_adjusted",
-    "p_max_adjusted",
-    "p_below_adjusted",
-    "adjust",
-    "alpha",
-    "family_size",
-]
 # ordered from worst to best
 VERDICTS = ("below_chance", "not_above_chance", "above_standard_only", "above_max")
 POINT_VERDICTS = ("not_above_standard", "above_standard_only", "above_max")

@@ -16,6 +16,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .columns import SKIPPED_COLUMNS
+
 
 def _arrow_table(df: pd.DataFrame):
     """`df` as an Arrow table of plain columns. Text columns go through a dictionary (codes +
@@ -88,9 +90,6 @@ def to_json_text(obj, **extra) -> str:
         out = {k: json.loads(to_json_text(v)) for k, v in obj.items()}
         return json.dumps(out | extra, indent=1)
     return json.dumps(obj, indent=1)
-
-
-SKIPPED_COLUMNS = ["path", "task", "reason"]
 
 
 def skipped_frame(skipped) -> pd.DataFrame:

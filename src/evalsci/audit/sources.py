@@ -30,23 +30,11 @@ from evalsci.data.leaderboard import RESULTS_DIR, discover_pairs, read_runs
 from evalsci.data.released import local_name
 
 from .choices import MMLU_PRO_OPTIONS, OUT_OF_SCOPE, item_choices
+from .columns import RUN_COLUMNS
 from .records import labels_of
 
 log = logging.getLogger(__name__)
 
-RUN_COLUMNS = [
-    "source",
-    "task",
-    "model",
-    "shots",
-    "run",
-    "t_kind",
-    "t",
-    "n",
-    "labels",
-    "correct",
-    "accuracy",
-]
 SOURCES = ("open_llm_leaderboard_v2", "mizrahi_paraphrases", "baselines_prompts", "openai_evals")
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 from evalsci.pipeline.jobs import atomic_path
 from evalsci.tables import write_table
 
-from . import counts, sources  # figures (matplotlib): imported by the steps that draw
+from . import columns, counts, sources  # figures (matplotlib): imported by the steps that draw
 from . import maxrandom_requests as reqs
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def write_csv(df: pd.DataFrame, path) -> None:
 
 def read_runs(path) -> pd.DataFrame:
     df = pd.read_csv(path, dtype={"labels": str, "task": str, "model": str, "run": str})
-    missing = [c for c in sources.RUN_COLUMNS if c not in df.columns]
+    missing = [c for c in columns.RUN_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {missing}")
     df["shots"] = df["shots"].astype("Int64")

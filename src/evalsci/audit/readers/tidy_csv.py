@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..frames import FRAME_COLUMNS, labels_json
+from ..columns import FRAME_COLUMNS
+from ..frames import labels_json
 from ..records import AuditInputError
 
 REQUIRED = (("model",), ("task",), ("n",), ("accuracy", "correct"), ("choices", "labels"))
@@ -398,7 +399,7 @@ def _read_blocks(reader, path, cols, rows_bound, where):
 
 
 def read_frame(path: str | Path) -> pd.DataFrame:
-    """The scores of one tidy CSV as a results frame (frames.FRAME_COLUMNS)."""
+    """The scores of one tidy CSV as a results frame (columns.FRAME_COLUMNS)."""
     path = Path(path)
     cols = _header(path)
     check_columns(path, cols)

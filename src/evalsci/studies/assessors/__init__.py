@@ -2,7 +2,8 @@
 need: predicting the success of a new LLM on unseen data by testing on a few instances"
 (paper 003).
 
-Modules: `settings` (the settings object the rules build once from the config),
+Modules: `settings` (the settings object the rules build once from the config), `columns`
+(the column schemas of the files it writes),
 `collections` (load a collection into normalised tables), `names` (parse-time
 checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `experiment` (one split:

@@ -45,13 +45,13 @@ from evalsci.assess.selectors import (
     select_random_best_of,
 )
 from evalsci.stats.irt import fit_mirt_2pl, item_features
+from evalsci.studies.assessors.columns import RESULT_COLUMNS
 
 from .features import ngram_features
 from .settings import AssessorsSettings, Irt
 from .splits import LeakageError, check_llm_splits
 
 __all__ = [
-    "RESULT_COLUMNS",
     "split_seed",
     "SplitData",
     "prepare_split",
@@ -63,21 +63,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-RESULT_COLUMNS = [
-    "split",
-    "method",
-    "features",
-    "selector",
-    "classifier",
-    "n_ref",
-    "llm",
-    "llm_role",
-    "eval_set",
-    "auc",
-    "n_pos",
-    "n_neg",
-]
 
 
 def split_seed(seed: int, split: str) -> int:

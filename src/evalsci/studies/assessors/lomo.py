@@ -43,6 +43,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.studies.assessors.columns import LOMO_COLUMNS
+
 from .settings import Lomo
 
 __all__ = [
@@ -77,23 +79,6 @@ METHODS = (
     "reference_default",
 )
 FIGURE_METHODS = ("random_mean", "tinybenchmarks_gpirt", "generic_random", "reference_default")
-RESULT_COLUMNS = [
-    "benchmark",
-    "n_reference",
-    "held_out_model",
-    "run",
-    "method",
-    "estimate",
-    "accuracy",
-    "abs_error",
-    "auc",
-    "low",
-    "high",
-    "covered",
-    "n_items",
-    "n_train_runs",
-    "n_train_models",
-]
 
 
 @dataclass
@@ -297,7 +282,7 @@ def _positions(runs: Runs, ref: pd.DataFrame) -> np.ndarray:
 
 
 def run_benchmark(runs: Runs, cfg: Lomo, seed: int) -> pd.DataFrame:
-    """Every (held-out model, n, run, method) row of one benchmark (`RESULT_COLUMNS`)."""
+    """Every (held-out model, n, run, method) row of one benchmark (`LOMO_COLUMNS`)."""
     runs = subsample_items(runs, cfg.max_items, seed)
     held = held_out_models(runs, cfg.held_out_models, seed)
     log.info(
@@ -311,7 +296,7 @@ def run_benchmark(runs: Runs, cfg: Lomo, seed: int) -> pd.DataFrame:
     rows = []
     for k, (h, train, test) in enumerate(lomo_splits(runs, held)):
         rows += _fold(runs, h, train, test, cfg.n_reference, cfg, seed + k)
-    out = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    out = pd.DataFrame(rows, columns=LOMO_COLUMNS)
     for c in ("estimate", "accuracy", "abs_error", "auc", "low", "high"):
         out[c] = out[c].astype(float).round(6)  # the same bytes on any CPU
     return out

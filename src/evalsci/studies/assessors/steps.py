@@ -28,6 +28,7 @@ import pandas as pd
 
 from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.pipeline.jobs import atomic_path
+from evalsci.studies.assessors.columns import NREF_COLUMNS
 
 from .collections import load_collection
 from .settings import AssessorsSettings, Collection, Embedding, Lomo
@@ -335,7 +336,7 @@ def build_requests_file(
 
 
 def _read_runs(paths: Sequence[str]) -> pd.DataFrame:
-    from .experiment import RESULT_COLUMNS
+    from .columns import RESULT_COLUMNS
 
     # `row`: the row's position in its own split's file (how its predictions are stored)
     df = pd.concat(
@@ -410,19 +411,6 @@ def make_table3(tables: Sequence[str], collections: Sequence[str], baselines: st
         table3_with_paper(pd.read_csv(p), c, mr) for c, p in zip(collections, tables, strict=True)
     ]
     write_table(pd.concat(parts, ignore_index=True), table)
-
-
-NREF_COLUMNS = [
-    "split",
-    "n_ref",
-    "features",
-    "llm",
-    "llm_role",
-    "eval_set",
-    "auc",
-    "n_pos",
-    "n_neg",
-]
 
 
 def make_nref_figure(

@@ -7,6 +7,7 @@ read from the shared maxrandom rule's output.
 Modules, in the order of the paper:
 - `settings`: the experiment grid and the exact n and t per experiment (Appendix B);
 - `load`: readers of the authors' released files (or our recompute in their schema);
+- `columns`: the column schemas of the files it reads and writes;
 - `keys`, `maxrandom_requests`: the baselines asked of the maxrandom rule, and their lookup;
 - `table1`: Table 1 (Section 5.1); `table2`: Table 2 (000 Appendix C), non-quantized models;
 - `curves`, `dodge`: expected maximum accuracy against t;

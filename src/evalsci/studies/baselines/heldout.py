@@ -25,8 +25,9 @@ from tqdm import tqdm
 
 from evalsci.data.bigbench_meta import num_choices
 from evalsci.studies.baselines import keys
+from evalsci.studies.baselines.columns import HELDOUT_COLUMNS
 from evalsci.studies.baselines.formatting import fmt, md_table, tex_escape
-from evalsci.studies.baselines.load import HELDOUT_COLUMNS, HELDOUT_TS, read_per_example
+from evalsci.studies.baselines.load import HELDOUT_TS, read_per_example
 from evalsci.studies.baselines.settings import HELDOUT_MODEL, MODELS, PAPER_MODEL, Cell
 
 METRICS = ("accuracy", "precision", "recall", "auroc", "aupr")

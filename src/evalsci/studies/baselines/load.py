@@ -14,26 +14,9 @@ import numpy as np
 import pandas as pd
 
 from evalsci.data.checked import binary, expect_count, numeric, read_csv, read_json, require_columns
+from evalsci.studies.baselines.columns import HELDOUT_COLUMNS, PER_EXAMPLE_COLUMNS
 from evalsci.studies.baselines.settings import Cell, parse_key
 
-PER_EXAMPLE_COLUMNS = (
-    "Prompt ID",
-    "Demonstration IDs in prompt",
-    "Example ID",
-    "Loss of correct answer",
-    "Correct prediction",
-)
-HELDOUT_COLUMNS = (
-    "Dataset",
-    "Model",
-    "Number of shots",
-    "Split number",
-    "Above max random on train",
-    "Above standard random on train",
-    "Max random F",
-    "Standard random F",
-    "Above standard random on test",
-)
 HELDOUT_TS = (1, 2, 5, 10, 100, 200)
 HELDOUT_BINARY = (
     "Above max random on train",

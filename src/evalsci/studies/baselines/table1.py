@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalsci.data.bigbench_meta import num_choices
 from evalsci.studies.baselines import keys
+from evalsci.studies.baselines.columns import TABLE1_COLUMNS
 from evalsci.studies.baselines.formatting import md_table, tex_escape
 from evalsci.studies.baselines.settings import (
     BASE_MODELS,
@@ -28,17 +29,6 @@ from evalsci.studies.baselines.settings import (
     num_prompts,
 )
 
-COLUMNS = [
-    "dataset",
-    "n",
-    "model",
-    "shots",
-    "t",
-    "max_val_acc",
-    "standard_baseline",
-    "max_baseline",
-    "verdict",
-]
 SYMBOL_MD = {"below_both": "○", "above_standard_only": "◐", "above_both": "●", None: "·"}
 SYMBOL_TEX = {
     "below_both": r"\fullmoon",
@@ -97,7 +87,7 @@ def build(aggregated: dict[Cell, np.ndarray], baselines: keys.Baselines) -> pd.D
                 verdict(best, standard, maximum),
             ]
         )
-    df = pd.DataFrame(rows, columns=COLUMNS)
+    df = pd.DataFrame(rows, columns=TABLE1_COLUMNS)
     order = {m: i for i, m in enumerate(BASE_MODELS + INSTRUCT_MODELS)}
     return (
         df.assign(_n=df.dataset.map(display_size), _m=df.model.map(order))

@@ -26,29 +26,11 @@ import pandas as pd
 from evalsci.configcheck import where as config_where
 from evalsci.lm.icl import predictions, prompt_accuracies
 from evalsci.studies.baselines import table1
+from evalsci.studies.baselines.columns import TABLE2_COLUMNS
 from evalsci.studies.baselines.formatting import fmt, md_table
 from evalsci.studies.baselines.keys import Baselines
 from evalsci.studies.baselines.recompute_grid import RecomputeSettings
 from evalsci.studies.baselines.settings import Cell
-
-COLUMNS = [
-    "dataset",
-    "n",
-    "model",
-    "nf4_model",
-    "shots",
-    "t",
-    "standard_baseline",
-    "max_baseline",
-    "max_val_acc_full",
-    "verdict_full",
-    "max_val_acc_nf4",
-    "verdict_nf4",
-    "verdict_changed",
-    "identical_predictions",
-    "mean_acc_full",
-    "mean_acc_nf4",
-]
 
 
 def pairs(settings: RecomputeSettings) -> list[tuple[str, str]]:
@@ -140,7 +122,7 @@ def build(
                         float(accs[nf4].mean()),
                     ]
                 )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
 
 
 def summary(df: pd.DataFrame) -> dict:

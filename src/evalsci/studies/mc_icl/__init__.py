@@ -6,6 +6,7 @@
 - `inference`: runs Algorithm 1 with the shared-prefix scorer of `evalsci.lm.scoring`;
 - `shards`: one inference job (one trial or one Section 5.2 set), the recompute unit;
 - `scores`: per-example, per-choice log-likelihood shards and accuracies;
+- `columns`: the column schemas of the files it writes;
 - `selection`: Section 5.2 z-score selection of high/low examples;
 - `maxrandom_requests`: the max random baseline requests for Figures 1-4;
 - `summary`: the per-(model, dataset) summary against the random baselines;

@@ -22,9 +22,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.pipeline.jobs import atomic_path
-
-KEY_COLUMNS = ["model", "dataset", "trial", "set", "permutation", "k", "demo", "example", "label"]
-ACCURACY_COLUMNS = ["model", "dataset", "trial", "permutation", "k", "accuracy"]
+from evalsci.studies.mc_icl.columns import ACCURACY_COLUMNS, KEY_COLUMNS
 
 
 class ScoresError(ValueError):

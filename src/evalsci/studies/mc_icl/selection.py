@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalsci.studies.mc_icl.columns import VALUE_COLUMNS
 from evalsci.studies.mc_icl.sampler import rng_for
 from evalsci.studies.mc_icl.scores import correct
 
-VALUE_COLUMNS = ["model", "dataset", "trial", "demo", "value", "z"]
 # Z is rounded to this many decimals before it is compared with the threshold or ranked:
 # two examples with the same accuracies then tie exactly (ties go to the lower demo index)
 # whatever order a CPU summed them in, and a Z of exactly 1 does not pass by float noise.

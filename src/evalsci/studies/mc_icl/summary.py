@@ -4,30 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalsci.studies.mc_icl.columns import SUMMARY_COLUMNS
 from evalsci.studies.mc_icl.maxrandom_requests import eval_size
 
 # Curve values are rounded to this many decimals before the argmax: the trial-averaged mean
 # accuracies are rationals, and equal ones must tie exactly whatever order a CPU summed them
 # in. Ties go to the smallest k (the cheapest prompt).
 TIE_DECIMALS = 9
-
-SUMMARY_COLUMNS = [
-    "model",
-    "dataset",
-    "n",
-    "zero_shot",
-    "one_shot_mean",
-    "one_shot_min",
-    "one_shot_max",
-    "one_shot_below_zero_shot",
-    "k_max_mean",
-    "best_k",
-    "best_k_accuracy",
-    "best_prompt",
-    "random",
-    "max_random_best_k",
-    "max_random_best_prompt",
-]
 
 
 def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.DataFrame:

@@ -17,6 +17,7 @@ Modules, in the order of the paper:
 - `plan`: every path the study's rules read and write, from the settings and the
   configurations of the source;
 - `steps`: the functions the rules run (workflow/scripts/call.py), one per rule;
+- `columns`: the column schemas of the files it reads and writes;
 - `doc_blocks`: the generated blocks of docs/tapt.md.
 `training/` (our own recompute of the accuracies: pretraining, classifiers, (Q)LoRA
 zero-shot, resumable shards) is a separate subpackage. The study compares against no random

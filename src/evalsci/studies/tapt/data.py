@@ -22,25 +22,14 @@ import numpy as np
 import pandas as pd
 
 from evalsci.data.checked import expect_count, numeric, read_csv, require_columns
+from evalsci.studies.tapt.columns import ACCURACY_COLUMNS, TABLE_COLUMNS
 
-ACCURACY_COLUMNS = ("base", "extra", "test", "majority", "num_classes", "majority_all")
 ACCURACY_METHODS = ("base", "extra", "test")
 RELEASED_ROOTS = (
     "analysis/accuracies_from_paper",
     "analysis/accuracies_gpt2_epochs_2",
     "analysis/accuracies_zero_shot",
     "analysis/accuracies_zero_shot_packing",
-)
-# Columns of the normalised long table (results/tapt/data/accuracies.csv).
-TABLE_COLUMNS = (
-    "config",
-    "family",
-    "m",
-    "n",
-    "lm",
-    "dataset",
-    "subsample",
-    *ACCURACY_COLUMNS,
 )
 # The two paired comparisons of the paper: (control, treatment).
 COMPARISONS = {"boost": ("base", "extra"), "bias": ("extra", "test")}

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from evalsci.stats.bayes import PriorSpec
+from evalsci.studies.tapt.columns import LONG_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
 
-LONG_COLUMNS = ("lm_type", "dataset", "pair", "method", "num_correct", "num_test")
 COUNT_RULES = ("round", "truncate")
 
 

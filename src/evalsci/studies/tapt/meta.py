@@ -32,23 +32,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from evalsci.studies.tapt.columns import META_COLUMNS, SLICE_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
 from evalsci.studies.tapt.hierarchical import num_correct
 
 log = logging.getLogger(__name__)
-
-SLICE_COLUMNS = (
-    "config",
-    "comparison",
-    "slice",
-    "mean",
-    "sd",
-    "hdi_5.5",
-    "hdi_94.5",
-    "ess_bulk",
-    "divergences",
-)
-META_COLUMNS = ("config", "threshold", "p_outside", "n_slices")
 
 
 def draw_slice(acc: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:

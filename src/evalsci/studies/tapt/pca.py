@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-PCA_COLUMNS = ("effective_rank", "n", "n_trials", "bias_mean", "bias_se", "boost_mean", "boost_se")
+from evalsci.studies.tapt.columns import PCA_COLUMNS
 
 
 def _fit_predict(x_train, y_train, x_test):

@@ -28,25 +28,11 @@ import pandas as pd
 from tqdm import tqdm
 
 from evalsci.stats.permutation import paired_mean_test
+from evalsci.studies.tapt.columns import PERMUTATION_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
 from evalsci.studies.tapt.hierarchical import num_correct
 
 TESTS = (("bias", "greater"), ("boost", "greater"), ("boost", "less"), ("bias", "two-sided"))
-PERMUTATION_COLUMNS = (
-    "config",
-    "m",
-    "n",
-    "lm",
-    "dataset",
-    "comparison",
-    "alternative",
-    "n_subsamples",
-    "n_resamples",
-    "mean_diff",
-    "p_value",
-    "p_adjusted",
-    "significant",
-)
 
 
 def test_seed(seed: int, *key) -> np.random.SeedSequence:

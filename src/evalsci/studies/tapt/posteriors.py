@@ -33,28 +33,6 @@ log = logging.getLogger(__name__)
 # Model variants: the authors' code (with the task x treatment effect W_jl) and the paper's
 # eq. 2 (without it).
 VARIANTS = {"authors": True, "eq2": False}
-SUMMARY_COLUMNS = (
-    "config",
-    "comparison",
-    "variant",
-    "mean",
-    "sd",
-    "hdi_5.5",
-    "hdi_94.5",
-    "r_hat",
-    "ess_bulk",
-    "divergences",
-    "mcse_mean",
-    "ppd_mean",
-    "ppd_hdi_5.5",
-    "ppd_hdi_94.5",
-    "n_rows",
-    "backend",
-    "draws_per_chain",
-    "intercept_r_hat",
-    "intercept_ess_bulk",
-    "diagnostics_ok",
-)
 
 
 @dataclass

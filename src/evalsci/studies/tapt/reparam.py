@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.studies.tapt import hierarchical
+from evalsci.studies.tapt.columns import LONG_COLUMNS
 
 # bambi's names of the group-level terms
 TASK, CELL, PAIR = "1|dataset", "1|dataset:method", "1|dataset:pair"
@@ -77,7 +78,7 @@ class ReparamModel:
         import pymc as pm
         import pytensor.tensor as pt
 
-        missing = [c for c in hierarchical.LONG_COLUMNS if c not in long.columns]
+        missing = [c for c in LONG_COLUMNS if c not in long.columns]
         if missing:
             raise ValueError(f"long rows lack columns {missing}")
         self.long = long.reset_index(drop=True)

@@ -18,22 +18,9 @@ import pandas as pd
 
 from evalsci.stats import bayes
 from evalsci.studies.tapt import hierarchical, reparam
+from evalsci.studies.tapt.columns import LONG_COLUMNS, RECOVERY_COLUMNS
 
 log = logging.getLogger(__name__)
-
-RECOVERY_COLUMNS = (
-    "scenario",
-    "beta_true",
-    "mean",
-    "sd",
-    "hdi_5.5",
-    "hdi_94.5",
-    "covered",
-    "r_hat",
-    "ess_bulk",
-    "divergences",
-    "n_rows",
-)
 
 
 def design(n_lms: int, n_tasks: int, n_pairs: int, n: int) -> pd.DataFrame:
@@ -51,7 +38,7 @@ def design(n_lms: int, n_tasks: int, n_pairs: int, n: int) -> pd.DataFrame:
     d = idx.to_frame(index=False)
     d["num_test"] = n
     d["num_correct"] = 0
-    return d[list(hierarchical.LONG_COLUMNS)]
+    return d[list(LONG_COLUMNS)]
 
 
 def simulate_counts(

@@ -17,6 +17,7 @@ from evalsci.data.checked import read_checked
 from evalsci.pipeline.jobs import atomic_path, configure_threads
 from evalsci.stats import bayes as stats_bayes
 from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
+from evalsci.studies.tapt.columns import BETA_COLUMNS, SLICE_COLUMNS, SUMMARY_COLUMNS
 from evalsci.studies.tapt.settings import Bayes, Meta, Pca, Permutation, Simulate, Training
 from evalsci.tables import write_table
 
@@ -183,24 +184,10 @@ def make_fit(
         result.diagnostics.to_csv(tmp, index=False)
 
 
-BETA_COLUMNS = (
-    "config",
-    "comparison",
-    "variant",
-    "mean",
-    "sd",
-    "hdi_5.5",
-    "hdi_94.5",
-    "r_hat",
-    "ess_bulk",
-    "divergences",
-)
-
-
 def make_beta_table(summaries: list[str], table) -> None:
     rows = [json.loads(Path(p).read_text()) for p in summaries]
     t = pd.DataFrame(rows)
-    missing = [c for c in posteriors.SUMMARY_COLUMNS if c not in t.columns]
+    missing = [c for c in SUMMARY_COLUMNS if c not in t.columns]
     if missing:
         raise ValueError(f"fit summaries lack {missing}")
     order = {c: i for i, c in enumerate(data.config_order(t["config"]))}
@@ -209,7 +196,7 @@ def make_beta_table(summaries: list[str], table) -> None:
         key=lambda s: s.map(order) if s.name == "config" else s,
         ignore_index=True,
     )
-    cols = [*BETA_COLUMNS, *(c for c in posteriors.SUMMARY_COLUMNS if c not in BETA_COLUMNS)]
+    cols = [*BETA_COLUMNS, *(c for c in SUMMARY_COLUMNS if c not in BETA_COLUMNS)]
     write_table(t[cols], table, floatfmt=".4f")
 
 
@@ -291,7 +278,7 @@ def make_meta_table(slices: list[str], settings: Meta, table, figure) -> None:
     from evalsci.studies.tapt import figures
 
     thresholds = settings.thresholds
-    frames = pd.concat([read_checked(p, meta.SLICE_COLUMNS) for p in slices], ignore_index=True)
+    frames = pd.concat([read_checked(p, SLICE_COLUMNS) for p in slices], ignore_index=True)
     t = meta.meta_table(frames, thresholds)
     ref = {row[0]: row[3] for row in reference.load("tapt")["conclusions"]["meta_analysis"]["rows"]}
     t["p_outside_paper"] = t["config"].map(ref)

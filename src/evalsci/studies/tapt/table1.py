@@ -9,8 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evalsci import reference
-
-TABLE1_COLUMNS = ("m", "n", "lm", "boost_mean", "bias_mean", "boost_paper", "bias_paper")
+from evalsci.studies.tapt.columns import TABLE1_COLUMNS
 
 
 def paper_table1() -> pd.DataFrame:

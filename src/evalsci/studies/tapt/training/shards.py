@@ -35,12 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalsci.studies.tapt.columns import ACCURACY_COLUMNS, SHARD_COLUMNS
 from evalsci.studies.tapt.training import splits
 
 log = logging.getLogger(__name__)
 
-ACCURACY_COLUMNS = ("base", "extra", "test", "majority", "num_classes", "majority_all")
-SHARD_COLUMNS = ("subsample", *ACCURACY_COLUMNS, "random_state", "train_size", "seconds")
 METHODS = ("base", "extra", "test")
 # The files of one subsample's shard ({i}: the subsample, 3 digits) and of one run's merged
 # directory (the author's result layout: m{m}/n{n}/{lm}/{dataset}/accuracies.csv and its
