@@ -649,3 +649,33 @@ def test_the_stack_is_its_weights_times_its_components(mirror):
     comps = [y[15, pos].mean(), paper["accuracy_estimate"].iloc[0], p.mean()]
     assert acc["accuracy_estimate"].iloc[0] == pytest.approx(np.dot(w, comps), abs=2e-5)
     print(dict(zip(["mean", "assessor", "irt"], np.round(comps, 4), strict=True)), w)
+
+
+def test_the_stack_without_torch_is_the_blend_and_says_so(mirror, monkeypatch):
+    """Without torch (the IRT fit's), the stack leaves p-IRT out: its estimates are the blend's
+    (the same two components, the same weights), and the `note` column says why."""
+    from evalsci.assess import refset
+    from evalsci.assess.responses import Matrix
+    from evalsci.studies.assessors import lomo
+
+    runs = lomo.leaderboard_runs(mirror / "kinds-of-intelligence-cfi-PredictaBoard", "MuSR")
+    _, first = np.unique(runs.model, return_index=True)
+    rows = np.sort(first)[:13]
+    m = Matrix(
+        models=[str(runs.model[i]) for i in rows[:12]],
+        items=pd.DataFrame({"task": "MuSR", "item": runs.items}),
+        success=runs.success[rows[:12]],
+    )
+    ref = refset.select_reference(m, 20, "random", seed=0)
+    new = {
+        "new": {
+            ("MuSR", i): int(v) for i, v in zip(runs.items, runs.success[rows[12]], strict=True)
+        }
+    }
+    monkeypatch.setattr(refset, "_irt_available", lambda: False)
+    stack, _ = refset.predict_new(m, ref, new, max_calibration=9)
+    blend, _ = refset.predict_new(m, ref, new, max_calibration=9, estimator="blend")
+    assert "p-IRT component left out" in stack["note"].iloc[0]
+    assert stack["weight_irt"].iloc[0] == 0.0
+    cols = ["accuracy_estimate", "low", "high", "weight_reference_mean", "weight_assessor"]
+    pd.testing.assert_frame_equal(stack[cols], blend[cols])
