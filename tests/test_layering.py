@@ -168,3 +168,27 @@ def test_each_studys_column_schemas_are_in_its_columns_module():
         ]
         assert not stray, "column schemas outside columns.py:\n" + "\n".join(stray)
         assert _schemas(pkg / "columns.py"), pkg
+
+
+def _defined_twice(path: Path) -> list[str]:
+    """Top-level functions and classes of `path` defined more than once (the later one
+    silently replaces the earlier for every caller, even those written above it)."""
+    seen: dict[str, int] = {}
+    twice = []
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name in seen:
+                twice.append(f"{path.name}:{node.lineno} {node.name} (first at {seen[node.name]})")
+            seen.setdefault(node.name, node.lineno)
+    return twice
+
+
+def test_no_module_defines_a_function_twice(tmp_path):
+    # ruff's F811 misses a redefinition when the first definition was used before it: two
+    # `_pm` helpers in one doc_blocks module once turned the findings' signed differences
+    # ("+0.022") into unsigned ones
+    twice = [t for p in sorted(SRC.rglob("*.py")) for t in _defined_twice(p)]
+    assert not twice, twice
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    return 1\n\n\nX = f()\n\n\ndef f():\n    return 2\n")
+    assert _defined_twice(probe) == ["probe.py:8 f (first at 1)"]

@@ -223,7 +223,8 @@ _LOMO_NAMES = {
 }
 
 
-def _pm(mean: float, se: float) -> str:
+def _mean_se(mean: float, se: float) -> str:
+    """`mean ± se` unsigned (a level, not a difference; n/a where undefined)."""
     if pd.isna(mean):
         return "n/a"
     return f"{mean:.3f} ± {se:.3f}" if pd.notna(se) else f"{mean:.3f}"
@@ -240,9 +241,9 @@ def lomo(paths) -> str:
             "benchmark": r["benchmark"],
             "n": int(r["n_reference"]),
             "method": _LOMO_NAMES[r["method"]],
-            "abs. error": _pm(r["abs_error"], r["abs_error_se"]),
-            "per-item AUC": _pm(r["auc"], r["auc_se"]),
-            "coverage": _pm(r["coverage"], r["coverage_se"]),
+            "abs. error": _mean_se(r["abs_error"], r["abs_error_se"]),
+            "per-item AUC": _mean_se(r["auc"], r["auc_se"]),
+            "coverage": _mean_se(r["coverage"], r["coverage_se"]),
         }
         for _, r in t.iterrows()
     ]
@@ -266,7 +267,7 @@ def lomo(paths) -> str:
             "benchmark": r["benchmark"],
             "n": int(r["n_reference"]),
             "versus": _LOMO_NAMES[r["versus"]],
-            "difference": _pm(r["mean_difference"], r["difference_se"]),
+            "difference": _mean_se(r["mean_difference"], r["difference_se"]),
             "p (Holm)": f"{r['p_holm']:.3g}",
             "verdict": r["verdict"],
         }
