@@ -42,6 +42,7 @@ NAME_KEYS = {
     "tapt.fits.configs": {"tapt": {"fits": {"configs": ["{}"]}}},
     "tapt.fits.eq2_configs": {"tapt": {"fits": {"eq2_configs": ["{}"]}}},
     "tapt.meta.configs.<name>": {"tapt": {"meta": {"configs": {"{}": 0.1}}}},
+    "tapt.simulate.config": {"tapt": {"simulate": {"config": "{}"}}},
     "tapt.training.lms": {"tapt": {"training": {"lms": ["{}"]}}},
     "tapt.training.datasets": {"tapt": {"training": {"datasets": ["{}"]}}},
     "tapt.training.data_files.<name>": {"tapt": {"training": {"data_files": {"{}": "f.csv"}}}},
