@@ -25,29 +25,7 @@ SHARD_COLUMNS = ("subsample", *ACCURACY_COLUMNS, "random_state", "train_size", "
 
 LONG_COLUMNS = ("lm_type", "dataset", "pair", "method", "num_correct", "num_test")
 
-SUMMARY_COLUMNS = (
-    "config",
-    "comparison",
-    "variant",
-    "mean",
-    "sd",
-    "hdi_5.5",
-    "hdi_94.5",
-    "r_hat",
-    "ess_bulk",
-    "divergences",
-    "mcse_mean",
-    "ppd_mean",
-    "ppd_hdi_5.5",
-    "ppd_hdi_94.5",
-    "n_rows",
-    "backend",
-    "draws_per_chain",
-    "intercept_r_hat",
-    "intercept_ess_bulk",
-    "diagnostics_ok",
-)
-
+# Table beta_posteriors' leading columns (the posterior of each comparison)
 BETA_COLUMNS = (
     "config",
     "comparison",
@@ -59,6 +37,21 @@ BETA_COLUMNS = (
     "r_hat",
     "ess_bulk",
     "divergences",
+)
+
+# A fit's summary (fits/*.json): the beta table's columns, then the fit's diagnostics
+SUMMARY_COLUMNS = (
+    *BETA_COLUMNS,
+    "mcse_mean",
+    "ppd_mean",
+    "ppd_hdi_5.5",
+    "ppd_hdi_94.5",
+    "n_rows",
+    "backend",
+    "draws_per_chain",
+    "intercept_r_hat",
+    "intercept_ess_bulk",
+    "diagnostics_ok",
 )
 
 SLICE_COLUMNS = (

@@ -17,7 +17,7 @@ from evalsci.data.checked import read_checked
 from evalsci.pipeline.jobs import atomic_path, configure_threads
 from evalsci.stats import bayes as stats_bayes
 from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
-from evalsci.studies.tapt.columns import BETA_COLUMNS, SLICE_COLUMNS, SUMMARY_COLUMNS
+from evalsci.studies.tapt.columns import SLICE_COLUMNS, SUMMARY_COLUMNS
 from evalsci.studies.tapt.settings import Bayes, Meta, Pca, Permutation, Simulate, Training
 from evalsci.tables import write_table
 
@@ -196,8 +196,7 @@ def make_beta_table(summaries: list[str], table) -> None:
         key=lambda s: s.map(order) if s.name == "config" else s,
         ignore_index=True,
     )
-    cols = [*BETA_COLUMNS, *(c for c in SUMMARY_COLUMNS if c not in BETA_COLUMNS)]
-    write_table(t[cols], table, floatfmt=".4f")
+    write_table(t[list(SUMMARY_COLUMNS)], table, floatfmt=".4f")
 
 
 def _read_draws(paths: list[str]) -> pd.DataFrame:
