@@ -1,15 +1,8 @@
-"""The column schemas of the files the `baselines` study reads and writes, in one place:
-the authors' per-example CSVs, the held-out data, Tables 1 and 2."""
+"""The column schemas of the files the `baselines` study reads and writes, in one place: the
+held-out data, Tables 1 and 2. The authors' per-example CSV schema is
+`evalsci.lm.icl.PER_EXAMPLE_COLUMNS`, owned there because our own inference writes it."""
 
 from __future__ import annotations
-
-PER_EXAMPLE_COLUMNS = (
-    "Prompt ID",
-    "Demonstration IDs in prompt",
-    "Example ID",
-    "Loss of correct answer",
-    "Correct prediction",
-)
 
 HELDOUT_COLUMNS = (
     "Dataset",
