@@ -14,9 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.data.checked import binary, expect_count, numeric, read_csv, read_json, require_columns
-from evalsci.lm.icl import (
-    PER_EXAMPLE_COLUMNS,
-)  # the authors' schema, which our inference writes too
+from evalsci.lm.icl import PER_EXAMPLE_COLUMNS
 from evalsci.studies.baselines.columns import HELDOUT_COLUMNS
 from evalsci.studies.baselines.settings import Cell, parse_key
 
