@@ -108,3 +108,25 @@ RUN_COLUMNS = [
     "correct",
     "accuracy",
 ]
+
+# a judged run of the study sweep: its baselines, p-values and verdicts (evalsci.audit.counts.judge)
+RUN_DETAIL_COLUMNS = [
+    "task",
+    "model",
+    "shots",
+    "run",
+    "t_kind",
+    "t",
+    "n",
+    "choices",
+    "labels",
+    "correct",
+    "accuracy",
+    "standard",
+    "max_baseline",
+    "p_standard",
+    "p_max",
+    "p_below",
+    "point_verdict",
+    "verdict",
+]

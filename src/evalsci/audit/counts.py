@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from .columns import COUNT_COLUMNS
+from .columns import COUNT_COLUMNS, RUN_DETAIL_COLUMNS
 from .judge import POINT_VERDICTS, VERDICTS, choices_label, point_verdicts, tested_verdicts
 from .maxrandom_requests import attach, sweep_key
 
@@ -22,26 +22,6 @@ from .maxrandom_requests import attach, sweep_key
 TEST_ALPHA, TEST_ADJUST = 0.05, "holm"
 # the columns that name a row in each source's table
 ROW_KEYS = {"baselines_prompts": ["model", "task", "shots"]}
-RUN_DETAIL = [
-    "task",
-    "model",
-    "shots",
-    "run",
-    "t_kind",
-    "t",
-    "n",
-    "choices",
-    "labels",
-    "correct",
-    "accuracy",
-    "standard",
-    "max_baseline",
-    "p_standard",
-    "p_max",
-    "p_below",
-    "point_verdict",
-    "verdict",
-]
 
 
 def _p_below(runs: pd.DataFrame) -> np.ndarray:
@@ -72,7 +52,7 @@ def judge(runs: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
         ]
         tested[idx] = tested_verdicts(*p, TEST_ALPHA)
     out["verdict"] = [VERDICTS[i] for i in tested]
-    return out[RUN_DETAIL]
+    return out[RUN_DETAIL_COLUMNS]
 
 
 def _mode(s: pd.Series):
