@@ -173,6 +173,14 @@ def test_baselines_recompute_grid_is_validated(tmp_path, override, needle):
             "tapt: {training: {lms: [nolm]}}",
             ["config tapt.training.lm_types (set in {f}, line 2): no LM type 'nolm'", "'bert'"],
         ),
+        (  # a run's settings are built while the workflow is read, not in its shard jobs
+            "tapt: {training: {lm_types: {bert: {hyperparameters: no_table}}}}",
+            [
+                "config tapt.training.lm_types.bert.hyperparameters (set in {f}, line 2): no "
+                "table 'no_table'",
+                "'gpt2'",
+            ],
+        ),
     ],
 )
 def test_unknown_names_fail_at_parse_time(tmp_path, override, needles):

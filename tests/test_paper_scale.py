@@ -107,12 +107,11 @@ def test_mc_icl_paper_scale_dag(tmp_path, mirror):
 
 
 def test_tapt_paper_scale_dags(tmp_path, mirror):
-    from evalsci.settings import preset
-    from evalsci.studies.tapt.training import settings
+    from evalsci.studies.tapt.settings import resolved_settings
 
-    runs = settings.runs(preset("tapt", "paper")["training"])
+    runs = resolved_settings(scale="paper").training.runs
     assert len(runs) == 25 * 2 * 2 * 4
-    assert sum(r["num_subsamples"] for r in runs) == 27_000  # x 3 models = 81,000 (002 Sec. 4.4)
+    assert sum(r.num_subsamples for r in runs) == 27_000  # x 3 models = 81,000 (002 Sec. 4.4)
 
     one_task = tmp_path / "one_task.yaml"
     one_task.write_text(yaml.safe_dump({"tapt": {"training": {"datasets": ["ag_news"]}}}))

@@ -42,6 +42,7 @@ def _linear4bit(model) -> dict:
 def qlora(smollm2_checkpoint, tmp_path_factory):
     from evalsci.data import hf_classification as hfc
     from evalsci.lm.load import load_model
+    from evalsci.studies.tapt.settings import resolved_settings
     from evalsci.studies.tapt.training import zero_shot
 
     torch.set_num_threads(1)  # two threads on a shared 2-core machine spin-wait
@@ -52,13 +53,15 @@ def qlora(smollm2_checkpoint, tmp_path_factory):
     del reference
     s = hfc.get_spec("sst2")
     prefix, rest = zero_shot.prompts(tok, TEXTS, s, chat_template="none")
+    zs = resolved_settings(training={"zero_shot": {"quantize": "nf4"}}).training.settings[0]
     model, tok, metrics = zero_shot.train_adapter(
         spec,
         [prefix + r for r in rest],
+        settings=zs.zero_shot,
         epochs=3,  # one batch of 4: three steps on the same prompts
         batch_size=4,
         max_length=48,
-        quantize="nf4",
+        seed=42,
         device="cpu",
         work_dir=str(tmp_path_factory.mktemp("qlora")),
     )

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.lm
 torch = pytest.importorskip("torch")
 
 from evalsci.data import hf_classification as hfc  # noqa: E402
+from evalsci.studies.tapt.settings import Training, resolved_settings  # noqa: E402
 from evalsci.studies.tapt.training import settings, splits  # noqa: E402
 from evalsci.studies.tapt.training import shards as train_shards  # noqa: E402
 
@@ -175,22 +176,25 @@ def test_split_is_stratified_disjoint_and_seeded_by_subsample(frame):
 
 def test_config_runs_and_hyperparameter_tables():
     cfg = _config({})
+    cfg["datasets"] = ["sst2", "yahoo_answers_topics"]
     cfg["hyperparameters"]["bert"]["yahoo_answers_topics"] = {
         "batch_size_pretrain": 8,
         "epochs_train": 1,
     }
-    hp = settings.hyperparameters(cfg, "bert", "yahoo_answers_topics")
-    assert hp == {
-        "batch_size_pretrain": 8,
-        "batch_size_train": 8,
-        "batch_size_eval": 8,
-        "epochs_train": 1,
-    }
+    t = Training.from_config(cfg)
+    # the dataset's row over the table's default row, key by key
+    hp = t.run_settings("bert", "yahoo_answers_topics").hyperparameters
+    assert (hp.batch_size_pretrain, hp.batch_size_train, hp.batch_size_eval) == (8, 8, 8)
+    assert hp.epochs_train == 1
+    assert t.run_settings("bert", "sst2").hyperparameters.batch_size_pretrain == 8
     cfg.update(n=[50, 100, 200, 500], num_subsamples=[100, 100, 50, 20], m=[50, 100])
-    assert settings.num_subsamples(cfg, 200) == 50
-    assert len(settings.runs(cfg)) == 2 * 4 * len(cfg["lms"]) * len(cfg["datasets"])
+    t = Training.from_config(cfg)
+    assert t.num_subsamples(200) == 50
+    assert len(t.runs) == 2 * 4 * len(cfg["lms"]) * len(cfg["datasets"])
+    with pytest.raises(KeyError, match="no run"):
+        t.run_settings("zs", "sst2")  # an LM type the config does not run
     with pytest.raises(settings.TrainingConfigError, match="no LM type"):
-        settings.run_settings(cfg, "nope", "sst2")
+        Training.from_config({**cfg, "lms": ["nope"]})
 
 
 # ---------------------------------------------------------------------------------------
@@ -227,7 +231,13 @@ def tiny(tmp_path_factory):
 
 
 def _config(models: dict) -> dict:
-    # small: one optimiser step per classifier and per pretraining run
+    """A resolved config `tapt.training` (the default preset's, with every schema default)
+    with tiny models and small batches: one optimiser step per classifier and per
+    pretraining run."""
+    import copy
+
+    from evalsci.settings import resolved
+
     hp = {
         "default": {
             "batch_size_pretrain": 8,
@@ -236,16 +246,15 @@ def _config(models: dict) -> dict:
             "epochs_train": 1,
         }
     }
-    return {
+    cfg = copy.deepcopy(resolved()["tapt"]["training"])
+    cfg["classifier"]["max_length"] = 64
+    return cfg | {
         "lms": ["bert", "gpt2"],
         "datasets": ["sst2"],
         "m": [8],
         "n": [8],
         "num_subsamples": 2,
-        "split_seed": 42,
-        "seed": 42,
         "device": "cpu",
-        "data_files": {},
         "lm_types": {
             "bert": {
                 "model": models.get("bert", "x"),
@@ -267,16 +276,12 @@ def _config(models: dict) -> dict:
             },
         },
         "hyperparameters": {"bert": hp},
-        "pretrain": {"learning_rate": 1e-4, "max_length": 256, "mlm_probability": 0.15},
-        "classifier": {"learning_rate": 5e-5, "weight_decay": 0.01, "max_length": 64},
-        "zero_shot": {
-            "learning_rate": 2e-4,
-            "max_length": 512,
-            "quantize": "auto",
-            "chat_template": "auto",
-            "lora": {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05},
-        },
     }
+
+
+def _run_settings(cfg: dict, lm: str) -> settings.RunSettings:
+    """The run settings of (lm, sst2), built as the workflow builds them, at parse time."""
+    return Training.from_config({**cfg, "lms": [lm]}).run_settings(lm, "sst2")
 
 
 @pytest.fixture(scope="module")
@@ -286,12 +291,15 @@ def sst2(mirror):
 
 @pytest.mark.parametrize("method", ["clm", "mlm"])
 def test_pretraining_lowers_the_lm_loss(tiny, sst2, tmp_path, method):
+    import dataclasses
+
     from evalsci.studies.tapt.training import models, pretrain
 
     path = tiny["gpt2" if method == "clm" else "bert"]
     tok = models.load_tokenizer(path)
     texts = sst2["text"].iloc[:16].tolist()
-    before = pretrain.lm_loss(path, tok, texts, method=method)
+    pre = dataclasses.replace(resolved_settings().training.settings[0].pretrain, learning_rate=1e-3)
+    before = pretrain.lm_loss(path, tok, texts, settings=pre, method=method)
     losses = {}
     for epochs in (1, 2):
         out = tmp_path / f"{method}{epochs}"
@@ -300,15 +308,15 @@ def test_pretraining_lowers_the_lm_loss(tiny, sst2, tmp_path, method):
             tok,
             texts,
             str(out),
+            settings=pre,
             method=method,
             epochs=epochs,
             batch_size=4,
-            learning_rate=1e-3,
             seed=0,
             work_dir=str(tmp_path),
         )
         assert np.isfinite(metrics["train_loss"])
-        losses[epochs] = pretrain.lm_loss(str(out), tok, texts, method=method)
+        losses[epochs] = pretrain.lm_loss(str(out), tok, texts, settings=pre, method=method)
     # pretraining on the texts lowers their loss, and overtraining (Section 8) lowers it more
     assert losses[1] < before - 0.01
     assert losses[2] < losses[1]
@@ -318,7 +326,7 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
     from evalsci.studies.tapt.training import pretrain
 
     cfg = _config(tiny)
-    s_gpt2 = settings.run_settings(cfg, "gpt2", "sst2")
+    s_gpt2 = _run_settings(cfg, "gpt2")
     ref = train_shards.run_subsamples(
         s_gpt2, sst2, m=8, n=8, subsamples=[1, 2], shard_dir=tmp_path / "ref", device="cpu"
     )
@@ -397,7 +405,7 @@ def test_shards_schema_shared_splits_and_resume_after_interrupt(tiny, sst2, tmp_
         )
 
     # Another LM type (BERT, MLM) sees the same test texts for the same subsample.
-    s_bert = settings.run_settings(cfg, "bert", "sst2")
+    s_bert = _run_settings(cfg, "bert")
     bert = train_shards.run_subsamples(
         s_bert, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path / "bert", device="cpu"
     )
@@ -423,7 +431,7 @@ def test_prompt_is_the_papers_ag_news_format():
 
     tok = tiny_tokenizer()  # no chat template: parts are concatenated
     spec = hfc.get_spec("ag_news")
-    prefix, rest = zero_shot.prompts(tok, ["Bombardier CEO Quits", "Other news"], spec)
+    prefix, rest = zero_shot.prompts(tok, ["Bombardier CEO Quits", "Other news"], spec, "auto")
     assert prefix == (
         "Your task is to classify a given text as one of these categories:\n"
         "World\nSports\nBusiness\nSci/Tech\n\n"
@@ -434,7 +442,7 @@ def test_prompt_is_the_papers_ag_news_format():
         "### Text: Other news\n ### Answer:",
     ]
     long_text = "z" * 1500  # texts are cut at 1000 characters
-    assert zero_shot.prompts(tok, [long_text], spec)[1][0].count("z") == 1000
+    assert zero_shot.prompts(tok, [long_text], spec, "auto")[1][0].count("z") == 1000
 
 
 def test_packing_joins_eight_texts_under_one_instruction_without_answers():
@@ -446,26 +454,27 @@ def test_packing_joins_eight_texts_under_one_instruction_without_answers():
     tok = tiny_tokenizer()
     spec = hfc.get_spec("ag_news")
     texts = [f"news item {i}" for i in range(10)] + ["y" * 1500]
-    packed = zero_shot.packed_prompts(tok, texts, spec, per_sequence=8)
-    prefix, _ = zero_shot.prompts(tok, texts, spec)
+    packed = zero_shot.packed_prompts(tok, texts, spec, per_sequence=8, chat_template="auto")
+    prefix, _ = zero_shot.prompts(tok, texts, spec, "auto")
     assert len(packed) == 2  # 11 texts: 8 + 3
     assert packed[0] == prefix + "\n\n".join(f"### Text: news item {i}" for i in range(8))
     assert packed[1].startswith(prefix + "### Text: news item 8\n\n### Text: news item 9")
     assert all("### Answer:" not in p for p in packed)
     assert packed[1].endswith("### Text: " + "y" * 1000)  # texts are still cut at 1000 chars
     with pytest.raises(ValueError, match="per_sequence"):
-        zero_shot.packed_prompts(tok, texts, spec, per_sequence=0)
+        zero_shot.packed_prompts(tok, texts, spec, per_sequence=0, chat_template="auto")
 
 
 def test_packing_is_only_for_zero_shot():
     cfg = _config({})
     cfg["lm_types"]["bert"]["pack"] = True
     with pytest.raises(settings.TrainingConfigError, match=r"lm_types\.bert\.pack"):
-        settings.run_settings(cfg, "bert", "sst2")
+        Training.from_config(cfg)
 
 
 def test_qlora_adapter_has_the_papers_parameter_count():
-    """Appendix H: the adapters add 41,943,040 trainable parameters to Mistral 7B."""
+    """Appendix H: the adapters add 41,943,040 trainable parameters to Mistral 7B (with the
+    LoRA settings of the configuration's defaults)."""
     from peft import get_peft_model
     from transformers import MistralConfig, MistralForCausalLM
 
@@ -481,7 +490,8 @@ def test_qlora_adapter_has_the_papers_parameter_count():
     )
     with torch.device("meta"):
         model = MistralForCausalLM(cfg)
-    peft_model = get_peft_model(model, zero_shot._lora_config({}))
+    lora = resolved_settings().training.settings[0].zero_shot.lora
+    peft_model = get_peft_model(model, zero_shot._lora_config(lora))
     n = sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
     assert n == 41_943_040
 
@@ -492,7 +502,7 @@ def test_class_probabilities_are_cappr_means_with_cached_prefix(tiny):
 
     model, tok = load_model({"checkpoint": tiny["llama"]}, device="cpu")
     spec = hfc.get_spec("sst2")
-    prefix, rest = zero_shot.prompts(tok, ["a fine film", "dull and long"], spec)
+    prefix, rest = zero_shot.prompts(tok, ["a fine film", "dull and long"], spec, "auto")
     probs = zero_shot.predict_proba(model, tok, prefix, rest, spec.class_names)
     # reference: full sequences, mean log-prob of each " class name", normalised exp
     for row, r in zip(probs, rest, strict=True):
@@ -516,7 +526,7 @@ def test_zero_shot_shard(tiny, sst2, tmp_path, pack, quantize):
     cfg = _config(tiny)
     cfg["lm_types"]["zs"]["pack"] = pack
     cfg["zero_shot"]["quantize"] = quantize
-    s = settings.run_settings(cfg, "zs", "sst2")
+    s = _run_settings(cfg, "zs")
     shards = train_shards.run_subsamples(
         s, sst2, m=8, n=8, subsamples=[1], shard_dir=tmp_path, lm_models={}, device="cpu"
     )
@@ -605,7 +615,7 @@ def test_training_loads_models_in_config_lm_cpu_dtype(tiny, sst2, tmp_path, monk
         raise Stop
 
     monkeypatch.setattr(classify, "train_classifier", record)
-    s = settings.run_settings(_config(tiny), "gpt2", "sst2")
+    s = _run_settings(_config(tiny), "gpt2")
     paths = train_shards.ShardPaths.of(tmp_path, 1)
     with pytest.raises(Stop):
         train_shards.run_shard(
@@ -628,8 +638,8 @@ def test_a_models_own_dtype_wins_over_lm_cpu_dtype(tiny, sst2, tmp_path, monkeyp
         raise Stop
 
     monkeypatch.setattr(classify, "train_classifier", record)
-    s = settings.run_settings(_config(tiny), "gpt2", "sst2")
-    own = {s["model"]: {"checkpoint": str(s["model"]), "dtype": "bfloat16"}}
+    s = _run_settings(_config(tiny), "gpt2")
+    own = {s.lm_type.model: {"checkpoint": s.lm_type.model, "dtype": "bfloat16"}}
     with pytest.raises(Stop):
         train_shards.run_shard(
             s,

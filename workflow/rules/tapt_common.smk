@@ -55,8 +55,9 @@ def tapt_checkpoint(wildcards):
 
 
 def tapt_run_settings(wildcards):
-    """Everything one shard of (LM type, dataset) needs: a param per run, so that a change to
-    another run's settings reruns none of this one's shards."""
+    """Everything one shard of (LM type, dataset) needs (a RunSettings, built at parse time): a
+    param per run, so that a change to another run's settings reruns none of this one's
+    shards, and a change to its own reruns them (Snakemake records the param's repr)."""
     return TAPT.training.run_settings(wildcards.lm, wildcards.dataset)
 
 

@@ -283,10 +283,10 @@ class Run:
 
 @dataclass(frozen=True)
 class Training:
-    """Our own TAPT runs (config `tapt.training`). The LM types, hyperparameter tables and
-    training settings stay the checked section (`section`), from which
-    evalsci.studies.tapt.training.settings builds each run's settings; the rules read the
-    typed fields."""
+    """Our own TAPT runs (config `tapt.training`), checked here, at parse time: every LM type
+    (`lm_types`), and the settings of every (LM type, dataset) run the config asks for
+    (`settings`, evalsci.studies.tapt.training.settings.RunSettings), which the shard rules
+    pass to their function."""
 
     lms: tuple[str, ...]
     datasets: tuple[str, ...]
@@ -295,11 +295,16 @@ class Training:
     data_files: tuple[tuple[str, str | tuple[str, ...]], ...]
     revisions: tuple[tuple[str, str], ...]
     runs: tuple[Run, ...]
-    section: dict  # the resolved config `tapt.training` (per-run settings are built from it)
+    n: tuple[int, ...]
+    subsamples: int | tuple[int, ...]  # config num_subsamples: one int, or one per n
+    lm_types: tuple[training.LmType, ...]
+    settings: tuple[training.RunSettings, ...]  # one per (lm, dataset) of lms x datasets
 
     @classmethod
     def from_config(cls, section: Mapping) -> Training:
-        section = dict(section)
+        types = training.lm_types(section)
+        # every LM type and dataset checked here, at parse time, not in a job
+        runs = tuple(Run(**r) for r in training.runs(section, types))
         return cls(
             lms=tuple(section["lms"]),
             datasets=tuple(section["datasets"]),
@@ -309,24 +314,39 @@ class Training:
                 (k, v if isinstance(v, str) else tuple(v)) for k, v in section["data_files"].items()
             ),
             revisions=tuple(section["revisions"].items()),
-            # every LM type and dataset checked here, at parse time, not in a job
-            runs=tuple(Run(**r) for r in training.runs(section)),
-            section=section,
+            runs=runs,
+            n=tuple(int(n) for n in section["n"]),
+            subsamples=training.subsample_counts(section),
+            lm_types=tuple(types.values()),
+            settings=tuple(
+                training.run_settings(section, types, lm, dataset)
+                for lm in section["lms"]
+                for dataset in section["datasets"]
+            ),
         )
 
-    def is_zero_shot(self, lm: str) -> bool:
-        return training.is_zero_shot(self.section, lm)
+    def lm_type(self, lm: str) -> training.LmType:
+        return training.lm_type_of({t.name: t for t in self.lm_types}, lm)
 
-    def run_settings(self, lm: str, dataset: str) -> dict[str, Any]:
-        """Everything one shard of (lm, dataset) needs (training.settings.run_settings)."""
-        return training.run_settings(self.section, lm, dataset)
+    def is_zero_shot(self, lm: str) -> bool:
+        return self.lm_type(lm).zero_shot
+
+    def run_settings(self, lm: str, dataset: str) -> training.RunSettings:
+        """Everything one shard of (lm, dataset) needs: a run the config asks for."""
+        for s in self.settings:
+            if (s.lm, s.dataset) == (lm, dataset):
+                return s
+        raise KeyError(
+            f"({lm!r}, {dataset!r}) is no run of config tapt.training (lms {list(self.lms)}, "
+            f"datasets {list(self.datasets)})"
+        )
 
     def num_subsamples(self, n: int) -> int:
-        return training.num_subsamples(self.section, n)
+        return training.num_subsamples(self.n, self.subsamples, n)
 
     def model(self, lm: str) -> str:
         """The model (a models-sheet name, hub id or directory) of LM type `lm`."""
-        return training.lm_type(self.section, lm)["model"]
+        return self.lm_type(lm).model
 
     def data_files_of(self, dataset: str):
         """The local files of `dataset` (config data_files), or None: the hub or GLUE."""

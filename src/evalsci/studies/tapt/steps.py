@@ -19,6 +19,7 @@ from evalsci.stats import bayes as stats_bayes
 from evalsci.studies.tapt import data, meta, permutation, posteriors, table1  # figures: lazily
 from evalsci.studies.tapt.columns import SLICE_COLUMNS, SUMMARY_COLUMNS
 from evalsci.studies.tapt.settings import Bayes, Meta, Pca, Permutation, Simulate, Training
+from evalsci.studies.tapt.training.settings import RunSettings
 from evalsci.tables import write_table
 
 log = logging.getLogger(__name__)
@@ -343,7 +344,7 @@ def train_shard(
     accuracies: str,
     predictions: str,
     metrics: str,
-    settings: dict,
+    settings: RunSettings,
     lm_models: dict,
     device: str,
     cpu_dtype: str,
@@ -354,8 +355,8 @@ def train_shard(
     threads: int,
 ) -> None:
     """Rules tapt_train_shard and tapt_zero_shot_shard: one subsample of one run (`settings`:
-    the run's, Training.run_settings; its method selects pretraining + classifier or (Q)LoRA
-    zero-shot). `data_files`: the dataset's local files, `glue`: the GLUE bundle, either
+    the run's, Training.run_settings; its LM type's method selects pretraining + classifier or
+    (Q)LoRA zero-shot). `data_files`: the dataset's local files, `glue`: the GLUE bundle, either
     empty where the dataset comes from elsewhere; `checkpoint`: the model's files made by a
     workflow rule (an input so that the shard waits for them)."""
     configure_threads(threads)
@@ -364,7 +365,7 @@ def train_shard(
 
     del checkpoint
     frame = load_frame(
-        settings["dataset"],
+        settings.dataset,
         data_files=data_files or None,
         glue_root=glue or None,
         revision=revision,

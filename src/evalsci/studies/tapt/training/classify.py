@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evalsci.studies.tapt.training.pretrain import training_args
+from evalsci.studies.tapt.training.settings import Classifier as ClassifierSettings
 
 log = logging.getLogger(__name__)
 
@@ -75,18 +76,17 @@ def train_classifier(
     labels: Sequence[int],
     num_labels: int,
     *,
+    settings: ClassifierSettings,
     epochs: float,
     batch_size: int,
-    eval_batch_size: int = 64,
-    learning_rate: float = 5e-5,
-    weight_decay: float = 0.01,
-    max_length: int | None = None,
-    seed: int = 42,
+    eval_batch_size: int,
+    seed: int,
     device: str = "cpu",
     dtype: str = "float32",
     work_dir: str,
 ) -> Classifier:
-    """Add a K-way linear head to `model_path` and finetune all weights on (texts, labels).
+    """Add a K-way linear head to `model_path` and finetune all weights on (texts, labels)
+    (learning rate, weight decay and truncation: `settings`, config tapt.training.classifier).
 
     The head is initialised right after `set_seed(seed)`, so a shard gives the same model
     whenever it runs. `work_dir` is the Trainer's (unused) output directory.
@@ -106,15 +106,15 @@ def train_classifier(
     )
     if model.config.pad_token_id is None:
         model.config.pad_token_id = tokenizer.pad_token_id
-    max_length = max_length or model_max_length(tokenizer, model.config)
+    max_length = settings.max_length or model_max_length(tokenizer, model.config)
     trainer = Trainer(
         model=model,
         args=training_args(
             work_dir,
             batch_size=batch_size,
             epochs=epochs,
-            learning_rate=learning_rate,
-            weight_decay=weight_decay,
+            learning_rate=settings.learning_rate,
+            weight_decay=settings.weight_decay,
             seed=seed,
             device=device,
             eval_batch_size=eval_batch_size,

@@ -18,6 +18,8 @@ import logging
 import math
 from collections.abc import Sequence
 
+from evalsci.studies.tapt.training.settings import Pretrain
+
 log = logging.getLogger(__name__)
 
 METHODS = ("mlm", "clm")
@@ -90,18 +92,17 @@ def pretrain(
     texts: Sequence[str],
     out_dir: str,
     *,
+    settings: Pretrain,
     method: str,
     epochs: float,
     batch_size: int,
-    learning_rate: float = 1e-4,
-    max_length: int = 256,
-    mlm_probability: float = 0.15,
-    seed: int = 42,
+    seed: int,
     device: str = "cpu",
     dtype: str = "float32",
     work_dir: str | None = None,
 ) -> dict:
-    """Pretrain a fresh copy of `model_path` on `texts`; save it to `out_dir`.
+    """Pretrain a fresh copy of `model_path` on `texts` (learning rate, truncation and MLM
+    masking: `settings`, config tapt.training.pretrain); save it to `out_dir`.
 
     Returns the Trainer's metrics (`train_loss`, `train_runtime`, ...) plus `num_tokens`.
     """
@@ -115,7 +116,7 @@ def pretrain(
     model = _auto_class(method).from_pretrained(model_path, dtype=getattr(torch, dtype))
     if model.config.pad_token_id is None:
         model.config.pad_token_id = tokenizer.pad_token_id
-    ds = _dataset(tokenizer, texts, max_length)
+    ds = _dataset(tokenizer, texts, settings.max_length)
     with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
         trainer = Trainer(
             model=model,
@@ -123,12 +124,12 @@ def pretrain(
                 tmp,
                 batch_size=batch_size,
                 epochs=epochs,
-                learning_rate=learning_rate,
+                learning_rate=settings.learning_rate,
                 seed=seed,
                 device=device,
             ),
             train_dataset=ds,
-            data_collator=_collator(tokenizer, method, mlm_probability),
+            data_collator=_collator(tokenizer, method, settings.mlm_probability),
         )
         out = trainer.train()
     model.save_pretrained(out_dir)
@@ -145,22 +146,22 @@ def lm_loss(
     tokenizer,
     texts: Sequence[str],
     *,
+    settings: Pretrain,
     method: str,
-    max_length: int = 256,
-    mlm_probability: float = 0.15,
     seed: int = 0,
     batch_size: int = 16,
     device: str = "cpu",
 ) -> float:
-    """Mean token loss of the LM objective on `texts` (MLM masks drawn with `seed`, so
-    two models are compared on the same masked positions)."""
+    """Mean token loss of the LM objective on `texts`, truncated and masked as pretraining
+    (`settings`) does (MLM masks drawn with `seed`, so two models are compared on the same
+    masked positions)."""
     import torch
     from transformers import set_seed
 
     model = _auto_class(method).from_pretrained(model_path, dtype=torch.float32).to(device)
     model.eval()
-    ds = _dataset(tokenizer, texts, max_length)
-    collate = _collator(tokenizer, method, mlm_probability)
+    ds = _dataset(tokenizer, texts, settings.max_length)
+    collate = _collator(tokenizer, method, settings.mlm_probability)
     set_seed(seed)
     total, count = 0.0, 0
     with torch.no_grad():

@@ -37,6 +37,7 @@ import pandas as pd
 
 from evalsci.studies.tapt.columns import ACCURACY_COLUMNS, SHARD_COLUMNS
 from evalsci.studies.tapt.training import splits
+from evalsci.studies.tapt.training.settings import RunSettings
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def _write_csv(df: pd.DataFrame, path: str | Path) -> None:
 # The two kinds of shard
 # ---------------------------------------------------------------------------------------
 def _few_shot(
-    settings: Mapping[str, Any],
+    settings: RunSettings,
     split: splits.Split,
     num_labels: int,
     seed: int,
@@ -103,9 +104,9 @@ def _few_shot(
     """acc_base / acc_extra / acc_test probabilities for a BERT- or GPT-2-type LM."""
     from evalsci.studies.tapt.training import classify, models, pretrain
 
-    path = models.model_path(models.model_spec(settings["model"], lm_models))
+    path = models.model_path(models.model_spec(settings.lm_type.model, lm_models))
     tok = models.load_tokenizer(path)
-    pre, cls = settings["pretrain"], settings["classifier"]
+    hp = settings.hyperparameters
     train_texts, train_labels = split.train["text"].tolist(), split.train["label"].tolist()
     test_texts = split.test["text"].tolist()
 
@@ -116,12 +117,10 @@ def _few_shot(
             train_texts,
             train_labels,
             num_labels,
-            epochs=settings["epochs_train"],
-            batch_size=settings["batch_size_train"],
-            eval_batch_size=settings["batch_size_eval"],
-            learning_rate=cls["learning_rate"],
-            weight_decay=cls["weight_decay"],
-            max_length=cls.get("max_length"),
+            settings=settings.classifier,
+            epochs=hp.epochs_train,
+            batch_size=hp.batch_size_train,
+            eval_batch_size=hp.batch_size_eval,
             seed=seed,
             device=device,
             dtype=dtype,
@@ -143,12 +142,10 @@ def _few_shot(
             tok,
             getattr(split, source)["text"].tolist(),
             str(pre_dir),
-            method=settings["method"],
-            epochs=settings["pretrain_epochs"],
-            batch_size=settings["batch_size_pretrain"],
-            learning_rate=pre["learning_rate"],
-            max_length=pre["max_length"],
-            mlm_probability=pre["mlm_probability"],
+            settings=settings.pretrain,
+            method=settings.lm_type.method,
+            epochs=settings.lm_type.pretrain_epochs,
+            batch_size=hp.batch_size_pretrain,
             seed=seed,
             device=device,
             dtype=dtype,
@@ -167,7 +164,7 @@ def _few_shot(
 
 
 def _zero_shot(
-    settings: Mapping[str, Any],
+    settings: RunSettings,
     split: splits.Split,
     spec,
     seed: int,
@@ -179,51 +176,47 @@ def _zero_shot(
     """Zero-shot probabilities: base model, and after (Q)LoRA on extra / test prompts."""
     from evalsci.studies.tapt.training import models, zero_shot
 
-    zs = settings["zero_shot"]
-    model_spec = models.model_spec(settings["model"], lm_models)
-    quantize = zs.get("quantize", "auto")
+    zs, hp, pack = settings.zero_shot, settings.hyperparameters, settings.lm_type.pack
+    model_spec = models.model_spec(settings.lm_type.model, lm_models)
     test_texts = split.test["text"].tolist()
     probs, metrics = {}, []
     t0 = time.perf_counter()
-    model, tok = zero_shot.load_base(model_spec, device=device, dtype=dtype, quantize=quantize)
-    prefix, rest = zero_shot.prompts(tok, test_texts, spec, zs.get("chat_template", "auto"))
+    model, tok = zero_shot.load_base(model_spec, device=device, dtype=dtype, quantize=zs.quantize)
+    prefix, rest = zero_shot.prompts(tok, test_texts, spec, zs.chat_template)
     probs["base"] = zero_shot.predict_proba(
-        model, tok, prefix, rest, spec.class_names, batch_size=settings["batch_size_eval"]
+        model, tok, prefix, rest, spec.class_names, batch_size=hp.batch_size_eval
     )
     log.info("base: %.1f s", time.perf_counter() - t0)
     del model
     for source in ("extra", "test"):
         t0 = time.perf_counter()
         texts = getattr(split, source)["text"].tolist()
-        if settings.get("pack"):
+        if pack:
             # packing: batch_size_pretrain texts per sequence, one sequence per step
             train_texts = zero_shot.packed_prompts(
-                tok, texts, spec, settings["batch_size_pretrain"], zs.get("chat_template", "auto")
+                tok, texts, spec, hp.batch_size_pretrain, zs.chat_template
             )
-            batch_size = 1
-            max_length = zs.get("packing_max_length", zero_shot.PACKING_MAX_LENGTH)
+            batch_size, max_length = 1, zs.packing_max_length
         else:
-            p, r = zero_shot.prompts(tok, texts, spec, zs.get("chat_template", "auto"))
+            p, r = zero_shot.prompts(tok, texts, spec, zs.chat_template)
             train_texts = [p + x for x in r]
-            batch_size, max_length = settings["batch_size_pretrain"], zs["max_length"]
+            batch_size, max_length = hp.batch_size_pretrain, zs.max_length
         model, tok2, m = zero_shot.train_adapter(
             model_spec,
             train_texts,
-            epochs=settings["pretrain_epochs"],
+            settings=zs,
+            epochs=settings.lm_type.pretrain_epochs,
             batch_size=batch_size,
-            learning_rate=zs["learning_rate"],
             max_length=max_length,
-            lora=zs.get("lora"),
             seed=seed,
             device=device,
             dtype=dtype,
-            quantize=quantize,
             work_dir=str(tmp),
         )
-        m["packed"] = bool(settings.get("pack"))
+        m["packed"] = pack
         metrics.append({"step": f"pretrain_{source}", **m})
         probs[source] = zero_shot.predict_proba(
-            model, tok2, prefix, rest, spec.class_names, batch_size=settings["batch_size_eval"]
+            model, tok2, prefix, rest, spec.class_names, batch_size=hp.batch_size_eval
         )
         del model
         log.info("%s: adapter loss %.3f, %.1f s", source, m["train_loss"], time.perf_counter() - t0)
@@ -231,7 +224,7 @@ def _zero_shot(
 
 
 def run_shard(
-    settings: Mapping[str, Any],
+    settings: RunSettings,
     frame: pd.DataFrame,
     *,
     m: int,
@@ -255,13 +248,13 @@ def run_shard(
     from evalsci.studies.tapt.training import models
 
     t_start = time.perf_counter()
-    spec = get_spec(settings["dataset"])
+    spec = get_spec(settings.dataset)
     # the model's own `dtype` (config lm.models.<name>.dtype) wins over lm.cpu_dtype
-    model = models.model_spec(settings["model"], lm_models)
+    model = models.model_spec(settings.lm_type.model, lm_models)
     where = placement({"cpu_dtype": cpu_dtype}, model, device=device)
     device = where.device
-    split = splits.split(frame, m, n, i, settings["split_seed"])
-    seed = int(settings["seed"]) + i
+    split = splits.split(frame, m, n, i, settings.split_seed)
+    seed = settings.seed + i
     num_labels = spec.num_classes
     if frame["label"].nunique() != num_labels:
         log.warning(
@@ -269,7 +262,7 @@ def run_shard(
         )
     grad = torch.is_grad_enabled()
     with tempfile.TemporaryDirectory(prefix="tapt-", dir=work_dir) as tmp:
-        if settings["method"] == "zero-shot":
+        if settings.lm_type.zero_shot:
             probs, metrics = _zero_shot(
                 settings, split, spec, seed, device, where.dtype, lm_models, Path(tmp)
             )
@@ -324,7 +317,7 @@ def run_shard(
 
 
 def run_subsamples(
-    settings: Mapping[str, Any],
+    settings: RunSettings,
     frame: pd.DataFrame,
     *,
     m: int,
@@ -341,7 +334,7 @@ def run_subsamples(
 
     shard_fn = shard_fn or run_shard
     out = []
-    for i in tqdm(list(subsamples), desc=f"{settings['lm']}/{settings['dataset']}"):
+    for i in tqdm(list(subsamples), desc=f"{settings.lm}/{settings.dataset}"):
         paths = ShardPaths.of(shard_dir, i)
         if not paths.done():
             shard_fn(

@@ -48,19 +48,15 @@ import numpy as np
 
 from evalsci.data.hf_classification import NUM_CHARACTERS_MAX, DatasetSpec
 from evalsci.studies.tapt.training.pretrain import training_args
+from evalsci.studies.tapt.training.settings import Lora, ZeroShot
 
 log = logging.getLogger(__name__)
 
 QUERY_TEMPLATE = "### Text:"
 RESPONSE_TEMPLATE = " ### Answer:"
-PACKING_MAX_LENGTH = 8192  # the author's max_seq_length for packed sequences
-LORA = {
-    "r": 16,
-    "lora_alpha": 32,
-    "lora_dropout": 0.05,
-    "bias": "none",
-    "target_modules": "all-linear",
-}
+# The adapter's fixed settings (the author's); its rank, alpha and dropout are config
+# tapt.training.zero_shot.lora (Lora).
+LORA = {"bias": "none", "target_modules": "all-linear"}
 
 
 def instruction(class_names: Sequence[str], task_description: str) -> str:
@@ -106,10 +102,11 @@ def _messages(instr: str, query: str, role: str | None) -> list[dict]:
 
 
 def prompts(
-    tokenizer, texts: Sequence[str], spec: DatasetSpec, chat_template: str = "auto"
+    tokenizer, texts: Sequence[str], spec: DatasetSpec, chat_template: str
 ) -> tuple[str, list[str]]:
     """(instruction prefix, per-text remainder): prefix + remainder[i] is the full prompt
-    for texts[i], ending in " ### Answer:"."""
+    for texts[i], ending in " ### Answer:" (`chat_template`: config
+    tapt.training.zero_shot.chat_template)."""
     use_template, instr, role = _setup(tokenizer, spec, chat_template)
     full = []
     for text in texts:
@@ -128,7 +125,7 @@ def packed_prompts(
     texts: Sequence[str],
     spec: DatasetSpec,
     per_sequence: int,
-    chat_template: str = "auto",
+    chat_template: str,
 ) -> list[str]:
     """Pretraining sequences of the packing variant (`mistral-qlora-zero-shot-packing`):
     each consecutive group of `per_sequence` texts (the author's pretraining batch size, 8)
@@ -146,28 +143,34 @@ def packed_prompts(
     return out
 
 
-def _lora_config(lora: dict):
+def _lora_config(lora: Lora):
     from peft import LoraConfig, TaskType
 
-    return LoraConfig(task_type=TaskType.CAUSAL_LM, **{**LORA, **lora})
+    return LoraConfig(
+        task_type=TaskType.CAUSAL_LM,
+        r=lora.r,
+        lora_alpha=lora.lora_alpha,
+        lora_dropout=lora.lora_dropout,
+        **LORA,
+    )
 
 
 def train_adapter(
     model_spec,
     prompt_texts: Sequence[str],
     *,
+    settings: ZeroShot,
     epochs: float,
     batch_size: int,
-    learning_rate: float = 2e-4,
-    max_length: int = 512,
-    lora: dict | None = None,
-    seed: int = 42,
+    max_length: int,
+    seed: int,
     device: str = "cpu",
     dtype: str | None = None,
-    quantize: str = "auto",
     work_dir: str,
 ):
-    """A freshly loaded base LM with a (Q)LoRA adapter trained on `prompt_texts`.
+    """A freshly loaded base LM with a (Q)LoRA adapter trained on `prompt_texts` (learning
+    rate, LoRA and quantisation: `settings`, config tapt.training.zero_shot; `max_length`:
+    its `max_length`, or `packing_max_length` for packed sequences).
 
     Returns (peft model in eval mode, tokenizer, metrics)."""
     import torch
@@ -177,7 +180,7 @@ def train_adapter(
 
     from evalsci.lm.load import load_model
 
-    spec = {**model_spec, "quantize": quantize}
+    spec = {**model_spec, "quantize": settings.quantize}
     model, tok = load_model(spec, device=device, dtype=dtype)
     torch.set_grad_enabled(True)  # load_model switches autograd off for inference
     four_bit = bool(getattr(model, "is_loaded_in_4bit", False))
@@ -186,7 +189,7 @@ def train_adapter(
         model.gradient_checkpointing_enable()
         model = prepare_model_for_kbit_training(model)
     set_seed(seed)
-    model = get_peft_model(model, _lora_config(lora or {}))
+    model = get_peft_model(model, _lora_config(settings.lora))
     n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     tok.padding_side = "right"
     enc = tok(list(prompt_texts), truncation=True, max_length=max_length)
@@ -199,7 +202,7 @@ def train_adapter(
             work_dir,
             batch_size=batch_size,
             epochs=epochs,
-            learning_rate=learning_rate,
+            learning_rate=settings.learning_rate,
             seed=seed,
             device=device,
             optim="paged_adamw_8bit" if four_bit else "adamw_torch",
@@ -228,9 +231,10 @@ def train_adapter(
     return model, tok, metrics
 
 
-def load_base(model_spec, *, device: str = "cpu", dtype: str | None = None, quantize: str = "auto"):
-    """The base LM for acc_base (no adapter), 4-bit on CUDA when quantize is auto; `dtype`
-    None is the loader's default (float32 on CPU, bf16 compute on CUDA)."""
+def load_base(model_spec, *, quantize: str, device: str = "cpu", dtype: str | None = None):
+    """The base LM for acc_base (no adapter), 4-bit on CUDA when quantize (config
+    tapt.training.zero_shot.quantize) is auto; `dtype` None is the loader's default (float32
+    on CPU, bf16 compute on CUDA)."""
     from evalsci.lm.load import load_model
 
     return load_model({**model_spec, "quantize": quantize}, device=device, dtype=dtype)
