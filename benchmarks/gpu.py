@@ -33,6 +33,7 @@ converted checkpoint, which is larger than one call's 64 MiB, in parts.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -300,9 +301,13 @@ def part_c(args, ckpt: Path, work: Path) -> dict:
     """One QLoRA epoch of train_adapter on the checkpoint (LoRA, float32, on CPU)."""
     import torch
 
+    from evalsci.studies.tapt.settings import resolved_settings
     from evalsci.studies.tapt.training.zero_shot import train_adapter
 
     cuda = args.device.startswith("cuda")
+    # the configuration's zero-shot settings (learning rate, LoRA), NF4 on CUDA only
+    zs = resolved_settings().training.settings[0].zero_shot
+    zs = dataclasses.replace(zs, quantize="nf4" if cuda else "none")
     prefix, queries = task_prompts(Path(args.mirror), "emoji_movie", args.train_sequences)
     texts = [prefix + q.context + q.options[0] for q in queries]
     if cuda:
@@ -312,11 +317,12 @@ def part_c(args, ckpt: Path, work: Path) -> dict:
     _, _, metrics = train_adapter(
         {"checkpoint": str(ckpt)},
         texts,
+        settings=zs,
         epochs=1,
         batch_size=args.train_batch,
         max_length=args.max_length,
+        seed=42,
         device=args.device,
-        quantize="nf4" if cuda else "none",
         work_dir=str(work / "trainer"),
     )
     seconds = time.perf_counter() - t0

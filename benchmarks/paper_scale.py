@@ -163,19 +163,21 @@ def mc_icl(planner, args):
 def tapt(planner, args):
     from evalsci.data import hf_classification as hfc
     from evalsci.lm.scoring import Query, TokenPlan
+    from evalsci.studies.tapt.settings import resolved_settings
     from evalsci.studies.tapt.training import zero_shot
 
+    zs = resolved_settings(scale="paper_zero_shot").training.settings[0].zero_shot
     frame = hfc.load_frame("sst2", glue_root=Path(args.mirror) / "glue")
     texts = frame["text"].tolist()[: args.sample_eval]
     total = TokenPlan(0, 0, 0, 0, 0)
     train_tokens = 0
     for name in sorted(hfc.PAPER_DATASETS):
         spec = hfc.get_spec(name)
-        prefix, rest = zero_shot.prompts(planner.tok, texts, spec)
+        prefix, rest = zero_shot.prompts(planner.tok, texts, spec, zs.chat_template)
         tp = planner.plan_tokens(
             [Query(r, [" " + c for c in spec.class_names]) for r in rest], prefix
         )
-        train_tokens += sum(min(512, len(planner.encode(prefix + r))) for r in rest)
+        train_tokens += sum(min(zs.max_length, len(planner.encode(prefix + r))) for r in rest)
         total = total + tp
     # per task: 20 subsamples x 100 texts x 3 scorings x 2 variants; sampled texts scaled
     scale = 20 * 100 / len(texts) * 3 * 2
