@@ -4,6 +4,7 @@ doc, and a doc's block is what the result files give."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from evalsci.pipeline import doctables
 from evalsci.studies.assessors import doc_blocks as assessors_doc_blocks
@@ -306,15 +307,46 @@ def test_the_audit_blocks_show_the_commands_of_the_files_they_read():
 
 
 def test_a_block_names_its_inputs():
-    """Each input has a name (its function looks it up by name; the file is spelled once,
-    in doc_blocks.yaml): a list of files is refused, naming the entry."""
+    """Each input has a name (its function looks it up by name): a list of files is refused,
+    naming the entry."""
     from evalsci.pipeline import doctables as d
 
-    entry = {"name": "x", "doc": "docs/x.md", "inputs": ["results/x.csv"], "render": "m.f"}
+    entry = {"name": "x", "doc": "docs/x.md", "inputs": ["a.csv"], "render": "m.f"}
     with pytest.raises(ValueError, match=r"entry 1 \(x\): 'inputs' is a mapping"):
         d._parse({"blocks": [entry]})
-    entry["inputs"] = {"x": "results/x.csv"}
-    assert d._parse({"blocks": [entry]})[0].files == ("results/x.csv",)
+
+
+def test_an_input_is_a_file_of_an_artefact_whose_path_the_registry_owns():
+    """An input names an artefact of the registry and one of its files; the path is the
+    registry's (issue 33: no path spelled twice). A result path spelled in the entry is refused
+    with the name to use instead; so are an unknown artefact, a file it does not list and a name
+    two of its files end in."""
+    from evalsci.pipeline import artefacts
+    from evalsci.pipeline import doctables as d
+
+    def parse(ref):
+        entry = {"name": "x", "doc": "docs/x.md", "inputs": {"t": ref}, "render": "m.f"}
+        return d._parse({"blocks": [entry]})[0].inputs["t"]
+
+    (table1_csv,) = [f for f in artefacts.get("baselines.table1").outputs if f.endswith(".csv")]
+    assert parse("baselines.table1/table1.csv") == table1_csv
+    with pytest.raises(ValueError, match=r"registry lists it as baselines\.table1/table1\.csv"):
+        parse(table1_csv)
+    with pytest.raises(ValueError, match="no artefact 'baselines.table99'"):
+        parse("baselines.table99/table99.csv")
+    with pytest.raises(ValueError, match="lists no file"):
+        parse("baselines.table1/table3.csv")
+    # assessors' per-collection files share their names: the path's last parts tell them apart
+    with pytest.raises(ValueError, match="lists 2 file"):
+        parse("assessors.figure2_data/figure2_summary.csv")
+    one = parse("assessors.figure2_data/predictaboard/tables/figure2_summary.csv")
+    assert one in artefacts.get("assessors.figure2_data").outputs and "predictaboard" in one
+    # a checked-in fixture keeps its path in the repository
+    assert parse("tests/fixtures/x.json") == "tests/fixtures/x.json"
+    # every registered block reads registry files (or fixtures), never a spelled result path
+    raw = yaml.safe_load((REPO / "src/evalsci/pipeline/doc_blocks.yaml").read_text())
+    refs = [r for e in raw["blocks"] for r in (e.get("inputs") or {}).values()]
+    assert refs and not [r for r in refs if r.startswith("results/")]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, b in BLOCKS.items() if b.record))

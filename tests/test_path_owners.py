@@ -1,8 +1,8 @@
 """Each path of the workflow has one owner (issue 33): `evalsci.paths` owns the shapes
 (`results/<study>/...`, `logs/<study>/...`), a study's plan builds its paths from them, the
-artefact registry (pipeline/artefacts.yaml) owns the artefacts' files and the doc-block
-registry (pipeline/doc_blocks.yaml) the files each block reads; the rule files, the studies'
-modules and the doc blocks' functions take them from there. So no Python module of the
+artefact registry (pipeline/artefacts.yaml) owns the artefacts' files, which the doc-block
+registry (pipeline/doc_blocks.yaml) names by artefact (tests/test_doctables.py); the rule
+files, the studies' modules and the doc blocks' functions take them from there. So no Python module of the
 package, no adapter script and no rule file spells a string that starts with `results/` or
 `logs/`: a second spelling is a path that can drift from its owner."""
 

@@ -1,6 +1,7 @@
 """The artefact registry (artefacts.yaml): every table, figure and headline number of the four
-papers, with the Snakefile target, rule, script and function that make ours, and how it is
-built. The README's artefact index is generated from it:
+papers, with the Snakefile target, rule and function that make ours, and how it is built
+(every rule runs its function through the one adapter, workflow/scripts/call.py). The README's
+artefact index is generated from it:
 
     python -m evalsci.pipeline.artefacts --readme README.md      # rewrite the index in place
     python -m evalsci.pipeline.artefacts --check README.md       # exit 1 when the index is stale
@@ -25,7 +26,7 @@ import yaml
 from evalsci import paths
 
 BUILDS = ("default", "recompute", "full", "not_reproducible")
-#: the one adapter that runs the function a rule names (entries without a script of their own)
+#: the one adapter through which every rule runs the function it names
 ADAPTER = "workflow/scripts/call.py"
 #: the checkout this module sits in (src/evalsci/pipeline/../..); the index links its workflow files
 _REPO = Path(__file__).resolve().parents[3]
@@ -37,7 +38,6 @@ _FIELDS = {
     "target",
     "outputs",
     "rule",
-    "script",
     "caption",
     "function",
     "build",
@@ -54,7 +54,6 @@ class Artefact:
     target: str | None = None
     outputs: tuple[str, ...] = field(default_factory=tuple)
     rule: str | None = None
-    script: str | None = None
     caption: str | None = None
     function: str | None = None
     why: str | None = None
@@ -85,7 +84,6 @@ def _check(entry: dict, i: int) -> Artefact:
         if not entry.get("why") or entry.get("target"):
             raise ValueError(f"{where}: a not_reproducible entry has a 'why' and no target")
     else:
-        # no `script`: the rule runs `function` through the one adapter (workflow/scripts/call.py)
         missing = [k for k in ("target", "rule", "function") if not entry.get(k)]
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
@@ -172,11 +170,11 @@ def _papers(group: list[Artefact]) -> str:
 
 
 def _groups(arts: list[Artefact]) -> list[list[Artefact]]:
-    """Consecutive entries made the same way (script, function, build, and for figures whether
+    """Consecutive entries made the same way (function, build, and for figures whether
     both paper versions number them alike) share one row of the index."""
 
     def key(a):
-        return (a.script, a.function, a.build, a.why is not None, len(set(a.paper.values())))
+        return (a.function, a.build, a.why is not None, len(set(a.paper.values())))
 
     out: list[list[Artefact]] = []
     for a in arts:
@@ -188,25 +186,21 @@ def _groups(arts: list[Artefact]) -> list[list[Artefact]]:
 
 
 def _rule_files(root: Path) -> dict[str, str]:
-    """{rule name, and script file name: the workflow/rules/*.smk file that defines the rule,
-    or whose rule runs the script, relative to `root`} (some rules are made in a loop, so for
-    an entry with a script of its own the script, not `rule <name>:`, is searched)."""
+    """{rule name: the workflow/rules/*.smk file that defines it, relative to `root`}."""
     out = {}
     for smk in sorted((root / "workflow" / "rules").glob("*.smk")):
-        text, rel = smk.read_text(), smk.relative_to(root).as_posix()
-        for name in re.findall(r"scripts/(\w+\.py)", text):
-            out.setdefault(name, rel)
-        for name in re.findall(r"^rule (\w+):", text, re.M):
+        rel = smk.relative_to(root).as_posix()
+        for name in re.findall(r"^rule (\w+):", smk.read_text(), re.M):
             out[name] = rel
     return out
 
 
 def _rules(group: list[Artefact], files: dict[str, str]) -> str:
     """The group's rule(s), linked to the .smk file that defines them."""
-    script = Path(group[0].script).name if group[0].script else group[0].rule
-    if script not in files:
-        raise ValueError(f"artefacts.yaml: no rule in workflow/rules/*.smk runs {script}")
-    return f"[{_numbered([a.rule for a in group])}]({files[script]})"
+    rule = group[0].rule
+    if rule not in files:
+        raise ValueError(f"artefacts.yaml: no rule {rule} in workflow/rules/*.smk")
+    return f"[{_numbered([a.rule for a in group])}]({files[rule]})"
 
 
 def _function_link(a: Artefact, root: Path) -> str:
@@ -264,14 +258,15 @@ def index_markdown(root: Path = _REPO) -> str:
     studies, arts = registry()
     files = _rule_files(root)
     out = [
-        "Each row links the rule's file and the function's file; scripts are in "
-        "`workflow/scripts/`, outputs under `results/<study>/`; titles and reasons in "
+        "Each row links the rule's file and the function's file (every rule runs its "
+        f"function through the one adapter, `{ADAPTER}`); outputs are under "
+        "`results/<study>/`; titles and reasons in "
         "[`artefacts.yaml`](src/evalsci/pipeline/artefacts.yaml). **build**: default = "
         "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
         "reduced = smaller than the paper, or stand-in data.",
         "",
-        "| study | paper | target | outputs | rule | script | function | build |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| study | paper | target | outputs | rule | function | build |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     gone = []
     for study in studies:
@@ -286,7 +281,7 @@ def index_markdown(root: Path = _REPO) -> str:
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
             out.append(
                 f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
-                f"{_outputs(g)} | {_rules(g, files)} | `{Path(a.script or ADAPTER).name}` | "
+                f"{_outputs(g)} | {_rules(g, files)} | "
                 f"{_function_link(a, root)} | {build} |"
             )
     out += ["", "Not reproduced (why: the registry):", "", *(f"- {g}" for g in gone)]

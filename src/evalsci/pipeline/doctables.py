@@ -2,8 +2,12 @@
 
 Each block is a function from result files (and the studies' reference.yaml) to Markdown. The
 functions live in their studies (`evalsci.studies.<study>.doc_blocks`); the registry
-`evalsci/pipeline/doc_blocks.yaml` names each block, its doc, its input files and its function, the
-way `artefacts.yaml` names the artefacts. In its doc, a block sits between two markers:
+`evalsci/pipeline/doc_blocks.yaml` names each block, its doc, its inputs and its function, the
+way `artefacts.yaml` names the artefacts. An input names a file of an artefact,
+`<artefact id>/<file name>` (`baselines.table1/table1.csv`): the artefact registry owns the
+file's path, and a name it does not list is an error when the registry is read. (A checked-in
+file, a fixture under tests/, is named by its path in the repository.) In its doc, a block sits
+between two markers:
 
     <!-- generated:baselines_table1:start -->
     ...  (written by rule docs_tables; do not edit)
@@ -37,6 +41,8 @@ from pathlib import Path
 
 import yaml
 
+from evalsci.pipeline import artefacts
+
 _FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "scale"}
 
 
@@ -44,7 +50,8 @@ _FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "sc
 class Block:
     name: str
     doc: str
-    #: {name: file}: the files it reads, by the names its function looks them up by
+    #: {name: file}: the files it reads (paths under the results root), by the names its function
+    #: looks them up by; its run record, if any, is passed too, as `record`
     inputs: Mapping[str, str]
     #: "module.function" (the registry's `render`), or the function itself (tests)
     function: str | Callable[..., str]
@@ -92,26 +99,61 @@ def _registry() -> tuple[Block, ...]:
     return _parse(data)
 
 
+def _file(ref: str, where: str) -> str:
+    """The path of an input: `<artefact id>/<file name>`, a file the artefact registry lists
+    for that artefact (by its name, or its path's last parts where the name is not unique),
+    or a checked-in file under tests/ (its path in the repository)."""
+    if ref.startswith("tests/"):
+        return ref
+    artefact_id, _, name = ref.partition("/")
+    owners = [a.id for a in artefacts.artefacts() if ref in a.outputs]
+    if owners or not name:
+        hint = f" (the registry lists it as {owners[0]}/{Path(ref).name})" if owners else ""
+        raise ValueError(
+            f"{where}: input {ref!r} is not <artefact id>/<file name>: the artefact registry "
+            f"(pipeline/artefacts.yaml) owns result paths{hint}"
+        )
+    try:
+        files = artefacts.get(artefact_id).outputs
+    except KeyError as e:
+        raise ValueError(f"{where}: input {ref!r}: {e.args[0]}") from None
+    # the file's name, or as many of its path's last parts as tell it from the artefact's other
+    # files (assessors' per-collection files: <collection>/tables/<name>)
+    found = [f for f in files if f.endswith("/" + name)]
+    if len(found) != 1:
+        raise ValueError(
+            f"{where}: input {ref!r}: artefact {artefact_id} lists "
+            f"{'no' if not found else len(found)} file(s) ending in {name!r} (its files: "
+            f"{list(files)}; name one by its last path parts)"
+        )
+    return found[0]
+
+
 def _parse(data) -> tuple[Block, ...]:
-    """The blocks of the registry's parsed YAML, checked."""
+    """The blocks of the registry's parsed YAML, checked, their inputs resolved to paths."""
     out = []
     for i, e in enumerate(data["blocks"], start=1):
         where = f"doc_blocks.yaml entry {i} ({e.get('name', '?')})"
         unknown = set(e) - _FIELDS
         if unknown:
             raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}")
-        missing = [k for k in ("name", "doc", "inputs", "render") if not e.get(k)]
+        missing = [k for k in ("name", "doc", "render") if not e.get(k)]
+        if not e.get("inputs") and not e.get("record"):
+            missing.append("inputs")
         if missing:
             raise ValueError(f"{where}: key(s) {missing} missing")
-        if not isinstance(e["inputs"], dict):
+        inputs = e.get("inputs") or {}
+        if not isinstance(inputs, dict):
             raise ValueError(f"{where}: 'inputs' is a mapping {{name: file}}")
+        if "record" in inputs:
+            raise ValueError(f"{where}: input name 'record' is the block's run record's")
         if e.get("scale") and not e.get("record"):
             raise ValueError(f"{where}: 'scale' is the scale of a run record: give 'record'")
         out.append(
             Block(
                 e["name"],
                 e["doc"],
-                dict(e["inputs"]),
+                {n: _file(ref, where) for n, ref in inputs.items()},
                 e["render"],
                 e.get("args") or {},
                 bool(e.get("recompute", False)),
@@ -138,10 +180,11 @@ def render(b: Block, root: str | Path = ".", record: str | Path | None = None) -
     rec_path = None
     if b.record:
         rec_path = Path(record) if record else Path(root) / b.record
-    # the function looks its files up by name; an input that is the run record reads the
-    # record given
-    paths = {n: rec_path if f == b.record else Path(root) / f for n, f in b.inputs.items()}
-    missing = [str(p) for p in (*paths.values(), rec_path) if p and not p.is_file()]
+    # the function looks its files up by name; the run record as `record`
+    paths = {n: Path(root) / f for n, f in b.inputs.items()}
+    if rec_path:
+        paths["record"] = rec_path
+    missing = [str(p) for p in paths.values() if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"doc block {b.name}: missing result file(s) {missing}")
     head = ""

@@ -319,7 +319,7 @@ def paper_run_time(paths) -> str:
     (a directory of them, e.g. the fits, or one file), from its run record."""
     from evalsci import runrecord
 
-    rec = runrecord.load(paths["run_record"])
+    rec = runrecord.load(paths["record"])
     jobs = rec["benchmarked_jobs"]
     rows = [
         [
