@@ -14,6 +14,8 @@ import re
 import tokenize
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "evalsci"
 OURS = re.compile(r"(results|logs)/")
@@ -105,3 +107,23 @@ def test_the_check_sees_each_way_of_spelling_a_path(tmp_path):
         "src/evalsci/studies/x/plan.py:3",
         "workflow/rules/x.smk:4",
     ], bad
+
+
+def test_select_picks_an_artefacts_files_by_stem_and_suffix():
+    """Plans take an artefact's files from the registry and pick its tables, its figures or
+    one stem's files (tapt Figure 5: its table and its figure; assessors LOMO: two tables)."""
+    from evalsci import paths
+
+    files = (
+        "results/t/tables/a.csv",
+        "results/t/tables/a.md",
+        "results/t/tables/a_tests.csv",
+        "results/t/figures/a.pdf",
+        "results/t/figures/a.png",
+    )
+    assert paths.select(files, stem="a") == (files[0], files[1], files[3], files[4])
+    assert paths.select(files, suffixes=paths.FIGURE_SUFFIXES) == files[3:]
+    assert paths.select(files, stem="a", suffixes=paths.TABLE_SUFFIXES) == files[:2]
+    assert paths.select(files, stem="a_tests") == (files[2],)
+    with pytest.raises(ValueError, match="no file with stem 'b'"):
+        paths.select(files, stem="b")

@@ -51,6 +51,20 @@ def figure(study: str, name: str) -> tuple[str, ...]:
     return tuple(result(study, f"figures/{name}{s}") for s in FIGURE_SUFFIXES)
 
 
+def select(files, stem: str | None = None, suffixes: tuple[str, ...] | None = None):
+    """The files of `files` (an artefact's, from the registry) whose name without its suffix
+    is `stem` and whose suffix is one of `suffixes` (either left out: any), in their order."""
+
+    def wanted(f: str) -> bool:
+        name, dot, suffix = f.rpartition("/")[2].rpartition(".")
+        return (stem is None or name == stem) and (suffixes is None or dot + suffix in suffixes)
+
+    found = tuple(f for f in files if wanted(f))
+    if not found:
+        raise ValueError(f"no file with stem {stem!r} and suffix in {suffixes} among {files}")
+    return found
+
+
 def log(study: str, name: str) -> str:
     """A rule's log file."""
     return f"{LOGS}/{study}/{name}.log"

@@ -2,7 +2,9 @@
 
 `plan(settings)` is pure (a function of the study's settings object, `AssessorsSettings`):
 the rule files (workflow/rules/assessors*.smk) build it once and reference its entries, and
-no path of the study is spelled anywhere else. Per-collection files are patterns over the
+no path of the study is spelled anywhere else. The artefacts' files that are the same in every
+run (table3, lomo) are the ones the artefact registry lists (src/evalsci/pipeline/artefacts.yaml);
+per-collection files are patterns over the
 wildcard {collection}; per-split ones also over {asplit}, the n_ref figures over {fig}, the
 leave-one-model-out runs over {benchmark}.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalsci import paths
+from evalsci.pipeline import artefacts
 from evalsci.studies.assessors.settings import AssessorsSettings
 
 STUDY = "assessors"
@@ -94,6 +97,7 @@ class Plan:
 
 def plan(settings: AssessorsSettings) -> Plan:
     """The plan of a run whose assessors settings are `settings`."""
+    out = artefacts.outputs(STUDY)  # the registry owns the artefacts' files
     data = paths.result(COLLECTION, "data")
     split = paths.result(COLLECTION, "runs/{asplit}")
     return Plan(
@@ -114,11 +118,11 @@ def plan(settings: AssessorsSettings) -> Plan:
         figure2=_figure("figure2"),
         nref_table=paths.result(COLLECTION, "tables/{fig}.csv"),
         nref_figure=_figure("{fig}"),
-        table3_all=paths.table(STUDY, "table3"),
+        table3_all=out["table3"],
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
         lomo_runs=paths.result(STUDY, "lomo/{benchmark}.csv.gz"),
-        lomo_table=paths.table(STUDY, "lomo"),
-        lomo_tests=paths.table(STUDY, "lomo_tests"),
-        lomo_figure=paths.figure(STUDY, "lomo"),
+        lomo_table=paths.select(out["lomo"], stem="lomo"),
+        lomo_tests=paths.select(out["lomo"], stem="lomo_tests"),
+        lomo_figure=out["lomo_figure"],
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalsci import paths
+from evalsci.pipeline import artefacts
 from evalsci.studies.mc_icl.params import McIclSettings
 
 STUDY = "mc_icl"
@@ -68,7 +69,7 @@ def plan(settings: McIclSettings) -> Plan:
         sets=paths.result(STUDY, f"selection/{run}/sets.json"),
         accuracy_by_k=paths.result(STUDY, "tables/accuracy_by_k.csv"),
         accuracy_by_set=paths.result(STUDY, "tables/accuracy_by_set.csv"),
-        summary=paths.table(STUDY, "summary"),
+        summary=artefacts.outputs(STUDY)["summary"],  # the registry owns the artefacts' files
         figure=paths.figure(STUDY, "figure{n}"),
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),

@@ -4,7 +4,9 @@
 files (workflow/rules/tapt*.smk) build it once and reference its entries, and no path of the
 study is spelled anywhere else. Which files a run makes depends on the configurations of its
 source: the released bundle's (evalsci.studies.tapt.data.RELEASED_CONFIGS), or those of the
-recompute runs the settings ask for (named by their accuracies.csv paths). Per-configuration
+recompute runs the settings ask for (named by their accuracies.csv paths). The artefacts' files
+are the ones the artefact registry lists (src/evalsci/pipeline/artefacts.yaml, read with
+`artefacts.outputs`); per-configuration
 files are patterns over the wildcard {config}; a fit also over {comparison} and {variant}, a
 family's figures over {family}, the recompute files over {m}, {n}, {lm}, {dataset} and a
 shard's over {i} (the subsample, 3 digits).
@@ -13,8 +15,10 @@ shard's over {i} (the subsample, 3 digits).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from evalsci import paths
+from evalsci.pipeline import artefacts
 from evalsci.studies.tapt.data import RELEASED_CONFIGS, configs_of_files, family_of_config
 from evalsci.studies.tapt.settings import COMPARISONS, TaptSettings, check_names
 from evalsci.studies.tapt.training.shards import RUN_FILES, SHARD_FILES
@@ -152,29 +156,33 @@ class Plan:
 
 def plan(settings: TaptSettings) -> Plan:
     """The plan of a run whose tapt settings are `settings`."""
+    out = artefacts.outputs(STUDY)  # the registry owns the artefacts' files
+    (accuracies,) = out["accuracies"]
+    tables = partial(paths.select, suffixes=paths.TABLE_SUFFIXES)
+    figures = partial(paths.select, suffixes=paths.FIGURE_SUFFIXES)
     shards = paths.result(STUDY, f"recompute/shards/{RUN}")
     runs = paths.result(STUDY, f"recompute/accuracies/{RUN}")
     return Plan(
         settings=settings,
-        accuracies=paths.result(STUDY, "data/accuracies.csv"),
+        accuracies=accuracies,
         fit=paths.result(STUDY, "fits/{config}/{comparison}_{variant}"),
         meta_slices=paths.result(STUDY, "meta/{config}_slices.csv"),
-        table1=paths.table(STUDY, "table1"),
-        task_level=paths.table(STUDY, "task_level"),
+        table1=out["table1"],
+        task_level=out["task_level"],
         differences=paths.figure(STUDY, "differences_{config}"),
-        permutation_tests=paths.table(STUDY, "permutation_tests"),
-        permutation_summary=paths.table(STUDY, "permutation_summary"),
-        beta_posteriors=paths.table(STUDY, "beta_posteriors"),
+        permutation_tests=paths.select(out["permutation"], stem="permutation_tests"),
+        permutation_summary=paths.select(out["permutation"], stem="permutation_summary"),
+        beta_posteriors=out["beta_posteriors"],
         posterior_predictive=paths.figure(STUDY, "posterior_predictive_{family}"),
         beta_figure=paths.figure(STUDY, "beta_{family}"),
-        meta_table=paths.table(STUDY, "meta_analysis"),
-        meta_figure=paths.figure(STUDY, "meta_analysis"),
-        prior_predictive_table=paths.table(STUDY, "prior_predictive"),
-        prior_predictive_figure=paths.figure(STUDY, "prior_predictive"),
-        recovery_table=paths.table(STUDY, "recovery"),
-        recovery_figure=paths.figure(STUDY, "recovery"),
-        pca_table=paths.table(STUDY, "pca"),
-        pca_figure=paths.figure(STUDY, "pca"),
+        meta_table=tables(out["figure5"]),
+        meta_figure=figures(out["figure5"]),
+        prior_predictive_table=tables(out["figure7"]),
+        prior_predictive_figure=figures(out["figure7"]),
+        recovery_table=tables(out["figure8"]),
+        recovery_figure=figures(out["figure8"]),
+        pca_table=tables(out["figure6"]),
+        pca_figure=figures(out["figure6"]),
         shard={kind: f"{shards}/{name}" for kind, name in SHARD_FILES.items()},
         run={kind: f"{runs}/{name}" for kind, name in RUN_FILES.items()},
         manifest=paths.result(STUDY, "recompute/manifest.csv"),
