@@ -160,7 +160,11 @@ _DUMP_RULES = """
 import json, sys, tempfile
 from pathlib import Path
 from snakemake.api import SnakemakeApi
+from snakemake.persistence import PersistenceBase
 from snakemake.settings.types import OutputSettings, ResourceSettings
+
+def recorded(value):  # what Snakemake's params record (rerun trigger `params`) keeps of a param
+    return isinstance(PersistenceBase._serialize_param_builtin(None, value), str)
 
 with SnakemakeApi(OutputSettings()) as api:
     wf = api.workflow(
@@ -180,6 +184,10 @@ with SnakemakeApi(OutputSettings()) as api:
             "target_inputs": [str(f) for f in r.input] if not r.output else None,
             # inputs named by an unpack()ed input function: known only per job
             "unpack": any(getattr(f, "flags", {}).get("unpack") for f in r.input),
+            # params Snakemake would not record (a function of the wildcards: known per job)
+            "unrecorded": [
+                k for k, v in r.params.items() if not callable(v) and not recorded(v)
+            ],
         })
 print(json.dumps(rules))
 """

@@ -18,6 +18,8 @@ from evalsci.pipeline.jobs import (
     THREADS,
     call,
     module_of,
+    recorded,
+    rule_arguments,
     rule_function,
     rule_names,
 )
@@ -127,6 +129,51 @@ def test_call_passes_the_names_and_names_a_mismatch(tmp_path):
     assert "rule demo" in (tmp_path / "demo.log").read_text()
     with pytest.raises(ValueError, match="repeats the input"):
         rule_names(["code", "x"], ["x"], ["function"])
+
+
+def test_snakemake_records_every_rule_param(rules):
+    """Snakemake reruns a job whose params changed, but records a param only when it is of a
+    builtin type: a settings object (a frozen dataclass) given as is is dropped without a word,
+    and a changed setting reruns nothing. Every rule's params are recorded (a settings object
+    through `recorded`); a function of the wildcards is known per job and left out."""
+    bad = {r.name: r.unrecorded for r in rules if r.unrecorded}
+    assert not bad, f"params Snakemake would not record (wrap them in recorded()): {bad}"
+    assert sum(1 for r in rules if r.params) >= 40  # the check saw the rules' params
+
+
+def test_a_recorded_param_changes_with_its_object_and_reaches_the_function_as_itself():
+    """The record is the object's repr (every field, nested ones too): it changes when a
+    setting changes, survives the pickle into the job's script, and the function gets the
+    object, not the wrapper."""
+    import dataclasses
+    import pickle
+
+    from snakemake.iocontainers import InputFiles, OutputFiles, Params
+    from snakemake.persistence import PersistenceBase
+
+    from evalsci.studies.mc_icl.params import McIclSettings, Selection
+
+    def record(value):  # Snakemake's own serializer of its params record
+        return PersistenceBase._serialize_param_builtin(None, value)
+
+    sel = Selection(models=("m",), datasets=("d",), set_size=1, z_threshold=1.0)
+    s = McIclSettings("default", ("m",), ("d",), 3, 2, 2, 4, sel, "d", "d", False)
+    nested = dataclasses.replace(s, selection=dataclasses.replace(sel, z_threshold=1.5))
+    assert not isinstance(record(s), str)  # as is: dropped from the record
+    assert isinstance(record(recorded(s)), str)
+    assert record(recorded(s)) == record(recorded(dataclasses.replace(s)))
+    assert record(recorded(s)) != record(recorded(dataclasses.replace(s, num_eval=5)))
+    assert record(recorded(s)) != record(recorded(nested))  # a nested field counts
+    back = pickle.loads(pickle.dumps(recorded(s)))
+    assert back.value == s and record(back) == record(recorded(s))
+
+    params = Params()
+    params.append(back)
+    params._add_name("params")
+    job = SimpleNamespace(
+        input=InputFiles(), output=OutputFiles(), params=params, wildcards={}, threads=1
+    )
+    assert rule_arguments(job, {"params": None}) == {"params": s}
 
 
 def test_module_of_names_a_file_outside_the_package(tmp_path):

@@ -61,7 +61,7 @@ rule assessors_embed:
         mem_mb=3000,
     params:
         function="build_embeddings",
-        embedding=ASSESSORS.embedding,
+        embedding=recorded(ASSESSORS.embedding),
     script:
         "../scripts/call.py"
 
@@ -80,7 +80,7 @@ rule assessors_splits:
         ENV["assess"]
     params:
         function="build_splits",
-        settings=ASSESSORS,
+        settings=recorded(ASSESSORS),
         collection=assessors_collection,
         seed=config["seed"],
     script:
@@ -104,7 +104,7 @@ rule assessors_irt:
     threads: 1
     params:
         function="build_irt",
-        settings=ASSESSORS,
+        settings=recorded(ASSESSORS),
         collection=assessors_collection,
         seed=config["seed"],
     script:
@@ -135,7 +135,7 @@ rule assessors_run:
         mem_mb=6000,
     params:
         function="run_split_and_nref",
-        settings=ASSESSORS,
+        settings=recorded(ASSESSORS),
         collection=assessors_collection,
         seed=config["seed"],
     script:
@@ -157,7 +157,7 @@ rule assessors_maxrandom_requests:
     params:
         function="build_requests_file",
         collections=ASSESSORS_COLLECTIONS,
-        settings=ASSESSORS,
+        settings=recorded(ASSESSORS),
     script:
         "../scripts/call.py"
 
@@ -255,7 +255,7 @@ rule assessors_make_nref_figure:
         ENV["core"]
     params:
         function="make_nref_figure",
-        settings=ASSESSORS,
+        settings=recorded(ASSESSORS),
     script:
         "../scripts/call.py"
 
@@ -278,7 +278,7 @@ rule assessors_lomo_run:
     threads: 1
     params:
         function="run_lomo",
-        cfg=ASSESSORS_LOMO,
+        cfg=recorded(ASSESSORS_LOMO),
         seed=config["seed"],
     script:
         "../scripts/call.py"
@@ -307,6 +307,6 @@ rule assessors_make_lomo:
         ENV["core"]
     params:
         function="make_lomo",
-        cfg=ASSESSORS_LOMO,
+        cfg=recorded(ASSESSORS_LOMO),
     script:
         "../scripts/call.py"

@@ -44,7 +44,7 @@ rule baselines_icl_shard:
     params:
         function="icl_shard",
         spec=baselines_icl_model_spec,
-        settings=BASELINES_ICL,
+        settings=recorded(BASELINES_ICL),
         lm=config["lm"],
         seed=config["seed"],
         work_dir=baselines_icl_work_dir,
@@ -114,6 +114,6 @@ rule baselines_make_table2:
         ENV["core"]
     params:
         function="make_table2",
-        settings=BASELINES_ICL,
+        settings=recorded(BASELINES_ICL),
     script:
         "../scripts/call.py"

@@ -9,6 +9,7 @@ from pathlib import Path
 from evalsci import paths
 from evalsci.data.released import BUNDLES, MIRROR_ENV
 from evalsci.pipeline import artefacts as _artefacts
+from evalsci.pipeline.jobs import recorded
 from evalsci.settings import recomputes
 
 STUDIES = ("baselines", "tapt", "assessors", "mc_icl", "audit")

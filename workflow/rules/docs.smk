@@ -26,7 +26,7 @@ rule docs_tables:
         function="write_docs",
         # the checkout whose docs/ it writes (a localrule); a Path: the lint takes a str prefix
         # of the `code` input for a path built from a file name
-        docs_root=Path(workflow.basedir),
+        docs_root=recorded(Path(workflow.basedir)),
         blocks=DOC_BLOCKS,
     script:
         "../scripts/call.py"

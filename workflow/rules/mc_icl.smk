@@ -33,7 +33,7 @@ rule mc_icl_shard:
         runtime=240,
     params:
         function="shard",
-        params=MC_ICL,
+        params=recorded(MC_ICL),
         seed=config["seed"],
         spec=mc_icl_shard_model_spec,
         lm=config["lm"],
@@ -62,7 +62,7 @@ rule mc_icl_make_accuracy_tables:
         ENV["core"]
     params:
         function="make_accuracy_tables",
-        params=MC_ICL,
+        params=recorded(MC_ICL),
     script:
         "../scripts/call.py"
 
@@ -81,7 +81,7 @@ rule mc_icl_maxrandom_requests:
         ENV["core"]
     params:
         function="maxrandom_requests",
-        params=MC_ICL,
+        params=recorded(MC_ICL),
         seed=config["seed"],
     script:
         "../scripts/call.py"
@@ -103,7 +103,7 @@ rule mc_icl_selection:
         ENV["core"]
     params:
         function="selection",
-        params=MC_ICL,
+        params=recorded(MC_ICL),
         seed=config["seed"],
     script:
         "../scripts/call.py"
@@ -132,7 +132,7 @@ rule mc_icl_make_figure:
         ENV["core"]
     params:
         function="make_figure",
-        params=MC_ICL,
+        params=recorded(MC_ICL),
     script:
         "../scripts/call.py"
 

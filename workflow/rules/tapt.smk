@@ -122,7 +122,7 @@ rule tapt_make_permutation_tests:
         ENV["core"]
     params:
         function="make_permutation",
-        settings=TAPT.permutation,
+        settings=recorded(TAPT.permutation),
         seed=config["seed"],
     script:
         "../scripts/call.py"
@@ -149,7 +149,7 @@ rule tapt_fit:
     params:
         function="fit",
         comparisons=TAPT_COMPARISONS,
-        bayes=TAPT.bayes,
+        bayes=recorded(TAPT.bayes),
         count_rule=TAPT.count_rule,
     script:
         "../scripts/call.py"
@@ -221,8 +221,8 @@ rule tapt_meta_slices:
     threads: TAPT.bayes.threads
     params:
         function="make_meta_slices",
-        settings=TAPT.meta,
-        bayes=TAPT.bayes,
+        settings=recorded(TAPT.meta),
+        bayes=recorded(TAPT.bayes),
         count_rule=TAPT.count_rule,
         seed=config["seed"],
     script:
@@ -251,7 +251,7 @@ rule tapt_make_meta_analysis:
         ENV["core"]
     params:
         function="make_meta_table",
-        settings=TAPT.meta,
+        settings=recorded(TAPT.meta),
     script:
         "../scripts/call.py"
 
@@ -278,7 +278,7 @@ rule tapt_make_prior_predictive:
         ENV["bayes"]
     params:
         function="make_prior_predictive",
-        settings=TAPT.simulate,
+        settings=recorded(TAPT.simulate),
         config=TAPT_PLAN.prior_predictive_config(),
         seed=config["seed"],
         count_rule=TAPT.count_rule,
@@ -307,8 +307,8 @@ rule tapt_make_recovery:
     threads: TAPT.bayes.threads
     params:
         function="make_recovery",
-        settings=TAPT.simulate,
-        bayes=TAPT.bayes,
+        settings=recorded(TAPT.simulate),
+        bayes=recorded(TAPT.bayes),
         seed=config["seed"],
     script:
         "../scripts/call.py"
@@ -330,6 +330,6 @@ rule tapt_make_pca:
         ENV["assess"]
     params:
         function="make_pca",
-        settings=TAPT.pca,
+        settings=recorded(TAPT.pca),
     script:
         "../scripts/call.py"

@@ -100,6 +100,6 @@ rule tapt_train_manifest:
         ENV["core"]
     params:
         function="train_manifest",
-        training=TAPT.training,
+        training=recorded(TAPT.training),
     script:
         "../scripts/call.py"

@@ -223,8 +223,38 @@ def rule_function(code: str | os.PathLike, name: str):
     return fn
 
 
+class Recorded(tuple):
+    """A rule param that Snakemake records: a 1-tuple of the object's repr, carrying the object.
+
+    Snakemake reruns a job whose params changed (rerun trigger `params`), but it records a
+    param only when it is of a builtin type (str, number, list, tuple, dict, ...): a settings
+    object, a frozen dataclass, it drops without a word, so a changed setting would rerun
+    nothing. Wrapped (`params: settings=recorded(ASSESSORS)`), the param is recorded by the
+    object's repr (a dataclass's repr shows every field, nested ones too), and `call` hands the
+    function the object itself. tests/test_rule_calls.py holds every rule's params to this.
+    """
+
+    value: object
+
+    def __new__(cls, value):
+        self = super().__new__(cls, (repr(value),))
+        self.value = value
+        return self
+
+    def __reduce__(self):  # pickled into the job's script as the object, wrapped again
+        return (Recorded, (self.value,))
+
+
+def recorded(value) -> Recorded:
+    """`value` as a rule param that Snakemake records (Recorded)."""
+    return Recorded(value)
+
+
 def _plain(value):
-    """A Snakemake file list as a list of str, a file as str; other values as they are."""
+    """A Snakemake file list as a list of str, a file as str, a recorded param as its object;
+    other values as they are."""
+    if isinstance(value, Recorded):
+        return value.value
     if isinstance(value, str):
         return str(value)
     if isinstance(value, list):  # Namedlist (a list subclass)
