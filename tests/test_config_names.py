@@ -200,6 +200,21 @@ def test_a_number_out_of_bounds_names_key_file_and_line(tmp_path, key):
     assert "is greater than the maximum of" in str(e.value)
 
 
+@pytest.mark.parametrize(
+    ("value", "key"), [("1", "num_subsamples"), ("[2, 1]", "num_subsamples[1]")]
+)
+def test_one_tapt_subsample_fails_when_the_config_is_read(tmp_path, value, key):
+    """A recompute run with one subsample per n trained, then failed in its first analysis job
+    (App. D.1's paired permutation test needs 2 pairs); the config check stops it first,
+    naming the key, the file and the line."""
+    f = tmp_path / "one.yaml"
+    f.write_text(f"tapt:\n  training:\n    n: [32, 64]\n    num_subsamples: {value}\n")
+    with pytest.raises(ConfigError) as e:
+        check_config_cli([f])
+    assert str(e.value).startswith(f"config tapt.training.{key} (set in {f}, line 4): ")
+    assert "less than the minimum of 2" in str(e.value)
+
+
 @pytest.mark.workflow  # runs snakemake (a dry run)
 def test_a_model_name_that_escapes_stops_the_dry_run(tmp_path):
     """Issue 35 item 3's reproduction: a model named `../../../../../../tmp/x/pwned`, used by
