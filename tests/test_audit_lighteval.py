@@ -280,3 +280,22 @@ def test_old_truthfulqa_mc_metrics_pick_mc1():
         "hendrycksTest-anatomy"
     )
     assert lookup("hendrycksTest-anatomy").task == "mmlu_anatomy"
+
+
+def test_a_group_average_is_skipped_as_an_aggregate(tmp_path):
+    """lighteval writes a group's average over its subtasks under its own key
+    (`<suite>|<group>:_average|<shots>`, as in published lighteval output: `helm|mmlu:_average|5`).
+    It is no task: skipped with that reason, not as an unknown task, and the run's real tasks
+    are read as before. (The key is added to a copy of the real 0.13.0 results file.)"""
+    src = results_file("out", "rule-alpha")
+    run = tmp_path / "out" / "results" / "rule-alpha"
+    shutil.copytree(src.parent.parent.parent, tmp_path / "out")
+    path = run / src.name
+    obj = json.loads(path.read_text())
+    obj["results"]["lighteval|arith:_average|0"] = dict(obj["results"]["arith12|0"])
+    path.write_text(json.dumps(obj))
+    results, skipped = lighteval.read(path)
+    assert [r.task for r in results] == ["arith12|0"]
+    why = {s.task: s.reason for s in skipped}
+    assert why["lighteval|arith:_average|0"] == lighteval.AVERAGE_WHY
+    assert "GENERATIVE" in why["arith12_gen|0"]

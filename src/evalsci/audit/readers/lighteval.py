@@ -54,6 +54,14 @@ MC_CATEGORY = "LOGPROBS"
 MC1 = ("truthfulqa_mc1", "mc1")
 
 
+#: a group's average over its subtasks (`helm|mmlu:_average|5`), beside the subtasks' own keys
+AVERAGE = ":_average"
+AVERAGE_WHY = (
+    "lighteval's average over the group's subtasks, not a task of its own: each subtask is "
+    "judged on its own key"
+)
+
+
 def split_key(task: str) -> tuple[str | None, str, int | None]:
     """(suite, task name, shots) of a lighteval results key: `arc:challenge|25`,
     `lighteval|arc:challenge|25`, `lighteval|arc:challenge|25|0` (the command line's form,
@@ -123,10 +131,12 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
     res = field(obj, "results", dict, str(path))
     configs = obj.get("config_tasks") if isinstance(obj.get("config_tasks"), dict) else {}
     max_samples = general.get("max_samples")
-    results, skipped = [], []
-    for task, entry in sorted(res.items()):
-        if task == "all":  # lighteval's average over the run's tasks
-            continue
+    tasks = sorted(t for t in res if t != "all")  # all: lighteval's average over the run's tasks
+    averages = [t for t in tasks if split_key(t)[1].endswith(AVERAGE)]
+    results = []
+    skipped = [Skipped(str(path), t, AVERAGE_WHY, no_baseline=True) for t in averages]
+    for task in (t for t in tasks if t not in averages):
+        entry = res[task]
         at = f"{path}: results.{task}"
         if not isinstance(entry, dict):
             raise AuditInputError(f"{at}: expected an object of metric values")
