@@ -141,6 +141,57 @@ def test_snakemake_records_every_rule_param(rules):
     assert sum(1 for r in rules if r.params) >= 40  # the check saw the rules' params
 
 
+# Every job of the default DAG (or of the recompute one), its params evaluated as Snakemake
+# evaluates them per job (a function of the wildcards too), through Snakemake's own serializer.
+_JOB_PARAMS = """
+import contextlib, io, json, sys, tempfile
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.persistence import PersistenceBase
+from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
+
+config = json.loads(sys.argv[2])
+with SnakemakeApi(OutputSettings()) as api:
+    wf = api.workflow(
+        ResourceSettings(cores=1),
+        config_settings=ConfigSettings(config=config),
+        snakefile=Path(sys.argv[1]),
+        workdir=Path(tempfile.mkdtemp()),
+    )
+    with contextlib.redirect_stdout(io.StringIO()):
+        wf.dag(DAGSettings()).summary()
+    jobs = list(wf._workflow.dag.jobs)
+    bad = sorted({
+        f"{j.rule.name}.{k}: {type(v).__name__}"
+        for j in jobs for k, v in j.params.items()
+        if not isinstance(PersistenceBase._serialize_param_builtin(None, v), str)
+    })
+print(json.dumps({"jobs": len(jobs), "unrecorded": bad}))
+"""
+
+
+@pytest.mark.parametrize("config", [{}, {"recompute": True}], ids=["default", "recompute"])
+def test_snakemake_records_every_param_of_every_job(config, mirror, tmp_path):
+    """The same per job, where a param may be a function of the wildcards (assessors'
+    `collection`: a Collection object, which Snakemake dropped)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _JOB_PARAMS, str(ROOT / "Snakefile"), json.dumps(config)],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "EVALSCI_MIRROR": str(mirror)},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["jobs"] >= 100, got
+    assert not got["unrecorded"], f"params Snakemake would not record: {got['unrecorded']}"
+
+
 def test_a_recorded_param_changes_with_its_object_and_reaches_the_function_as_itself():
     """The record is the object's repr (every field, nested ones too): it changes when a
     setting changes, survives the pickle into the job's script, and the function gets the

@@ -35,7 +35,7 @@ def assessors_source(wildcards):
 
 def assessors_collection(wildcards):
     """The settings of a job's collection (config assessors.collections.<collection>)."""
-    return ASSESSORS.collection(wildcards.collection)
+    return recorded(ASSESSORS.collection(wildcards.collection))  # a param Snakemake records
 
 
 def assessors_run_files(wildcards):
