@@ -18,7 +18,7 @@ evalsci.settings.entry_defaults, as the config keeps such table entries as writt
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from evalsci.configcheck import where as config_where
@@ -111,6 +111,12 @@ class Hyperparameters:
         return cls(**{k: hp[k] for k in HP_KEYS})
 
 
+def _fields(cls, section: Mapping, skip: tuple[str, ...] = ()) -> dict:
+    """{field: the section's value} of a settings dataclass whose fields are the section's keys
+    (the schema has filled in every default)."""
+    return {f.name: section[f.name] for f in fields(cls) if f.name not in skip}
+
+
 @dataclass(frozen=True)
 class Pretrain:
     """MLM/CLM pretraining (config `tapt.training.pretrain`)."""
@@ -121,11 +127,7 @@ class Pretrain:
 
     @classmethod
     def from_config(cls, section: Mapping) -> Pretrain:
-        return cls(
-            learning_rate=section["learning_rate"],
-            max_length=section["max_length"],
-            mlm_probability=section["mlm_probability"],
-        )
+        return cls(**_fields(cls, section))
 
 
 @dataclass(frozen=True)
@@ -139,11 +141,7 @@ class Classifier:
 
     @classmethod
     def from_config(cls, section: Mapping) -> Classifier:
-        return cls(
-            learning_rate=section["learning_rate"],
-            weight_decay=section["weight_decay"],
-            max_length=section["max_length"],
-        )
+        return cls(**_fields(cls, section))
 
 
 @dataclass(frozen=True)
@@ -168,17 +166,8 @@ class ZeroShot:
 
     @classmethod
     def from_config(cls, section: Mapping) -> ZeroShot:
-        lora = section["lora"]
-        return cls(
-            learning_rate=section["learning_rate"],
-            max_length=section["max_length"],
-            packing_max_length=section["packing_max_length"],
-            quantize=section["quantize"],
-            chat_template=section["chat_template"],
-            lora=Lora(
-                r=lora["r"], lora_alpha=lora["lora_alpha"], lora_dropout=lora["lora_dropout"]
-            ),
-        )
+        lora = Lora(**_fields(Lora, section["lora"]))
+        return cls(**{**_fields(cls, section, skip=("lora",)), "lora": lora})
 
 
 class RunSettings(NamedTuple):
