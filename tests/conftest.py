@@ -154,6 +154,23 @@ def _tag_with_group(item) -> None:
         item._nodeid = tagged
 
 
+def python_json(script: str, *args: str, env: dict | None = None, cwd=None):
+    """Run `script` (python -c) in a fresh interpreter that imports this checkout's evalsci,
+    and return the JSON of its last line of output. A fresh process: reading the workflow
+    changes its environment (setup.smk), and some probes must start with nothing loaded."""
+    import json
+
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env={**(os.environ if env is None else env), "PYTHONPATH": str(REPO / "src")},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 # The rules as Snakemake reads them, dumped by a subprocess: reading the workflow runs
 # setup.smk, which sets the portable-arithmetic pins in the environment of its process.
 _DUMP_RULES = """
@@ -198,20 +215,12 @@ def workflow_rules(tmp_path_factory, mirror) -> list:
     """Every rule of the workflow at the default configuration: name, the names of its
     inputs, outputs and params, wildcards, script, and the `code` and `function` of a rule run
     by workflow/scripts/call.py (a target rule: its input files)."""
-    import json
     from types import SimpleNamespace
 
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _DUMP_RULES,
-            str(REPO / "Snakefile"),
-            str(tmp_path_factory.mktemp("r")),
-        ],
-        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "EVALSCI_MIRROR": str(mirror)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [SimpleNamespace(**r) for r in json.loads(out.strip().splitlines()[-1])]
+    rules = python_json(
+        _DUMP_RULES,
+        str(REPO / "Snakefile"),
+        str(tmp_path_factory.mktemp("r")),
+        env={**os.environ, "EVALSCI_MIRROR": str(mirror)},
+    )
+    return [SimpleNamespace(**r) for r in rules]

@@ -24,6 +24,8 @@ from evalsci.pipeline.jobs import (
     rule_names,
 )
 
+from conftest import python_json
+
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / artefacts.ADAPTER
 # Studies whose every rule runs through the adapter: all of them.
@@ -176,18 +178,14 @@ def test_snakemake_records_every_param_of_every_job(config, mirror, tmp_path):
     `collection`: a Collection object, which Snakemake dropped)."""
     import json
     import os
-    import subprocess
-    import sys
 
-    out = subprocess.run(
-        [sys.executable, "-c", _JOB_PARAMS, str(ROOT / "Snakefile"), json.dumps(config)],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "EVALSCI_MIRROR": str(mirror)},
-        capture_output=True,
-        text=True,
-        check=True,
+    got = python_json(
+        _JOB_PARAMS,
+        str(ROOT / "Snakefile"),
+        json.dumps(config),
+        env={**os.environ, "EVALSCI_MIRROR": str(mirror)},
         cwd=tmp_path,
-    ).stdout
-    got = json.loads(out.strip().splitlines()[-1])
+    )
     assert got["jobs"] >= 100, got
     assert not got["unrecorded"], f"params Snakemake would not record: {got['unrecorded']}"
 

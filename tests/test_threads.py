@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import python_json
 
 PROBE = """
 import json, os, sys
@@ -34,15 +31,7 @@ def test_logged_caps_every_thread_pool_at_the_jobs_threads(threads):
     env = {
         k: v for k, v in os.environ.items() if not k.endswith(("_NUM_THREADS", "_MAXIMUM_THREADS"))
     }
-    env["PYTHONPATH"] = str(REPO / "src")
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(threads)],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    got = json.loads(out.strip().splitlines()[-1])
+    got = python_json(PROBE, str(threads), env=env)
     assert got["torch"] == threads
     assert got["pools"] and all(n <= threads for n in got["pools"].values()), got["pools"]
     assert set(got["env"].values()) == {str(threads)}
