@@ -70,6 +70,7 @@ HOSTILE = {
     "hidden": ".hidden",
     "space": "a b",
     "newline": "a\nb",
+    "trailing_newline": "a\n",  # `$` of a Python regex search matches before it (issue 47)
     "glob": "a*",
     "wildcard": "{x}",
     "long": "a" * 101,

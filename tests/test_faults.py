@@ -196,6 +196,7 @@ def fault_counts() -> dict[str, int]:
     from test_config_names import BOUNDS, HOSTILE, HOSTILE_LLM, NAME_KEYS
     from test_config_selections import ASSESSOR_TYPOS, TYPOS
     from test_faults_audit import INPUTS, OPTIONS
+    from test_faults_config import NON_FINITE, STRUCTURE
     from test_faults_mirror import CORRUPTIONS
 
     return {
@@ -205,6 +206,8 @@ def fault_counts() -> dict[str, int]:
         "hostile_names": len(HOSTILE),
         "bounds": len(BOUNDS),
         "typos": len(TYPOS) + len(ASSESSOR_TYPOS),
+        "non_finite": len(NON_FINITE),
+        "structure": len(STRUCTURE),
         "kills": len(KILL_STAGES),
         "contention": 1,
         "corruptions": len(CORRUPTIONS),
@@ -215,7 +218,7 @@ def fault_counts() -> dict[str, int]:
 
 def render() -> str:
     c = fault_counts()
-    configs = c["names"] + c["bounds"] + c["typos"]
+    configs = c["names"] + c["bounds"] + c["typos"] + c["non_finite"] + c["structure"]
     faults = c["kills"] + c["contention"] + c["corruptions"]
     rows = [
         ("interrupted write", "tests/test_faults.py", f"{c['kills']} kill -9 stages"),
@@ -227,6 +230,13 @@ def render() -> str:
             f"{c['names']} names ({c['hostile_names']} hostile names x {c['name_keys']} keys, "
             f"{c['llm_names']} hostile LLM names), "
             f"{c['bounds']} bounds, {c['typos']} selection typos",
+        ),
+        (
+            "hostile config structure",
+            "tests/test_faults_config.py",
+            f"{c['non_finite']} numbers not finite, {c['structure']} structures (a section "
+            "not a mapping, a preset out of its folder, an alias bomb, sheets that are "
+            "devices, FIFOs or folders)",
         ),
         (
             "hostile audit input",

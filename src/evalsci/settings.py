@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from evalsci.configcheck import ConfigError, check_config, origin
-from evalsci.pipeline.configfiles import load_config_file
+from evalsci.pipeline.configfiles import ConfigFileError, load_config_file, read_bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALES = ("demo", "default", "paper")
@@ -69,10 +69,11 @@ def preset_names(study: str, root: Path = ROOT) -> list[str]:
 def preset(study: str, name: str, root: Path = ROOT) -> dict:
     """A study's settings at preset `name`: its default.yaml with `<name>.yaml` over it."""
     folder = root / PRESETS / study
-    if not (folder / f"{name}.yaml").is_file():
+    if not isinstance(name, str) or name not in preset_names(study, root):
+        # checked against the listing, before any path is built from it: `../x` names no preset
         raise ConfigError(
-            f"config {study}.scale: {name!r} has no preset {folder / name}.yaml; "
-            f"the presets of {study}: {preset_names(study, root)}"
+            f"config {study}.scale: {name!r} is not a preset of {study}; its presets (files "
+            f"in {folder}): {preset_names(study, root)}"
         )
     out = load_config_file(folder / "default.yaml")
     if name != "default":
@@ -105,7 +106,13 @@ def resolve(
     layered: dict = {}
     sources: list = []
     for study in sorted(p.name for p in (root / PRESETS).iterdir() if p.is_dir()):
-        own = user.get(study) if isinstance(user.get(study), Mapping) else {}
+        if study in user and not isinstance(user[study], Mapping):
+            where = origin((study,), files, cli)
+            raise ConfigError(
+                f"config {study} ({where}): {user[study]!r} is not a mapping: a study's "
+                f"section holds its keys (`{study}:` then indented `key: value` lines)"
+            )
+        own = user.get(study) or {}
         name = own.get("scale", scale)
         layered[study] = preset(study, name, root)
         for stem in dict.fromkeys(("default", name)):
@@ -148,12 +155,17 @@ def _read_sheets(cfg: dict, root: Path) -> None:
 
 
 def _rows(path: Path) -> list[dict]:
-    """The rows of a TSV sheet with a header line; empty cells left out."""
+    """The rows of a TSV sheet with a header line; empty cells left out. A sheet is a regular
+    file of at most MAX_BYTES (configfiles.read_bounded): a device or FIFO is refused unread."""
+    import io
+
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh, delimiter="\t"))
-    except OSError as e:
-        raise ConfigError(f"sheet {path}: cannot read it: {e}") from None
+        text = read_bounded(path, "sheet").decode("utf-8")
+    except ConfigFileError as e:
+        raise ConfigError(str(e)) from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"sheet {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter="\t"))
     for i, row in enumerate(rows, start=2):
         if None in row or None in row.values():
             raise ConfigError(f"sheet {path}, line {i}: not as many cells as the header has")
