@@ -197,6 +197,7 @@ def fault_counts() -> dict[str, int]:
     from test_config_selections import ASSESSOR_TYPOS, TYPOS
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_config import NON_FINITE, STRUCTURE
+    from test_faults_sizes import SIZES
     from test_faults_mirror import CORRUPTIONS
 
     return {
@@ -213,6 +214,7 @@ def fault_counts() -> dict[str, int]:
         "corruptions": len(CORRUPTIONS),
         "inputs": len(INPUTS),
         "options": len(OPTIONS),
+        "sizes": len(SIZES),
     }
 
 
@@ -243,12 +245,18 @@ def render() -> str:
             "tests/test_faults_audit.py",
             f"{c['inputs']} inputs, {c['options']} options",
         ),
+        (
+            "sizes that asked for huge memory",
+            "tests/test_faults_sizes.py",
+            f"{c['sizes']} sizes of baseline, tail and auc",
+        ),
     ]
     lines = [
         MARKERS[0],
         f"- Configs tried and named (key, file, line) before any job: **{configs}**.",
         f"- Faults survived with nothing lost or left behind: **{faults}**.",
         f"- Hostile audit inputs tried, each one line naming it: **{c['inputs'] + c['options']}**.",
+        f"- Sizes refused in bounded memory before any allocation: **{c['sizes']}**.",
         "",
         "| class | test | cases |",
         "| --- | --- | --- |",

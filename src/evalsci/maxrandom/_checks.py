@@ -7,6 +7,10 @@ import numbers
 import numpy as np
 
 
+#: the largest count taken: every integer up to 2^53 is exact in a float64
+MAX_EXACT_COUNT = 2**53
+
+
 def check_n(n) -> int:
     """n: number of examples, an integer >= 1."""
     if isinstance(n, bool) or not isinstance(n, numbers.Real) or isinstance(n, complex):
@@ -62,6 +66,10 @@ def check_counts(correct, name: str = "correct") -> tuple[np.ndarray, bool]:
             f"{name} must be an integer count of correct answers, got {name}={first!r}; "
             "convert an accuracy with evalsci.maxrandom.correct_count(accuracy, n), which rounds"
         )
+    huge = np.abs(arr) > MAX_EXACT_COUNT
+    if np.any(huge):  # past 2^53 a float is no exact count, and past 2^63 int64 wraps
+        first = float(arr[huge].flat[0] if arr.ndim else arr)
+        raise ValueError(f"{name} must be a count of at most 2^53, got {name}={first:.6g}")
     return arr.astype(np.int64), scalar
 
 

@@ -107,6 +107,9 @@ class MannWhitneyCounts:
     def window(self, tmax: float) -> tuple[int, int]:
         return 0, self.n  # small enough to sum every term
 
+    def __repr__(self) -> str:
+        return f"Mann-Whitney U (n_pos * n_neg = {self.n})"
+
     def cdf_sf(self, k):
         k = np.asarray(k, dtype=np.int64)
         i = np.clip(k, 0, self.n)

@@ -602,6 +602,9 @@ class MannWhitneyTilted:
         return lo + 1
 
     # ---- the interface max_order uses ------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"Mann-Whitney U (n_pos * n_neg = {self.n})"
+
     def window(self, tmax: float) -> tuple[int, int]:
         """k-range (lo, hi] whose terms 1 - F(k-1)^t are summed (max_order._window's contract):
         F(lo - 1) <= e^-50 and t P(U > hi) <= e^-50, both from Chernoff's bound."""

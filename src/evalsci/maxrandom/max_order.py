@@ -29,6 +29,10 @@ from ._bounds import bernstein_halfwidth
 LOG_INV_EPS = 50.0
 #: cap on the (len(t) x window) block evaluated at once
 _BLOCK = 4_000_000
+#: the most terms one expected-max sum evaluates (about 30 s and 100 MB for a binomial on 2
+#: cores; docs/maxrandom.md). Past it the sizes are refused before anything is allocated:
+#: `baseline --n 1e20` asked for 754 GiB, `auc --n-pos 1 --n-neg 1e9` grew to 23 GB.
+MAX_TERMS = 2_000_000
 
 
 def log_cdf(dist, k) -> np.ndarray:
@@ -51,13 +55,20 @@ def _window(dist, tmax: float) -> tuple[int, int]:
     k > hi: 1 - F(k-1)^t <= t P(X >= hi + 1) <= t e^-(50 + log t) = e^-50.
     """
     if hasattr(dist, "window"):  # distributions that are not sums of Bernoullis say their own
-        return dist.window(tmax)
-    n = dist.n
-    x_lo = bernstein_halfwidth(dist.var, LOG_INV_EPS, n)
-    x_hi = bernstein_halfwidth(dist.var, LOG_INV_EPS + math.log(tmax), n)
-    lo = max(0, math.floor(dist.mean - x_lo))
-    hi = min(n, math.ceil(dist.mean + x_hi))
-    return lo, max(lo, hi)
+        lo, hi = dist.window(tmax)
+    else:
+        n = dist.n
+        x_lo = bernstein_halfwidth(dist.var, LOG_INV_EPS, n)
+        x_hi = bernstein_halfwidth(dist.var, LOG_INV_EPS + math.log(tmax), n)
+        lo = max(0, math.floor(dist.mean - x_lo))
+        hi = max(lo, min(n, math.ceil(dist.mean + x_hi)))
+    if hi - lo > MAX_TERMS:
+        raise ValueError(
+            f"{dist!r}: the exact expected maximum sums {hi - lo:,} terms, more than the "
+            f"{MAX_TERMS:,} this library evaluates (about 30 s): the counts that matter span "
+            "that many values, so n is too large for an exact answer here"
+        )
+    return lo, hi
 
 
 def expected_max_count(dist, t: np.ndarray) -> np.ndarray:

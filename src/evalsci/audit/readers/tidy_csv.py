@@ -162,6 +162,13 @@ def _numbers(arr, field: str, where, offset: int) -> np.ndarray:
     raise AuditInputError(f"{where(offset)}: field {field!r}: cannot read numbers")
 
 
+#: the largest n and number of options read (docs/audit.md): the exact baselines of a larger n
+#: sum more terms than evalsci.maxrandom evaluates (n = 10^12 took 171 s before it was
+#: refused), and a count read as float64 is exact only below 2^53 (choices >= 2^63 wrapped
+#: to a negative number in an error message)
+MAX_COUNT = {"n": 10**10, "correct": 10**10, "choices": 10**9}
+
+
 def _integers(num, arr, field, where, offset, minimum, allow_empty=False) -> np.ndarray:
     empty = np.isnan(num)
     bad = (~np.isfinite(num) | (num != np.floor(num)) | (num < minimum)) & ~(empty & allow_empty)
@@ -169,13 +176,27 @@ def _integers(num, arr, field, where, offset, minimum, allow_empty=False) -> np.
         i = int(np.flatnonzero(bad)[0])
         raise AuditInputError(
             f"{where(offset + i)}: field {field!r} must be an integer >= {minimum}, "
-            f"got {arr[i].as_py()!r}"
+            f"got {_shown(arr[i].as_py())}"
+        )
+    big = num > MAX_COUNT.get(field, 2**53)
+    if big.any():
+        i = int(np.flatnonzero(big)[0])
+        raise AuditInputError(
+            f"{where(offset + i)}: field {field!r} = {_shown(arr[i].as_py())} is more than "
+            f"{MAX_COUNT.get(field, 2**53):,}, the largest {field} the audit reads (docs/audit.md)"
         )
     return num
 
 
+def _shown(text) -> str:
+    """A cell as the message shows it: repr, cut to 40 characters (a 5,000-digit number)."""
+    r = repr(text)
+    return r if len(r) <= 40 else f"{r[:30]}...({len(str(text))} characters)"
+
+
 def _int_column(col: dict, field: str, where, offset: int, minimum: int, allow_empty=False):
-    """A block's column of whole numbers >= minimum (float64; NaN where empty and allowed)."""
+    """A block's column of whole numbers >= minimum, at most MAX_COUNT[field] (float64; NaN
+    where empty and allowed)."""
     num = _numbers(col[field], field, where, offset)
     return _integers(num, col[field], field, where, offset, minimum, allow_empty=allow_empty)
 
