@@ -197,8 +197,8 @@ def fault_counts() -> dict[str, int]:
     from test_config_selections import ASSESSOR_TYPOS, TYPOS
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_config import NON_FINITE, STRUCTURE
-    from test_faults_sizes import SIZES
     from test_faults_mirror import CORRUPTIONS
+    from test_faults_sizes import SIZES
 
     return {
         "names": len(NAME_KEYS) * len(HOSTILE) + len(HOSTILE_LLM),

@@ -6,7 +6,6 @@ import numbers
 
 import numpy as np
 
-
 #: the largest count taken: every integer up to 2^53 is exact in a float64
 MAX_EXACT_COUNT = 2**53
 
