@@ -192,3 +192,143 @@ def test_no_module_defines_a_function_twice(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    return 1\n\n\nX = f()\n\n\ndef f():\n    return 2\n")
     assert _defined_twice(probe) == ["probe.py:8 f (first at 1)"]
+
+
+# The layers, lowest first: a module imports from its own layer and those below, never above.
+# A top-level name not listed is a tool (layer 3): below the studies and the CLI.
+LAYERS = {
+    0: ("evalsci", "evalsci.paths", "evalsci.runrecord", "evalsci.pipeline"),
+    1: (
+        "evalsci.maxrandom",
+        "evalsci.data",
+        "evalsci.lm",
+        "evalsci.stats",
+        "evalsci.plots",
+        "evalsci.tables",
+        "evalsci.configcheck",
+    ),
+    2: ("evalsci.settings", "evalsci.reference"),
+    4: ("evalsci.studies",),
+    5: ("evalsci.cli",),
+}
+
+
+def _modules() -> dict[str, Path]:
+    return {_module(p): p for p in sorted(SRC.rglob("*.py"))}
+
+
+def _graph(modules: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """module -> {imported evalsci module: line}, for every import anywhere in the file
+    (module level, in a function, under TYPE_CHECKING: each is a dependency a reader must
+    follow); `from a.b import c` is an edge to `a.b.c` when that is a module, else to `a.b`."""
+
+    def owner(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {m: {} for m in modules}
+    for m, path in modules.items():
+        for line, name in _imports(path):
+            t = owner(name) if name.startswith("evalsci") else None
+            if t and t != m:
+                graph[m].setdefault(t, line)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _describe(cycle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    inside = set(cycle)
+    return "\n".join(
+        f"  {a} -> {b} (line {line})"
+        for a in cycle
+        for b, line in sorted(graph[a].items())
+        if b in inside
+    )
+
+
+def test_no_import_cycle_among_evalsci_modules():
+    """Two modules that import each other (even lazily, inside a function) are one module
+    in two files: neither can be read, tested or moved alone. Move the shared piece to the
+    module that owns it."""
+    graph = _graph(_modules())
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n\n".join(_describe(c, graph) for c in cycles)
+
+
+def _layer(module: str) -> int:
+    best, layer = "", 3
+    for n, names in LAYERS.items():
+        for name in names:
+            inside = module.startswith(name + ".") and name != "evalsci"  # the root: itself
+            if (module == name or inside) and len(name) > len(best):
+                best, layer = name, n
+    return layer
+
+
+def test_no_upward_import():
+    """LAYERS: the workflow machinery, then the libraries, the settings, the tools (audit,
+    assess, claims, ...), the studies, and the CLI on top."""
+    graph = _graph(_modules())
+    up = [
+        f"{a} (layer {_layer(a)}) -> {b} (layer {_layer(b)}), line {line}"
+        for a, targets in graph.items()
+        for b, line in targets.items()
+        if _layer(b) > _layer(a)
+    ]
+    assert not up, "upward imports:\n" + "\n".join(up)
+
+
+def test_the_cycle_check_finds_a_lazy_circle_and_a_type_only_one(tmp_path, monkeypatch):
+    pkg = tmp_path / "evalsci"
+    (pkg / "a").mkdir(parents=True)
+    for f, code in {
+        "__init__.py": "",
+        "a/__init__.py": "",
+        "a/one.py": "from .two import X\n",
+        "a/two.py": "def f():\n    from evalsci.a.one import Y\n",
+        "a/three.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from evalsci.a import four\n",
+        "a/four.py": "import evalsci.a.three\n",
+        "a/five.py": "import evalsci.a.one\n",
+    }.items():
+        (pkg / f).write_text(code)
+    monkeypatch.setattr(__import__(__name__), "SRC", pkg)
+    graph = _graph(_modules())
+    assert sorted(_cycles(graph)) == [
+        ["evalsci.a.four", "evalsci.a.three"],
+        ["evalsci.a.one", "evalsci.a.two"],
+    ]
+    assert _layer("evalsci.studies.tapt.steps") == 4 and _layer("evalsci.pipeline.jobs") == 0
+    assert _layer("evalsci.audit.judge") == 3 and _layer("evalsci.configcheck") == 1

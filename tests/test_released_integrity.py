@@ -359,7 +359,7 @@ def test_unknown_evals_llm_lists_the_known_ones(mirror):
 
 
 def test_assessors_success_table_values_are_named(tmp_path):
-    from evalsci.studies.assessors.steps import _read_success
+    from evalsci.studies.assessors.collections import read_success
 
     f = tmp_path / "success.csv.gz"
     pd.DataFrame(
@@ -368,10 +368,10 @@ def test_assessors_success_table_values_are_named(tmp_path):
     with pytest.raises(
         ValueError, match=r"success\.csv\.gz: column 'llm2', row 3: 0.5 is not 0 or 1"
     ):
-        _read_success(f)
+        read_success(f)
     f.write_bytes(f.read_bytes()[:20])
     with pytest.raises(ValueError, match=rf"cannot read {f}"):
-        _read_success(f)
+        read_success(f)
 
 
 # --- mc_icl / baselines inputs: GLUE TSVs and BIG-bench JSON ----------------------------------

@@ -58,7 +58,7 @@ def assessors_nref_files(wildcards):
 # a collection's normalised success table.
 ASSESSORS_LOMO = ASSESSORS.lomo
 ASSESSORS_LOMO_BENCHMARKS = ASSESSORS.lomo_benchmarks
-from evalsci.studies.assessors.lomo import (  # noqa: E402
+from evalsci.data.leaderboard import (  # noqa: E402
     LEADERBOARD_BENCHMARKS as _LOMO_LEADERBOARD,
 )
 

@@ -23,7 +23,14 @@ import pandas as pd
 
 from evalsci.data.checked import read_csv
 
-__all__ = ["BENCHMARKS", "discover_pairs", "read_results", "read_runs", "load_leaderboard"]
+__all__ = [
+    "BENCHMARKS",
+    "LEADERBOARD_BENCHMARKS",
+    "discover_pairs",
+    "read_results",
+    "read_runs",
+    "load_leaderboard",
+]
 
 RESULTS_DIR = "llm_data/llm_performance_data"
 PROMPTS_DIR = "train_and_evaluate_assessors/data/open-llm-leaderboard-v2"
@@ -34,6 +41,14 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "math": ("MATH-LvL-5", "MATH"),
     "musr": ("MuSR", "MuSR"),
     "ifeval": ("IFEVAL", "IFEval"),
+}
+# Every benchmark's results-file prefix, MMLU-Pro included (results, no prompts): the runs
+# `evalsci.studies.assessors.lomo` validates `evalsci reference` on
+LEADERBOARD_BENCHMARKS = {
+    "BBH": "Big-Bench-Hard",
+    "MuSR": "MuSR",
+    "MMLU-Pro": "MMLU-Pro",
+    "MATH": "MATH-LvL-5",
 }
 # Subtasks whose prompt and results files are named differently upstream.
 _SUBTASK_ALIASES = {("math", "algebra_hard"): "beginner_algebra_hard"}

@@ -5,13 +5,25 @@ See `Scorer._run_pack` in `evalsci.lm.scoring`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from evalsci.lm.queries import Candidate
 
 if TYPE_CHECKING:
     from evalsci.lm.head import Head
-    from evalsci.lm.scoring import Prefix
+
+
+class PrefixScores(Protocol):
+    """What a packed pass reads of the prefix it follows (`evalsci.lm.scoring.Prefix` has
+    it): its length, log p of each of its tokens, and the next token's log-distribution.
+    Stated here so that this module needs nothing from scoring, which imports it."""
+
+    def __len__(self) -> int: ...
+
+    @property
+    def token_lp(self): ...
+
+    last_lp: object | None
 
 
 class Reads:
@@ -67,7 +79,7 @@ class PackLayout:
         return start
 
     @classmethod
-    def build(cls, prefix: Prefix, groups: list[list[Candidate]]) -> PackLayout:
+    def build(cls, prefix: PrefixScores, groups: list[list[Candidate]]) -> PackLayout:
         lay = cls()
         n_prefix = len(prefix)
         for group in groups:

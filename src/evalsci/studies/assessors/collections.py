@@ -19,13 +19,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.data.evals_logs import load_evals_collection
 from evalsci.data.helm import load_helm_lite, read_run_list
 from evalsci.data.leaderboard import load_leaderboard
 
 from .settings import Collection
 
-__all__ = ["load_collection", "subsample_instances"]
+__all__ = ["load_collection", "read_instances", "read_success", "subsample_instances"]
 
 log = logging.getLogger(__name__)
 
@@ -87,3 +88,22 @@ def load_collection(
         inst["dataset"].value_counts().to_dict(),
     )
     return inst.reset_index(drop=True), succ, cov
+
+
+def read_instances(path) -> pd.DataFrame:
+    """A collection's `instances.csv.gz`, checked (names the file)."""
+    df = read_csv(
+        path, dtype={"instance_id": str, "dataset": str, "text": str}, keep_default_na=False
+    )
+    require_columns(df, ("instance_id", "dataset", "text"), path)
+    return df
+
+
+def read_success(path) -> pd.DataFrame:
+    """A collection's `success.csv.gz` indexed by instance_id, every value 0 or 1 (else an
+    error naming the file, column and row)."""
+    df = read_csv(path, dtype={"instance_id": str})
+    require_columns(df, ("instance_id",), path)
+    for col in df.columns.drop("instance_id"):  # 0/1 only: 2, 0.5, "abc" named with the row
+        df[col] = binary(df, col, path).astype(int)
+    return df.set_index("instance_id")

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalsci.data.leaderboard import LEADERBOARD_BENCHMARKS
 from evalsci.studies.assessors.columns import LOMO_COLUMNS
 
 from .settings import Lomo
@@ -63,13 +64,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# benchmark -> results-file prefix in the PredictaBoard bundle (llm_data/llm_performance_data/)
-LEADERBOARD_BENCHMARKS = {
-    "BBH": "Big-Bench-Hard",
-    "MuSR": "MuSR",
-    "MMLU-Pro": "MMLU-Pro",
-    "MATH": "MATH-LvL-5",
-}
 METHODS = (
     "random_mean",
     "tinybenchmarks_irt",
@@ -135,9 +129,9 @@ def leaderboard_runs(
 
 def collection_runs(success_path: str | Path, benchmark: str) -> Runs:
     """One run per LLM from a collection's normalised success table (`assessors_data`)."""
-    from .steps import _read_success
+    from .collections import read_success
 
-    succ = _read_success(success_path)
+    succ = read_success(success_path)
     llms = list(succ.columns)
     return Runs(
         benchmark, llms, np.array(llms), list(succ.index), succ.to_numpy().T.astype(np.int8)

@@ -204,7 +204,7 @@ class AssessorsSettings:
     def lomo_benchmarks(self) -> list[str]:
         """The leave-one-model-out benchmarks to run: the leaderboard ones, and the collections
         among them that are switched on (a collection switched off is skipped everywhere)."""
-        from .lomo import LEADERBOARD_BENCHMARKS
+        from evalsci.data.leaderboard import LEADERBOARD_BENCHMARKS
 
         return [
             b

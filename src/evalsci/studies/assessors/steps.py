@@ -26,11 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalsci.data.checked import binary, read_csv, require_columns
 from evalsci.pipeline.jobs import atomic_path
 from evalsci.studies.assessors.columns import NREF_COLUMNS
 
-from .collections import load_collection
+from .collections import load_collection, read_instances, read_success
 from .settings import AssessorsSettings, Collection, Embedding, Lomo
 from .splits import check_llm_splits, define_splits, make_instance_splits
 
@@ -50,22 +49,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-def _read_instances(path) -> pd.DataFrame:
-    df = read_csv(
-        path, dtype={"instance_id": str, "dataset": str, "text": str}, keep_default_na=False
-    )
-    require_columns(df, ("instance_id", "dataset", "text"), path)
-    return df
-
-
-def _read_success(path) -> pd.DataFrame:
-    df = read_csv(path, dtype={"instance_id": str})
-    require_columns(df, ("instance_id",), path)
-    for col in df.columns.drop("instance_id"):  # 0/1 only: 2, 0.5, "abc" named with the row
-        df[col] = binary(df, col, path).astype(int)
-    return df.set_index("instance_id")
 
 
 def build_data(
@@ -100,7 +83,7 @@ def build_embeddings(instances: str, embedding: Embedding, embeddings: str) -> N
     """Sentence embeddings of every instance text (cached once per collection)."""
     from .features import embed_openai, embed_sentences
 
-    texts = _read_instances(instances)["text"].tolist()
+    texts = read_instances(instances)["text"].tolist()
     if embedding.openai and os.environ.get("OPENAI_API_KEY"):
         emb = embed_openai(texts, dims=1024)  # the paper truncates to 1024
     else:
@@ -122,7 +105,7 @@ def build_embeddings(instances: str, embedding: Embedding, embeddings: str) -> N
 def build_splits(
     instances: str, settings: AssessorsSettings, collection: Collection, seed: int, splits: str
 ) -> None:
-    inst = _read_instances(instances)
+    inst = read_instances(instances)
     held = define_splits(inst["dataset"].tolist(), collection.ood_splits)
     roles = make_instance_splits(
         inst,
@@ -144,8 +127,8 @@ def _load_split(
     which runs before the embeddings exist and needs only the success matrix)."""
     from .experiment import SplitData
 
-    inst = _read_instances(data_paths["instances"])
-    succ = _read_success(data_paths["success"]).loc[inst["instance_id"]]
+    inst = read_instances(data_paths["instances"])
+    succ = read_success(data_paths["success"]).loc[inst["instance_id"]]
     emb = np.load(data_paths["embeddings"]) if embeddings else np.empty((len(inst), 0), np.float32)
     roles = pd.read_csv(data_paths["splits"], dtype={"instance_id": str}).set_index("instance_id")
     if split not in roles.columns:
@@ -329,7 +312,7 @@ def build_requests_file(
     frames = []
     for name, succ_path, splits_path in zip(collections, success, splits, strict=True):
         llms = settings.collection(name).llms.as_dict()
-        succ = _read_success(succ_path)
+        succ = read_success(succ_path)
         roles = pd.read_csv(splits_path, dtype={"instance_id": str}).set_index("instance_id")
         frames.append(build_requests(name, succ, roles, llms, t))
     write_requests(pd.concat(frames, ignore_index=True), requests)
