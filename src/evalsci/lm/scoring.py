@@ -313,7 +313,7 @@ class Scorer(Planner):
 
     # --- uncached path --------------------------------------------------------------------
     def _score_full(self, cands: list[Candidate], desc: str | None) -> None:
-        from tqdm.auto import tqdm
+        from evalsci.pipeline.progress import progress_bar
 
         order = sorted(range(len(cands)), key=lambda k: -cands[k].end)
         batches, cur, width = [], [], 0
@@ -327,7 +327,7 @@ class Scorer(Planner):
             width = w
         if cur:
             batches.append(cur)
-        bar = tqdm(
+        bar = progress_bar(
             total=len(cands),
             desc=desc or "score (uncached)",
             disable=not self.progress,
@@ -368,14 +368,14 @@ class Scorer(Planner):
 
     # --- cached path ----------------------------------------------------------------------
     def _score_cached(self, prefix: Prefix, cands: list[Candidate], desc: str | None) -> None:
-        from tqdm.auto import tqdm
+        from evalsci.pipeline.progress import progress_bar
 
         by_query: dict[int, list[Candidate]] = {}
         for c in cands:
             by_query.setdefault(c.i, []).append(c)
         packs = self._packs(list(by_query.values()), len(prefix))
         kv_prefix = kv_layers(prefix.cache) if prefix.cache is not None else []
-        bar = tqdm(
+        bar = progress_bar(
             total=len(by_query), desc=desc or "score", disable=not self.progress, leave=False
         )
         for pack in packs:

@@ -343,7 +343,7 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
     Rows that share a distribution (same metric and n and p/labels, or n_pos/n_neg) are
     answered together, vectorised over their t and correct values; the distribution itself is
     cached across groups. Returns (baselines, distributions) DataFrames."""
-    from tqdm.auto import tqdm
+    from evalsci.pipeline.progress import progress_bar
 
     from . import _distribution, max_order
     from . import auc as auc_mod
@@ -359,7 +359,7 @@ def answer_requests(req: pd.DataFrame, progress: bool = True):
         ],
         index=req.index,
     )
-    with tqdm(total=len(req), desc="maxrandom", unit="row", disable=not progress) as bar:
+    with progress_bar(total=len(req), desc="maxrandom", unit="row", disable=not progress) as bar:
         for _, idx in req.groupby(group_key, sort=False, dropna=False).groups.items():
             rows = req.loc[idx]
             first = rows.iloc[0]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def logged(smk) -> Iterator[None]:
-    """Send stdout, stderr and `logging` of a script job to its `log:` file.
+    """Send stdout, stderr and `logging` of a script job to its `log:` file: evalsci's INFO
+    and up, other libraries' WARNING and up.
 
     Exceptions are logged with their traceback and re-raised so the job fails (and
     Snakemake deletes its outputs). Every thread pool is capped at the job's `threads:` first
@@ -33,10 +34,13 @@ def logged(smk) -> Iterator[None]:
     ):
         logging.basicConfig(
             stream=fh,
-            level=logging.INFO,
+            level=logging.WARNING,
             force=True,
             format="%(asctime)s %(name)s %(levelname)s %(message)s",
         )
+        # the package's INFO (what a step did, progress counts) and the libraries' warnings:
+        # at INFO, fontTools alone wrote two thirds of the job logs (a line per PDF font subset)
+        logging.getLogger("evalsci").setLevel(logging.INFO)
         try:
             yield
         except BaseException:

@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from evalsci.assess.classifiers import (
     auc,
@@ -44,6 +43,7 @@ from evalsci.assess.selectors import (
     select_random,
     select_random_best_of,
 )
+from evalsci.pipeline.progress import progress_bar
 from evalsci.stats.irt import fit_mirt_2pl, item_features
 from evalsci.studies.assessors.columns import RESULT_COLUMNS
 
@@ -351,7 +351,7 @@ def _generic_assessors(
         for s in settings.selectors
         for c in settings.classifiers
     ]
-    for feat, sel, clf in tqdm(combos, desc=f"{split}: generic", mininterval=5):
+    for feat, sel, clf in progress_bar(combos, desc=f"{split}: generic", mininterval=5):
         ref = refs[sel]
         x_tr = generic_matrix(
             feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref), rows=tall.keep
@@ -518,7 +518,7 @@ def run_nref(
             log.info("%s: n_ref=%d taken from the split's run (same fits)", split, n_ref)
             rows += known
             continue
-        for feat in tqdm(features, desc=f"{split}: n_ref={n_ref}", mininterval=5):
+        for feat in progress_bar(features, desc=f"{split}: n_ref={n_ref}", mininterval=5):
             x_tr = generic_matrix(
                 feat, instance_block(feat, e_tr, e_tr[ref]), data.z_ref(train_llms, ref), rows=keep
             )

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from evalsci.data.bigbench_meta import SUBSAMPLE
 from evalsci.data.checked import read_json
+from evalsci.pipeline.progress import progress_bar
 from evalsci.studies.baselines.load import BaselinesDataError, read_per_example
 from evalsci.studies.baselines.settings import INSTRUCT_OF, Cell, display_size, eval_size
 
@@ -193,10 +193,10 @@ def check_all(
     if threads > 1:
         with ProcessPoolExecutor(threads) as pool:
             results = list(
-                tqdm(pool.map(check_group, jobs), total=len(jobs), desc="per-example check")
+                progress_bar(pool.map(check_group, jobs), total=len(jobs), desc="per-example check")
             )
     else:
-        results = [check_group(j) for j in tqdm(jobs, desc="per-example check")]
+        results = [check_group(j) for j in progress_bar(jobs, desc="per-example check")]
     rows = [r for rs, _ in results for r in rs]
     pairs = [p for _, ps in results for p in ps]
     return pd.DataFrame(rows), pd.DataFrame(pairs)

@@ -21,9 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from evalsci.data.bigbench_meta import num_choices
+from evalsci.pipeline.progress import progress_bar
 from evalsci.studies.baselines import keys
 from evalsci.studies.baselines.columns import HELDOUT_COLUMNS
 from evalsci.studies.baselines.formatting import fmt, md_table, tex_escape
@@ -285,9 +285,11 @@ def split_all(
     jobs = [(cell, path, seed, splits, tuple(ts)) for cell, path in sorted(files.items())]
     if threads > 1:
         with ProcessPoolExecutor(threads) as pool:
-            parts = list(tqdm(pool.map(_split_job, jobs), total=len(jobs), desc="held-out splits"))
+            parts = list(
+                progress_bar(pool.map(_split_job, jobs), total=len(jobs), desc="held-out splits")
+            )
     else:
-        parts = [_split_job(j) for j in tqdm(jobs, desc="held-out splits")]
+        parts = [_split_job(j) for j in progress_bar(jobs, desc="held-out splits")]
     return pd.concat(parts, ignore_index=True)
 
 

@@ -77,7 +77,7 @@ def run_shards(
     progress: bool = True,
 ) -> list[Path]:
     """Compute every missing shard; returns all shard paths in `keys` order."""
-    from tqdm.auto import tqdm
+    from evalsci.pipeline.progress import progress_bar
 
     out_dir = Path(out_dir)
     if len(set(keys)) != len(keys):
@@ -92,7 +92,7 @@ def run_shards(
             len(keys),
             out_dir,
         )
-    for key in tqdm(todo, desc=desc, disable=not progress):
+    for key in progress_bar(todo, desc=desc, disable=not progress):
         df = compute(key)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"shard {key!r}: compute returned {type(df).__name__}, not DataFrame")

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from evalsci.lm.scoring import Query
+from evalsci.pipeline.progress import progress_bar
 from evalsci.studies.mc_icl.sampler import TrialPlan, prefix_tree
 from evalsci.studies.mc_icl.templates import FEWSHOT_DELIMITER, Template
 
@@ -50,7 +50,9 @@ def score_plan(
     out: dict[tuple[int, ...], np.ndarray] = {}
     lengths: dict[tuple[int, ...], int] = {}
     path = {(): scorer.prefix("")}
-    for node in tqdm(nodes, desc=f"{plan.dataset} trial {plan.trial}", disable=not progress):
+    for node in progress_bar(
+        nodes, desc=f"{plan.dataset} trial {plan.trial}", disable=not progress
+    ):
         if node:
             parent = path[node[:-1]]
             # Depth first: cached prefixes as deep as this node are not its ancestors and are

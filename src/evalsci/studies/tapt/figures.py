@@ -3,7 +3,6 @@ average differences (Figs. 2-4), posteriors of beta, and the meta-analysis ECDF 
 
 from __future__ import annotations
 
-import logging
 import re
 
 import matplotlib.pyplot as plt
@@ -13,9 +12,6 @@ from scipy.stats import gaussian_kde
 
 from evalsci.plots import COLORS, savefig
 from evalsci.studies.tapt.table1 import differences
-
-# fontTools logs every PDF font subset at INFO; keep rule logs readable.
-logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 LABELS = {
     "boost": r"pretraining boost: acc$_{extra}$ $-$ acc$_{base}$",

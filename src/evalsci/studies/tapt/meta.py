@@ -30,8 +30,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from evalsci.pipeline.progress import progress_bar
 from evalsci.studies.tapt.columns import META_COLUMNS, SLICE_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
 from evalsci.studies.tapt.hierarchical import num_correct
@@ -219,7 +219,9 @@ def run_meta(
         rows = _run_slices(jobs[0])
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for part in tqdm(pool.map(_run_slices, jobs), total=len(jobs), desc=f"meta {config}"):
+            for part in progress_bar(
+                pool.map(_run_slices, jobs), total=len(jobs), desc=f"meta {config}"
+            ):
                 rows.extend(part)
     out = pd.DataFrame(rows).sort_values("slice", ignore_index=True)
     out.insert(0, "comparison", comparison)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from evalsci.pipeline.progress import progress_bar
 from evalsci.studies.tapt.columns import PCA_COLUMNS
 
 
@@ -71,7 +71,7 @@ def pca_experiment(
         )
         k = int(0.6 * rank)
         idx = np.arange(len(x))
-        for n in tqdm(ns, desc=f"PCA rank {rank}", mininterval=5):
+        for n in progress_bar(ns, desc=f"PCA rank {rank}", mininterval=5):
             bias, boost = np.empty(n_trials), np.empty(n_trials)
             for i in range(n_trials):
                 # The authors' seeds: train split 42 + i, extra/test split 43 + i.

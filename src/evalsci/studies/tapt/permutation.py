@@ -25,8 +25,8 @@ import zlib
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from evalsci.pipeline.progress import progress_bar
 from evalsci.stats.permutation import paired_mean_test
 from evalsci.studies.tapt.columns import PERMUTATION_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
@@ -46,7 +46,9 @@ def permutation_tests(
     """Every (configuration, LM, task) x TESTS, with BH-adjusted p-values."""
     rows = []
     groups = list(acc.groupby(["config", "m", "n", "lm", "dataset"], sort=True))
-    for (config, m, n, lm, dataset), g in tqdm(groups, desc="permutation tests", mininterval=5):
+    for (config, m, n, lm, dataset), g in progress_bar(
+        groups, desc="permutation tests", mininterval=5
+    ):
         g = g.sort_values("subsample")
         for comparison, alternative in TESTS:
             control, treatment = COMPARISONS[comparison]

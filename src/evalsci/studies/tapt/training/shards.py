@@ -330,11 +330,11 @@ def run_subsamples(
     shard_fn: Callable[..., Any] | None = None,
 ) -> list[ShardPaths]:
     """Run the shards of `subsamples` that are not done yet (resume after an interrupt)."""
-    from tqdm.auto import tqdm
+    from evalsci.pipeline.progress import progress_bar
 
     shard_fn = shard_fn or run_shard
     out = []
-    for i in tqdm(list(subsamples), desc=f"{settings.lm}/{settings.dataset}"):
+    for i in progress_bar(list(subsamples), desc=f"{settings.lm}/{settings.dataset}"):
         paths = ShardPaths.of(shard_dir, i)
         if not paths.done():
             shard_fn(
