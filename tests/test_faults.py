@@ -211,6 +211,7 @@ def fault_counts() -> dict[str, int]:
         "structure": len(STRUCTURE),
         "kills": len(KILL_STAGES),
         "contention": 1,
+        "stat_key": 1,  # test_released_integrity: a byte flipped, size and mtime restored
         "corruptions": len(CORRUPTIONS),
         "inputs": len(INPUTS),
         "options": len(OPTIONS),
@@ -221,11 +222,16 @@ def fault_counts() -> dict[str, int]:
 def render() -> str:
     c = fault_counts()
     configs = c["names"] + c["bounds"] + c["typos"] + c["non_finite"] + c["structure"]
-    faults = c["kills"] + c["contention"] + c["corruptions"]
+    faults = c["kills"] + c["contention"] + c["corruptions"] + c["stat_key"]
     rows = [
         ("interrupted write", "tests/test_faults.py", f"{c['kills']} kill -9 stages"),
         ("lock contention between runs", "tests/test_faults.py", f"{c['contention']} scenario"),
         ("corrupted mirror", "tests/test_faults_mirror.py", f"{c['corruptions']} damages"),
+        (
+            "a fetched file edited with size and mtime restored",
+            "tests/test_released_integrity.py",
+            f"{c['stat_key']} edit (the cache keys on ctime, inode and device too)",
+        ),
         (
             "hostile config",
             "tests/test_config_names.py, tests/test_config_selections.py",

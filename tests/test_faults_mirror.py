@@ -45,6 +45,11 @@ def _directory(f):
     f.mkdir()
 
 
+def _dev_zero(f):
+    f.unlink()
+    f.symlink_to("/dev/zero")  # was copied without bound (issue 47)
+
+
 #: each way a mirror file was damaged, and what the error says
 CORRUPTIONS = {
     "bit flip": (_flip, "checksum mismatch"),
@@ -53,6 +58,7 @@ CORRUPTIONS = {
     "deleted": (_delete, "missing from the mirror"),
     "symlink loop": (_loop, ""),
     "a directory": (_directory, ""),
+    "a symlink to /dev/zero": (_dev_zero, "not a regular file"),
 }
 
 

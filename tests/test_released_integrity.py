@@ -92,7 +92,7 @@ def test_edit_after_verification_is_noticed(aggregated_bundle):
         load.load_aggregated(aggregated_bundle, prompts=200)
 
 
-def test_reverification_is_cached_by_size_and_mtime(aggregated_bundle, monkeypatch):
+def test_reverification_is_cached_by_the_stat_key(aggregated_bundle, monkeypatch):
     released._VERIFIED.clear()
     calls = []
     real = released.sha256_of_content
@@ -107,6 +107,24 @@ def test_reverification_is_cached_by_size_and_mtime(aggregated_bundle, monkeypat
     released._VERIFIED.clear()
     released.verify_file(aggregated_bundle)
     assert calls == [aggregated_bundle]
+
+
+def test_a_byte_flipped_with_size_and_mtime_restored_is_noticed(aggregated_bundle):
+    """Issue 47 item 10: the cache trusted size and mtime, so a same-size edit with its mtime
+    put back passed and changed a table; ctime (which no user can set) now catches it."""
+    released._VERIFIED.clear()
+    released.verify_file(aggregated_bundle)  # cached
+    st = aggregated_bundle.stat()
+    data = bytearray(aggregated_bundle.read_bytes())
+    i = data.index(b"0.")  # a digit of a number: still valid JSON
+    data[i + 2] = ord("1") if data[i + 2] != ord("1") else ord("2")
+    aggregated_bundle.write_bytes(bytes(data))
+    os.utime(aggregated_bundle, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = aggregated_bundle.stat()
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    released._VERIFIED.clear()
+    with pytest.raises(released.ReleasedDataError, match="changed after it was verified"):
+        released.verify_file(aggregated_bundle)
 
 
 def test_deleted_file_of_a_bundle_is_named(aggregated_bundle):

@@ -448,8 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--cached",
         action="store_true",
-        help="rehash only files whose size or mtime changed since they were last hashed (the "
-        "workflow's shortcut; misses a change that keeps both). Default: rehash every file",
+        help="rehash only files whose size, mtime, ctime or inode changed since they were last "
+        "hashed (the workflow's shortcut; misses only a change below the file system, such as "
+        "bit rot). Default: rehash every file",
     )
     v.set_defaults(func=cmd_verify)
 

@@ -2,8 +2,8 @@
 
 A released bundle was verified when it was fetched, but a rule may read it days later; so
 `read_csv`/`read_json` first re-check the bundle the file lies in against its SHA256SUMS
-(`evalsci.data.released.verify_bundle`, cached by mtime and size: a stat per file when
-nothing changed). Then the content checks below say what is wrong and where, instead of a
+(`evalsci.data.released.verify_bundle`, cached by a stat key (size, mtime, ctime, inode): a stat
+per file when nothing changed). Then the content checks below say what is wrong and where, instead of a
 pandas or sklearn error deep inside a job (or, worse, a silently different table).
 
 Row numbers in messages are 1-based data rows, i.e. line `row + 1` of a CSV with a header.

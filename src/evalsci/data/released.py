@@ -171,16 +171,40 @@ def _mirror_copy(mirror: Path, source: str, path: str, dest: Path, origin: str) 
     return src
 
 
+#: the most bytes one released file may hold, decompressed (the largest pinned file is 23 MB):
+#: a mirror file that is a symlink to /dev/zero, or a gzip bomb, stops here
+MAX_FILE_BYTES = 1 << 30
+
+
+def _copy_bounded(fi, fo, src: Path) -> None:
+    """copyfileobj that stops past MAX_FILE_BYTES, naming the source."""
+    total = 0
+    while chunk := fi.read(1 << 20):
+        total += len(chunk)
+        if total > MAX_FILE_BYTES:
+            raise ReleasedDataError(
+                f"{src}: more than {MAX_FILE_BYTES:,} bytes (decompressed); no released file "
+                "is that large: the mirror holds something else here"
+            )
+        fo.write(chunk)
+
+
 def _store(src: Path, dest: Path) -> None:
-    """Copy src to dest, converting between plain and gzip as the names say."""
+    """Copy src to dest, converting between plain and gzip as the names say. src must be a
+    regular file (a symlink is followed to one), and at most MAX_FILE_BYTES decompressed."""
+    import stat
+
+    if not stat.S_ISREG(src.stat().st_mode):
+        raise ReleasedDataError(f"{src}: not a regular file (a device, FIFO or directory)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     src_gz, dest_gz = src.suffix == ".gz", dest.suffix == ".gz"
     if src_gz == dest_gz:
-        shutil.copyfile(src, dest)
+        with open(src, "rb") as fi, open(dest, "wb") as fo:
+            _copy_bounded(fi, fo, src)
     elif src_gz:
         try:
             with gzip.open(src, "rb") as fi, open(dest, "wb") as fo:
-                shutil.copyfileobj(fi, fo)
+                _copy_bounded(fi, fo, src)
         except (OSError, EOFError, zlib.error) as e:
             raise ReleasedDataError(f"cannot read {src}: {type(e).__name__}: {e}") from e
     else:
@@ -190,7 +214,7 @@ def _store(src: Path, dest: Path) -> None:
             open(dest, "wb") as raw,
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fo,
         ):
-            shutil.copyfileobj(fi, fo)
+            _copy_bounded(fi, fo, src)
 
 
 def _download(url: str, dest: Path) -> None:
@@ -352,12 +376,17 @@ def _cache_file(root: Path) -> Path:
 
 
 def _stat_key(f: Path) -> list[int]:
+    """What the cache compares: size and mtime, which a user can restore (`touch -d`, `cp -p`),
+    and ctime, inode and device, which they cannot: any write or replacement moves ctime, and
+    a file put back in place is a new inode (issue 47: a byte flipped with size and mtime
+    restored passed the cached check and changed a table)."""
     st = f.stat()
-    return [st.st_size, st.st_mtime_ns]
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
 
 
 def _write_cache(root: Path, hashes: dict[str, str]) -> None:
-    """{path: [size, mtime_ns, sha256]} of files whose content was hashed just now."""
+    """{path: [size, mtime_ns, ctime_ns, inode, device, sha256]} of files whose content was
+    hashed just now."""
     entries = {}
     for rel, h in hashes.items():
         f = _local(root, rel)
@@ -378,9 +407,10 @@ def verify_bundle(root: str | os.PathLike, rehash: bool = False) -> None:
     changed, vanished or cannot be read.
 
     `rehash=False` is the workflow's shortcut between its own jobs: a file is rehashed only
-    when its size or mtime differs from the cache, so an unchanged bundle costs one stat per
-    file. It trusts the mtime, so it misses a change that keeps size and mtime (bit rot,
-    `cp -p` of a damaged copy); `rehash=True` (`evalsci verify`) hashes every file."""
+    when its stat key (`_stat_key`: size, mtime, ctime, inode, device) differs from the
+    cache, so an unchanged bundle costs one stat per file. A write through the file system
+    moves ctime, so only a change below it (bit rot on disk) passes; `rehash=True`
+    (`evalsci verify`) hashes every file."""
     root = Path(root).absolute()
     if root in _VERIFIED and not rehash:  # once per process (a job): its reads follow soon
         return
@@ -409,9 +439,9 @@ def verify_bundle(root: str | os.PathLike, rehash: bool = False) -> None:
     except (OSError, ValueError):
         cache = {}
     fresh = {}
-    for rel, size, mtime in stats:
+    for rel, *key in stats:
         entry = cache.get(rel)
-        if not rehash and entry == [size, mtime, sums[rel]]:
+        if not rehash and entry == [*key, sums[rel]]:
             continue
         got = sha256_of_content(files[rel])
         if got != sums[rel]:
@@ -421,7 +451,7 @@ def verify_bundle(root: str | os.PathLike, rehash: bool = False) -> None:
             )
         fresh[rel] = got
     if fresh:
-        _write_cache(root, {**{r: e[2] for r, e in cache.items() if r in sums}, **fresh})
+        _write_cache(root, {**{r: e[-1] for r, e in cache.items() if r in sums}, **fresh})
     _VERIFIED[root] = stats
 
 
@@ -440,7 +470,7 @@ def verify_fetched_bundles(base: str | os.PathLike = "resources/released") -> li
     """verify_bundle every fetched bundle under `base`; returns them. The workflow calls this
     when a run starts, so a file edited after its fetch stops the run, naming the file, before
     Snakemake schedules a job (or deletes the outputs of one it would rerun). Costs one stat per
-    file when nothing changed (the size/mtime cache)."""
+    file when nothing changed (the stat-key cache)."""
     bundles = fetched_bundles(base)
     for b in bundles:
         verify_bundle(b)
