@@ -5,6 +5,7 @@
     evalsci tail --correct 62 --n 100 --p 0.5 --t 10         (or --accuracy 0.62)
     evalsci auc --n-pos 50 --n-neg 50 --t 10
     evalsci audit PATH... [--t N] [--format table|md|csv|json | --format eee --out DIR] [--compare]
+    evalsci compare PATH... --a MODEL --b MODEL | --baseline MODEL [--format table|csv|json] [--plot F]
     evalsci manifest MIRROR                                   (rehash released data)
     evalsci verify [resources/released] [--cached]            (rehash fetched bundles)
     evalsci check-config FILE... [--resolved]                 (config files, then the whole config)
@@ -349,6 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     from evalsci.assess.command import add_parser as add_reference
 
     add_reference(sub)
+    from evalsci.compare.command import add_parser as add_compare
+
+    add_compare(sub)
     au = sub.add_parser(
         "audit",
         help="judge your own results against the standard and the max "

@@ -57,7 +57,7 @@ def _is_item_csv(path: Path) -> bool:
     return {"item", "correct"} <= {c.strip() for c in head}
 
 
-def _read_item_csv(path: Path) -> pd.DataFrame:
+def read_item_csv(path: Path) -> pd.DataFrame:
     df = pd.read_csv(path, dtype=str, keep_default_na=False).rename(columns=str.strip)
     missing = [c for c in ITEM_CSV_COLUMNS if c not in df.columns]
     if missing:
@@ -102,7 +102,7 @@ def _read_responses(paths, metric: str | None) -> Responses:
     parts, skipped, rest = [], [], []
     for p in map(Path, paths):
         if _is_item_csv(p):
-            parts.append(_read_item_csv(p))
+            parts.append(read_item_csv(p))
         else:
             rest.append(p)
     if rest:

@@ -48,6 +48,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalsci.stats.exact import sign_test  # one implementation with `evalsci compare`
+
 from .columns import GROUP_COLUMNS, TEST_COLUMNS
 from .multiplicity import ADJUST, adjust, check_alpha, holm, significant
 from .records import AuditInputError
@@ -55,20 +57,6 @@ from .records import AuditInputError
 __all__ = ["compare", "sign_test", "holm", "adjust", "ADJUST"]
 
 STATUS = ("tested", "not_comparable", "too_small")
-
-
-def sign_test(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
-    """Exact two-sided sign test (McNemar's exact test) on discordant counts, vectorised:
-    2 P(X <= min) for X ~ Binomial(a + b, 1/2), capped at 1 (the distribution is symmetric, so
-    this is the sum of the probabilities no larger than the observed one; binomtest's rule)."""
-    from scipy.stats import binom
-
-    a = np.asarray(a_only, dtype=np.int64)
-    b = np.asarray(b_only, dtype=np.int64)
-    d = a + b
-    with np.errstate(invalid="ignore"):
-        p = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(a, b), d, 0.5))
-    return np.where(d == 0, 1.0, p)
 
 
 def _labels(rows: pd.DataFrame) -> list[str]:
