@@ -50,9 +50,7 @@ def cmd_compare(args) -> int:
         return EXIT_NOTHING_TO_AUDIT
     models = models_of(scores)
     if args.baseline is not None and args.baseline not in models:
-        raise ValueError(
-            f"unknown model {args.baseline!r}; the inputs have: " + ", ".join(models)
-        )
+        raise ValueError(f"unknown model {args.baseline!r}; the inputs have: " + ", ".join(models))
     pairs = _pairs(args, models)
     if not pairs:
         raise ValueError(f"--baseline {args.baseline!r}: no other model in the inputs")
@@ -162,6 +160,3 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=20251129, help="the sampler's seed")
     p.set_defaults(func=cmd_compare)
-
-
-

@@ -90,8 +90,7 @@ def check_pair(scores: list[Score], a: str, b: str) -> None:
     unknown = [m for m in (a, b) if m not in models]
     if unknown:
         raise AuditInputError(
-            f"unknown model {', '.join(map(repr, unknown))}; the inputs have: "
-            + ", ".join(models)
+            f"unknown model {', '.join(map(repr, unknown))}; the inputs have: " + ", ".join(models)
         )
     if a == b:
         raise AuditInputError(f"--a and --b name the same model {a!r}: nothing to compare")
@@ -149,9 +148,7 @@ def pair_cells(scores: list[Score], a: str, b: str) -> PairCells:
             a_only.append(0)
             b_only.append(0)
     cells = Cells(tuple(tasks), n_a, y_a, n_b, y_b)
-    return PairCells(
-        a, b, cells, np.asarray(paired), np.asarray(a_only), np.asarray(b_only), notes
-    )
+    return PairCells(a, b, cells, np.asarray(paired), np.asarray(a_only), np.asarray(b_only), notes)
 
 
 def exact_rows(pc: PairCells) -> pd.DataFrame:
@@ -235,16 +232,16 @@ def bayes_columns(fit: Fit, rope: float) -> pd.DataFrame:
 def _verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     sign = np.sign(table["raw_diff"].round(9))
     exact = np.where(
-        table["p_exact_adjusted"] < alpha, np.where(sign > 0, "B", np.where(sign < 0, "A", "-")), "-"
+        table["p_exact_adjusted"] < alpha,
+        np.where(sign > 0, "B", np.where(sign < 0, "A", "-")),
+        "-",
     )
     pb = table["prob_b_better"].to_numpy(dtype=float)
     bayes = np.where(pb > 1 - alpha / 2, "B", np.where(pb < alpha / 2, "A", "-"))
     bayes = np.where(np.isnan(pb), "", bayes)
     table["verdict_exact"] = exact
     table["verdict_bayes"] = bayes
-    table["agree"] = pd.array(
-        np.where(bayes == "", None, bayes == exact), dtype="boolean"
-    )
+    table["agree"] = pd.array(np.where(bayes == "", None, bayes == exact), dtype="boolean")
     return table
 
 

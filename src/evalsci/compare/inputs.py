@@ -13,7 +13,7 @@ A per-item metric that is not 0/1 is refused by the readers, naming the file and
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +45,9 @@ def _whole(value: str, path: Path, line: int, key: str) -> int:
     try:
         out = int(value)
     except ValueError:
-        raise AuditInputError(f"{path}:{line}: {key} must be a whole number, got {value!r}") from None
+        raise AuditInputError(
+            f"{path}:{line}: {key} must be a whole number, got {value!r}"
+        ) from None
     if out < 0:
         raise AuditInputError(f"{path}:{line}: {key} must be >= 0, got {out}")
     return out
@@ -93,53 +95,66 @@ def _from_items(frame) -> list[Score]:
 
 
 def read_scores(paths, metric: str | None = None) -> tuple[list[Score], list[str]]:
-    """(every score found, the files and tasks passed over with their reasons)."""
+    """(every score found, the files and tasks passed over with their reasons).
+
+    Each PATH is read on its own. A model found under two PATHs with a task in common (two
+    runs of one model: 0-shot and 2-shot, two harness versions) is named `model [PATH]` in
+    each, so the runs can be compared; within one PATH a (model, task) must be unique."""
+    per_path = [_read_path(Path(p), metric) for p in paths]
+    skipped = [s for _, sk in per_path for s in sk]
+    where: dict[tuple[str, str], set[str]] = {}
+    for p, (scores, _) in zip(paths, per_path, strict=True):
+        for s in scores:
+            where.setdefault((s.model, s.task), set()).add(str(p))
+    rename = {m for (m, _), ps in where.items() if len(ps) > 1}
+    out = []
+    for p, (scores, _) in zip(paths, per_path, strict=True):
+        out += [replace(s, model=f"{s.model} [{p}]") if s.model in rename else s for s in scores]
+    return out, skipped
+
+
+def _read_path(p: Path, metric: str | None) -> tuple[list[Score], list[str]]:
     from evalsci.assess.responses import read_item_csv
 
-    scores, skipped, rest = [], [], []
-    for p in map(Path, paths):
-        if not p.exists():
-            raise AuditInputError(f"{p}: no such file or directory")
-        head = _header(p)
-        if {"item", "correct"} <= head:
-            scores += _from_items(read_item_csv(p))
-        elif set(COUNT_CSV_COLUMNS) <= head:
-            scores += _read_count_csv(p)
-        else:
-            rest.append(p)
-    if rest:
+    scores, skipped = [], []
+    if not p.exists():
+        raise AuditInputError(f"{p}: no such file or directory")
+    head = _header(p)
+    if {"item", "correct"} <= head:
+        scores += _from_items(read_item_csv(p))
+    elif set(COUNT_CSV_COLUMNS) <= head:
+        scores += _read_count_csv(p)
+    else:
         from evalsci.audit.readers import read_inputs
         from evalsci.audit.records import NothingToAudit
 
         try:
-            found = read_inputs(rest, metric=metric)
+            found = read_inputs([p], metric=metric)
         except NothingToAudit as e:
-            skipped.append(str(e))
-            found = None
-        if found is not None:
-            skipped += [
-                f"{s.path}" + (f" {s.task}" if s.task else "") + f": {s.reason}"
-                for s in found.skipped
-            ]
-            for r in found.results:
-                items = outcomes = None
-                if r.items is not None and r.outcomes is not None:
-                    items = tuple(map(str, r.items))
-                    outcomes = np.asarray(r.outcomes, dtype=np.int8)
-                scores.append(Score(r.model, r.task, r.n, r.correct, r.source, items, outcomes))
-            for f in found.frames:
-                for row in f[["model", "task", "n", "correct", "source"]].itertuples(index=False):
-                    scores.append(
-                        Score(str(row.model), str(row.task), int(row.n), int(row.correct),
-                              str(row.source))  # fmt: skip
-                    )
+            return [], [str(e)]
+        skipped += [
+            f"{s.path}" + (f" {s.task}" if s.task else "") + f": {s.reason}" for s in found.skipped
+        ]
+        for r in found.results:
+            items = outcomes = None
+            if r.items is not None and r.outcomes is not None:
+                items = tuple(map(str, r.items))
+                outcomes = np.asarray(r.outcomes, dtype=np.int8)
+            scores.append(Score(r.model, r.task, r.n, r.correct, r.source, items, outcomes))
+        for f in found.frames:
+            for row in f[["model", "task", "n", "correct", "source"]].itertuples(index=False):
+                scores.append(
+                    Score(
+                        str(row.model), str(row.task), int(row.n), int(row.correct), str(row.source)
+                    )  # fmt: skip
+                )
     seen: dict[tuple[str, str], str] = {}
     for s in scores:
         key = (s.model, s.task)
         if key in seen:
             raise AuditInputError(
-                f"model {s.model!r} task {s.task!r} appears twice ({seen[key]}, {s.source}): "
-                "give one run per model and task"
+                f"model {s.model!r} task {s.task!r} appears twice under {p} ({seen[key]}, "
+                f"{s.source}): give one run per model and task in each PATH"
             )
         seen[key] = s.source
     return scores, skipped

@@ -35,10 +35,10 @@ def terminal(table: pd.DataFrame, notes: list[str], rope: float) -> str:
     out = []
     for (a, b), rows in table.groupby(["model_a", "model_b"], sort=False):
         out.append(f"B = {b}  vs  A = {a}  (effects: B - A in accuracy points)")
-        fixed = 8 + 7 + 7 + 16 + 6 + 6 + 7 + 7 + 3
+        fixed = 7 + 7 + 20 + 7 + 8 + 8 + 7 + 3
         name_w = max(8, min(40, w - fixed))
         head = (
-            f"{'task':<{name_w}} {'n':>6} {'raw':>6} {'effect [95% int.]':>16} "
+            f"{'task':<{name_w}} {'n':>6} {'raw':>6} {'effect [95% int.]':>19} "
             f"{'P(B>A)':>6} {'P(rope)':>7} {'p exact':>7} {'adj.':>6} {'ok':>2}"
         )
         out.append(head[:w])
@@ -51,7 +51,7 @@ def terminal(table: pd.DataFrame, notes: list[str], rope: float) -> str:
             )
             agree = "" if pd.isna(r.agree) else ("y" if r.agree else "NO")
             line = (
-                f"{name:<{name_w}} {r.n:>6} {r.raw_diff:>+6.1f} {interval:>16} "
+                f"{name:<{name_w}} {r.n:>6} {r.raw_diff:>+6.1f} {interval:>19} "
                 f"{_num(r.prob_b_better, '.3f'):>6} {_num(r.prob_rope, '.3f'):>7} "
                 f"{_p(r.p_exact):>7} {_p(r.p_exact_adjusted):>6} {agree:>2}"
             )
