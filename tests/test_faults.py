@@ -198,6 +198,7 @@ def fault_counts() -> dict[str, int]:
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_config import NON_FINITE, STRUCTURE
     from test_faults_mirror import CORRUPTIONS
+    from test_faults_outputs import OUTPUT_PATHS
     from test_faults_sizes import SIZES
 
     return {
@@ -216,6 +217,7 @@ def fault_counts() -> dict[str, int]:
         "inputs": len(INPUTS),
         "options": len(OPTIONS),
         "sizes": len(SIZES),
+        "output_paths": 2 * len(OUTPUT_PATHS) + 2,  # select --out, audit --plot; eee, stdin
     }
 
 
@@ -256,6 +258,12 @@ def render() -> str:
             "tests/test_faults_sizes.py",
             f"{c['sizes']} sizes of baseline, tail and auc",
         ),
+        (
+            "output paths that are not files; stdin without end",
+            "tests/test_faults_outputs.py",
+            f"{c['output_paths']} cases (FIFO, symlinks, folder, device at `reference select "
+            "--out` and `audit --plot`; a file as `--out` folder; /dev/zero on stdin)",
+        ),
     ]
     lines = [
         MARKERS[0],
@@ -263,6 +271,7 @@ def render() -> str:
         f"- Faults survived with nothing lost or left behind: **{faults}**.",
         f"- Hostile audit inputs tried, each one line naming it: **{c['inputs'] + c['options']}**.",
         f"- Sizes refused in bounded memory before any allocation: **{c['sizes']}**.",
+        f"- Output paths refused and left as they were: **{c['output_paths']}**.",
         "",
         "| class | test | cases |",
         "| --- | --- | --- |",

@@ -110,9 +110,25 @@ def _check_audit_options(args) -> None:
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
     if (args.format == "eee") != (args.out is not None):
         raise ValueError("--format eee and --out DIR go together: give both or neither")
+    from evalsci.pipeline.jobs import check_output_path
+
+    if args.plot:
+        _option_path("--plot", args.plot, check_output_path)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: not a folder (Every Eval Ever files go in a folder)")
+
+
+def _option_path(option: str, path, check) -> None:
+    """check(path), its error prefixed with the option that named the path."""
+    try:
+        check(path)
+    except ValueError as e:
+        raise ValueError(f"{option}: {e}") from None
 
 
 STDIN = "<stdin>"
+#: the most bytes `audit -` takes from stdin (docs/audit.md)
+MAX_STDIN_BYTES = 1 << 30
 
 
 def _stdin_paths(paths: list[str], tmp: Path) -> list[str]:
@@ -122,7 +138,16 @@ def _stdin_paths(paths: list[str], tmp: Path) -> list[str]:
     if "-" not in paths:
         return paths
     f = tmp / "stdin"
-    f.write_bytes(sys.stdin.buffer.read())
+    total = 0
+    with open(f, "wb") as fo:  # streamed to a file: `audit - < /dev/zero` grew to 7.5 GB
+        while chunk := sys.stdin.buffer.read(1 << 20):
+            total += len(chunk)
+            if total > MAX_STDIN_BYTES:
+                raise ValueError(
+                    f"{STDIN}: more than {MAX_STDIN_BYTES:,} bytes; give a file that large by "
+                    "its name (files are read in blocks, stdin is copied first)"
+                )
+            fo.write(chunk)
     return [str(f) if p == "-" else p for p in paths]
 
 

@@ -96,10 +96,15 @@ def samples_list(ref, kinds: dict | None = None) -> tuple[dict, list[str]]:
 
 
 def cmd_select(args) -> int:
-    from evalsci.pipeline.jobs import atomic_path
+    from evalsci.pipeline.jobs import atomic_path, check_output_path
 
     from .refset import select_reference
 
+    for path in (Path(args.out), Path(args.out).with_suffix(".samples.json")):
+        try:  # before any work: a FIFO, symlink, device or folder there is refused
+            check_output_path(path)
+        except ValueError as e:
+            raise ValueError(f"--out: {e}") from None
     frame = _read(args.results, args.metric, "results", args.group_runs)
     if frame is None:
         return EXIT_NOTHING

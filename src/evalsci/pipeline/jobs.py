@@ -48,6 +48,39 @@ def logged(smk) -> Iterator[None]:
             raise
 
 
+class OutputPathError(ValueError):
+    """An output path that is not a regular file or a new path (the message names it)."""
+
+
+def check_output_path(path: str | os.PathLike) -> None:
+    """Refuse to write where `path` is anything but a regular file or nothing: the rename of
+    `atomic_path` would replace a symlink (instead of writing where it points, or refusing),
+    a FIFO, or, as root, a device node (`--out /dev/full` became a CSV)."""
+    import stat
+
+    path = Path(path)
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:
+        raise OutputPathError(f"{path}: a part of its folder is a file") from None
+    if stat.S_ISREG(st.st_mode):
+        return
+    kind = (
+        "a symbolic link"
+        if stat.S_ISLNK(st.st_mode)
+        else "a directory"
+        if stat.S_ISDIR(st.st_mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(st.st_mode)
+        else "a device or socket"
+    )
+    raise OutputPathError(
+        f"{path} is {kind}: evalsci writes its output only to a regular file or a new path"
+    )
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it into place only on success.
@@ -57,7 +90,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     unreadable to the group.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_output_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(f"{path}: its folder {path.parent} is a file") from None
     remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
