@@ -54,8 +54,8 @@ def test_write_replaces_only_the_block_and_names_missing_markers(tmp_path):
 
 
 def test_render_names_a_missing_result_file(tmp_path):
-    b = BLOCKS["baselines_table1"]
-    with pytest.raises(FileNotFoundError, match="table1.csv"):
+    b = BLOCKS["baselines_claims"]
+    with pytest.raises(FileNotFoundError, match="claims.csv"):
         doctables.render(b, tmp_path)
 
 
@@ -63,7 +63,7 @@ def test_rule_renders_only_blocks_of_enabled_studies_and_collections():
     every = doctables.buildable(
         ["baselines", "tapt", "assessors"], ["cfi_ground_truth", "predictaboard"]
     )
-    assert {"baselines_table1", "tapt_beta_posteriors", "assessors_table3"} <= set(every)
+    assert {"baselines_claims", "tapt_beta_posteriors", "assessors_table3"} <= set(every)
     fewer = doctables.buildable(["baselines", "assessors"], ["cfi_ground_truth"])
     assert "tapt_beta_posteriors" not in fewer
     assert "assessors_figure2_cfi_ground_truth" in fewer
@@ -282,14 +282,18 @@ def test_assessors_findings_tests_against_half_and_flags_non_reproductions(tmp_p
 @pytest.mark.parametrize("name", sorted(BLOCKS))
 def test_block_function_is_its_studys_and_imports(name):
     """Each study owns its blocks: the registry names a function of the study's own
-    doc_blocks module (the audit's package is evalsci.audit), and it imports."""
+    doc_blocks module (the audit's package is evalsci.audit), and it imports. The README's
+    claims summary, over every study's ledger, is evalsci.claims.render's."""
     b = BLOCKS[name]
     study = next(
-        s for s in ("baselines", "tapt", "assessors", "mc_icl", "audit") if name.startswith(s)
+        s
+        for s in ("baselines", "tapt", "assessors", "mc_icl", "audit", "claims")
+        if name.startswith(s)
     )
-    owner = (
-        "evalsci.audit.doc_blocks." if study == "audit" else f"evalsci.studies.{study}.doc_blocks."
-    )
+    owner = {
+        "audit": "evalsci.audit.doc_blocks.",
+        "claims": "evalsci.claims.render.",
+    }.get(study, f"evalsci.studies.{study}.doc_blocks.")
     assert b.function.startswith(owner), b.function
     assert callable(b.renderer())
 

@@ -378,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     from evalsci.compare.command import add_parser as add_compare
 
     add_compare(sub)
+    from evalsci.claims.command import add_parser as add_claims
+
+    add_claims(sub)
     au = sub.add_parser(
         "audit",
         help="judge your own results against the standard and the max "

@@ -187,6 +187,39 @@ rule baselines_make_per_example_check:
         "../scripts/call.py"
 
 
+rule baselines_make_claims:
+    """The claims ledger of papers 000/001: every claim, ours, its uncertainty and the verdict
+    by the one rule (evalsci.stats.agreement); `evalsci claims` prints it."""
+    input:
+        code=code("evalsci.studies.baselines.claims"),
+        table1=BASELINES_PLAN.csv("table1"),
+        table3=BASELINES_PLAN.csv("table3"),
+        table4=BASELINES_PLAN.csv("table4"),
+        predictions=BASELINES_PLAN.predictions,
+        section53=BASELINES_PLAN.csv("section53"),
+        section53_experiments=BASELINES_PLAN.section53_experiments,
+        figure8_001=BASELINES_PLAN.csv("figure8_001"),
+        # the curves of Figures 3 and 4 (the released results only)
+        aggregated=[] if BASELINES_PLAN.recompute else BASELINES_PLAN.aggregated,
+        baselines=BASELINES_PLAN.baselines,
+    output:
+        claims=report(
+            BASELINES_PLAN.csv("claims"),
+            caption="../report/baselines_claims.rst",
+            category="baselines",
+            subcategory="claims",
+        ),
+    log:
+        baselines_log("claims"),
+    conda:
+        ENV["core"]
+    params:
+        function="make_claims",
+        recompute=BASELINES_PLAN.recompute,
+    script:
+        "../scripts/call.py"
+
+
 rule baselines_make_figures:
     """Figures 1-11 and 001's Figure 9 (PDF + PNG). One job: the figures share one Python
     start, the imports and one reading of their inputs."""

@@ -18,6 +18,7 @@ Modules, in the order of the paper:
 - `plan`: every path the study's rules read and write, from the settings;
 - `steps`: the functions the study's rules run (through workflow/scripts/call.py), one per rule;
 - `doc_blocks`: the generated blocks of docs/baselines.md;
+- `claims`: the claims ledger: every claim of 000/001, ours and its verdict by the one rule;
 - `recompute_grid`, `shards`, `resumable`: our own few-shot inference (the recompute path);
 - `audit_runs`: this study's results as runs tables for the audit study.
 """

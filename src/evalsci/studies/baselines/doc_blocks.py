@@ -1,5 +1,6 @@
-"""The `baselines` blocks of docs/baselines.md: "ours vs the paper" Markdown rendered from
-result files (registered in evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables)."""
+"""The `baselines` blocks of docs/baselines.md rendered from result files (registered in
+evalsci/pipeline/doc_blocks.yaml, written by rule docs_tables). "Ours vs the paper" is the
+claims ledger's block (evalsci.claims.render.study_block): no block here decides a verdict."""
 
 from __future__ import annotations
 
@@ -8,75 +9,12 @@ import re
 import pandas as pd
 
 from evalsci import reference
-from evalsci.stats.agreement import verdict
-from evalsci.tables import markdown_table
+from evalsci.claims.render import study_block
 
 
-def _pct(num: int, den: int) -> str:
-    return f"{100 * num / den:.1f}%"
-
-
-def table1_and_section53(paths) -> str:
-    t1 = pd.read_csv(paths["table1"])
-    ref = reference.load("baselines")
-    above_std = int(t1["verdict"].isin(["above_standard_only", "above_both"]).sum())
-    above_max = int((t1["verdict"] == "above_both").sum())
-    dis = above_std - above_max
-    p = ref["table1"]
-    # Counts and exact arithmetic on the authors' released results: no sampling error, so a
-    # verdict is "matches" or "differs" (evalsci.stats.agreement), the worst over a row's numbers.
-    rows = [
-        [
-            "Table 1 (288 experiments): above standard / above max / disagreements",
-            f"{len(t1)}: {above_std} / {above_max} / {dis} ({_pct(dis, above_std)})",
-            f"{p['experiments']}: {p['above_standard']} / {p['above_max']} / "
-            f"{p['disagreements']} ({p['percent_flipped']:.1f}%)",
-            _worst(
-                verdict(o, q)
-                for o, q in zip(
-                    (len(t1), above_std, above_max, dis),
-                    (p["experiments"], p["above_standard"], p["above_max"], p["disagreements"]),
-                    strict=True,
-                )
-            ),
-        ]
-    ]
-    t3 = pd.read_csv(paths["table3"]).set_index("model").loc["Total"]
-
-    def trio(kind, suffix=""):
-        return " / ".join(f"{t3[f'{m}_{kind}{suffix}']:.2f}" for m in ("accuracy", "auroc", "aupr"))
-
-    cols = [f"{m}_{k}" for k in ("standard", "max") for m in ("accuracy", "auroc", "aupr")]
-    rows.append(
-        [
-            "Table 3 total, accuracy / AUROC / AUPR: standard; max",
-            f"{trio('standard')}; {trio('max')}",
-            f"{trio('standard', '_paper')}; {trio('max', '_paper')}",
-            _worst(verdict(t3[c], t3[f"{c}_paper"], paper_decimals=2) for c in cols),
-        ]
-    )
-    s53 = pd.read_csv(paths["section53"])
-    for _, r in s53[s53["experiments_paper"].notna()].iterrows():
-        rows.append(
-            [
-                f"Sec. 5.3 {r['suite']} ({r['protocol']}): experiments, above standard, "
-                "above max (% flipped)",
-                f"{r['experiments']}, {r['above_standard']}, {r['above_max']} "
-                f"({r['percent_flipped']:.1f}%)",
-                f"{int(r['experiments_paper'])}, {int(r['above_standard_paper'])}, "
-                f"{int(r['above_max_paper'])} ({r['percent_flipped_paper']:.1f}%)",
-                _worst(
-                    verdict(int(r[k]), int(r[f"{k}_paper"]))
-                    for k in ("experiments", "above_standard", "above_max")
-                ),
-            ]
-        )
-    return markdown_table(pd.DataFrame(rows, columns=["artefact", "ours", "paper", "verdict"]))
-
-
-def _worst(verdicts) -> str:
-    """A row's verdict: the worst of its numbers' (differs > within noise > matches)."""
-    return max(verdicts, key=("matches", "within noise", "differs").index)
+def claims(paths) -> str:
+    """docs/baselines.md: the study's claims ledger (input `claims`), rows as it holds them."""
+    return study_block(paths)
 
 
 def data_quirks(paths) -> str:

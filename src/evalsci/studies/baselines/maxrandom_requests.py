@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.data.bigbench_meta import num_choices
-from evalsci.studies.baselines import curves, heldout, keys, section53, table1
+from evalsci.studies.baselines import claims, curves, heldout, keys, section53, table1
 from evalsci.studies.baselines.settings import Cell, eval_size, num_prompts
 
 # Figure 1: the paper's example experiment (OLMo-7B, emoji_movie, 4-shot).
@@ -35,7 +35,8 @@ def build(
     *,
     section53_t: int | None = None,
 ) -> pd.DataFrame:
-    """Request rows (maxrandom schema) for Table 1, Figures 1-7 and 9-11, Section 5.3 and,
+    """Request rows (maxrandom schema) for Table 1, Figures 1-7 and 9-11, Section 5.3, the claims
+    ledger and,
     when our own held-out splits are used, Tables 3-4 and Figures 5 and 8.
 
     `section53_t` (config baselines.section53.t) is required with `multi_prompt`."""
@@ -44,6 +45,7 @@ def build(
     wanted |= curves.baseline_curve_keys({c.task for c in cells})
     wanted |= curves.tail_keys(aggregated)
     wanted |= curves.analytic_keys()
+    wanted |= claims.request_keys()
     fig1 = figure1_cell(cells)
     wanted |= figure1_keys(fig1, len(aggregated[fig1]))
     if multi_prompt is not None:

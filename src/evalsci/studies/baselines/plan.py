@@ -76,6 +76,11 @@ class Plan:
             for a, b in recompute_grid.shard_ranges(s.prompts, s.prompts_per_shard)
         ]
 
+    def csv(self, name: str) -> str:
+        """The CSV file of the study's artefact `name` (its table, or a figure's data)."""
+        (found,) = paths.select(self.outputs[name], suffixes=(".csv",))
+        return found
+
     def shard_work_dir(self, model: str, task: str, shots, start, stop) -> str:
         """Where a shard keeps its finished prompts until it is complete (resume after a kill)."""
         return self.shard_work.format(model=model, task=task, shots=shots, start=start, stop=stop)
