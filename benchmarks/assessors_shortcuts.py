@@ -9,10 +9,12 @@ in tests/test_assessors_speed.py). 1 thread; CPU-seconds (process time), so the 
 a loaded machine.
 
     OMP_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python benchmarks/assessors_shortcuts.py
+    .venv/bin/python benchmarks/assessors_shortcuts.py --smoke   # small shapes, seconds (CI)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 
@@ -27,7 +29,7 @@ def _cpu(fn):
     return time.process_time() - t, out
 
 
-def main() -> None:
+def main(smoke: bool = False) -> None:
     from sklearn.metrics import roc_auc_score
 
     from evalsci.assess.classifiers import auc, fit_predict, fit_predict_shared
@@ -43,6 +45,8 @@ def main() -> None:
         return x, ys, [rng.normal(size=(600, 384)).astype(np.float32)]
 
     tasks = [task(100, 12) for _ in range(8)] + [task(1700, 8)]
+    if smoke:
+        tasks = [task(100, 2), task(200, 2)]
     name = "xgboost_bins64"
     t_plain, plain = _cpu(
         lambda: [[fit_predict(name, x, y, xe) for y in ys] for x, ys, xe in tasks]
@@ -60,13 +64,13 @@ def main() -> None:
 
     pairs = [
         ((rng.random(500) < 0.4).astype(int), rng.random(500).astype(np.float32))
-        for _ in range(1200)
+        for _ in range(50 if smoke else 1200)
     ]
     t_sk, a = _cpu(lambda: [roc_auc_score(y, p) for y, p in pairs])
     t_ours, b = _cpu(lambda: [auc(y, p) for y, p in pairs])
     assert a == b
     print(
-        f"1,200 AUCs: {t_sk:.2f} CPU-s roc_auc_score, {t_ours:.2f} roc_curve + auc "
+        f"{len(pairs):,} AUCs: {t_sk:.2f} CPU-s roc_auc_score, {t_ours:.2f} roc_curve + auc "
         f"({t_sk / t_ours:.2f}x)"
     )
     total_before, total_after = t_plain + t_sk, t_shared + t_ours
@@ -75,4 +79,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true", help="small shapes, seconds (CI)")
+    main(ap.parse_args().smoke)

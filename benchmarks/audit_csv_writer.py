@@ -8,6 +8,7 @@ pre-formatted numbers as strings. Both write the judged frame of the million-row
 `audit_csv.py`, interleaved, in this process; the bytes must be identical:
 
     python benchmarks/audit_csv_writer.py [ROWS] [--reps 3]
+    python benchmarks/audit_csv_writer.py --smoke     # 2,000 rows: seconds (CI)
 """
 
 from __future__ import annotations
@@ -72,9 +73,12 @@ def write_joined(df: pd.DataFrame, sink) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("rows", type=int, nargs="?", default=1_000_000)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("rows", type=int, nargs="?", default=1_000_000, help="rows of the CSV")
+    ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions")
+    ap.add_argument("--smoke", action="store_true", help="2,000 rows, one repetition: seconds (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.rows, args.reps = 2_000, 1
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "audit.csv"
         write_input(path, args.rows)

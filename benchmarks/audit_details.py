@@ -18,6 +18,7 @@ they grow linearly with the dump:
 
     .venv/bin/python benchmarks/audit_details.py 10000 30000 100000 300000
     .venv/bin/python benchmarks/audit_details.py 10000 --keep /tmp/details_10k   # keep it
+    .venv/bin/python benchmarks/audit_details.py --smoke      # one 50-line dump (CI)
 
 Disk: ~17 KB a line (100,000 lines: ~1.7 GB), in a temporary directory.
 """
@@ -93,10 +94,15 @@ def write_dump(out: Path, lines: int, seed: int = 0) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("lines", type=int, nargs="+", help="dump sizes to time (sample lines)")
+    ap.add_argument("lines", type=int, nargs="*", help="dump sizes to time (sample lines)")
     ap.add_argument("--keep", type=Path, help="write the (last) dump into this directory")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--smoke", action="store_true", help="one 50-line dump: seconds (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.lines = [50]
+    elif not args.lines:
+        ap.error("give at least one dump size (LINES), or --smoke")
     print(f"{len(TASKS)} tasks, real leaderboard lines from {SOURCE.name}; cpus: {os.cpu_count()}")
     fixed = None  # the audit's cost on a 5-line dump: start-up, imports, the results JSON
     with tempfile.TemporaryDirectory() as tmp:

@@ -6,6 +6,7 @@ exit code and stderr, into OUT_DIR: one file per (input, format). Run it at two 
     PYTHONPATH=<old checkout>/src python benchmarks/audit_outputs.py /tmp/before [EXTRA.csv ...]
     PYTHONPATH=src python benchmarks/audit_outputs.py /tmp/after [EXTRA.csv ...]
     diff -r /tmp/before /tmp/after && echo identical
+    python benchmarks/audit_outputs.py --smoke      # 3 inputs, into a temporary folder (CI)
 
 EXTRA files (e.g. the CSV that benchmarks/audit_csv.py --keep writes) are audited as CSV only.
 Runs in one process (a fresh process per input would cost a second of imports each).
@@ -13,10 +14,11 @@ Runs in one process (a fresh process per input would cost a second of imports ea
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import io
-import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,11 +53,24 @@ def run(argv: list[str]) -> bytes:
 
 
 def main() -> None:
-    dest = Path(sys.argv[1])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out_dir", type=Path, nargs="?", help="folder for the outputs (made)")
+    ap.add_argument("extra", type=Path, nargs="*", help="more CSV files to audit")
+    ap.add_argument("--smoke", action="store_true", help="3 inputs into a temporary folder (CI)")
+    args = ap.parse_args()
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_outputs(Path(tmp), inputs()[:3], [])
+    elif args.out_dir is None:
+        ap.error("give OUT_DIR, or --smoke")
+    else:
+        write_outputs(args.out_dir, inputs(), args.extra)
+
+
+def write_outputs(dest: Path, fixtures: list[Path], extra: list[Path]) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    extra = [Path(p) for p in sys.argv[2:]]
     jobs = []
-    for p in inputs():
+    for p in fixtures:
         name = str(p.relative_to(FIXTURES)).replace("/", "__")
         jobs += [(f"{name}.csv", [str(p), "--format", "csv"])]
         jobs += [(f"{name}.json", [str(p), "--format", "json"])]

@@ -3,6 +3,7 @@ without the plot: wall time and peak memory of each, in a child process under
 `/usr/bin/time -v`.
 
     .venv/bin/python benchmarks/audit_plot.py 60 300
+    .venv/bin/python benchmarks/audit_plot.py --smoke      # 1 task (CI)
 
 Task names of 16 to 48 characters, n from 20 to 2,000, 2 to 10 options; the CSV is written with
 a fixed seed into a temporary directory. The goal (issue 32): 60 tasks under 10 s and 300 MB.
@@ -51,8 +52,13 @@ def timed(args: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tasks", type=int, nargs="+")
+    ap.add_argument("tasks", type=int, nargs="*", help="tasks in the CSV (one run each)")
+    ap.add_argument("--smoke", action="store_true", help="1 task: the smallest plot (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.tasks = [1]
+    elif not args.tasks:
+        ap.error("give at least one number of TASKS, or --smoke")
     print(
         "| tasks | audit alone | audit + --plot | peak RSS alone | peak RSS with --plot | pages |"
     )

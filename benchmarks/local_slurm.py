@@ -2,6 +2,7 @@
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/local_slurm.py \
         [--target baselines_table1] [--outputs results/baselines/tables/table1.csv ...]
+    .venv/bin/python benchmarks/local_slurm.py --smoke    # no cluster: a dry run (CI)
 
 Starts a throw-away cluster with tests/slurm/local_cluster.sh (needs slurm-wlm, munge, root),
 builds the target in a fresh directory with `snakemake --cores 2`, then in another fresh
@@ -47,14 +48,29 @@ def sha256(path: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="baselines_table1")
     ap.add_argument(
         "--outputs",
         nargs="+",
         default=[f"results/baselines/tables/table1.{ext}" for ext in ("csv", "md", "tex")],
     )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="no cluster: a dry run of the target through the slurm profile (CI; ~10 s)",
+    )
     args = ap.parse_args()
+    if args.smoke:  # the profile and its template still parse and plan the target's jobs
+        with tempfile.TemporaryDirectory(prefix="evalsci-slurm-smoke-") as wd:
+            profile = str(ROOT / "workflow" / "profiles" / "slurm")
+            snakemake = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")]
+            out, wall = run(
+                [*snakemake, "-d", wd, "-n", "--profile", profile, args.target], env=None
+            )
+        jobs = re.search(r"^total\s+(\d+)", out, re.M)
+        print(f"dry run through the slurm profile: {jobs[1] if jobs else '?'} jobs, {wall:.1f} s")
+        return
 
     base = Path(tempfile.mkdtemp(prefix="evalsci-slurm-bench-"))
     cluster_dir, local_wd, slurm_wd = base / "cluster", base / "local", base / "slurm"

@@ -26,6 +26,7 @@ ratio at `--K` (the first K of a sweep).
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/mc_icl_prefix.py \\
         [--K 5] [--P 3] [--n 8] [--dataset sst2] [--threads 1] [--dtype float32]
         [--sweep 5,10,20 --sweep-n 8,4,2]
+    .venv/bin/python benchmarks/mc_icl_prefix.py --smoke     # a tiny random model (CI)
 """
 
 from __future__ import annotations
@@ -124,17 +125,27 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sweep", default="", help="comma-separated K values, e.g. 5,10,20")
     ap.add_argument("--sweep-n", default="", help="validation examples per swept K")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a tiny random Llama, K = P = 2, 2 examples: seconds (CI)",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.K, args.P, args.n, args.sweep, args.sweep_n = 2, 2, 2, "", ""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     import torch
 
-    from evalsci.lm.load import load_model
+    from evalsci.lm.load import load_model, tiny_model
     from evalsci.lm.scoring import Query
     from evalsci.studies.mc_icl.shards import make_scorer
 
     torch.set_num_threads(args.threads)
-    model, tok = load_model("smollm2", dtype=args.dtype)
+    if args.smoke:  # the same code on a tiny random model: no real number
+        model, tok = tiny_model("llama", seed=0)
+    else:
+        model, tok = load_model("smollm2", dtype=args.dtype)
     # warm-up (first forward passes allocate)
     make_scorer(model, tok).score_uncached([Query("warm up", [" a"])], "")
 

@@ -1,6 +1,7 @@
 """What each pin of portable arithmetic costs (issue 23; docs/benchmarks.md "Portable arithmetic").
 
     .venv/bin/python benchmarks/portable.py [--reps 3] [--n 256]
+    .venv/bin/python benchmarks/portable.py --smoke     # numpy workload, one round (CI)
 
 Four workloads, each the heavy part of a workflow job, each run in a fresh process (the pins
 are read when a library loads) on one thread, with the CPU seconds of the workload alone
@@ -31,7 +32,7 @@ from evalsci.pipeline.determinism import PORTABLE_ENV, apply_portable  # noqa: E
 
 CHILD = r"""
 import json, os, sys, time
-w, n = sys.argv[1], int(sys.argv[2])
+w, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])  # rounds: 20 / 40 / 20
 import numpy as np
 if w == "embed":
     import torch
@@ -43,12 +44,12 @@ if w == "embed":
 elif w == "numpy":
     x = np.random.default_rng(0).uniform(0.1, 20, 2_000_000)
     t = time.process_time()
-    for _ in range(20):
+    for _ in range(rounds):
         np.exp(-x); np.log1p(x); np.sin(x)
 elif w == "blas":
     a = np.random.default_rng(0).normal(size=(800, 800))
     t = time.process_time()
-    for _ in range(40):
+    for _ in range(2 * rounds):
         a = a @ a.T; a /= np.abs(a).max()
     np.linalg.svd(a)
 elif w == "numba":
@@ -62,7 +63,7 @@ elif w == "numba":
     v = np.random.default_rng(0).normal(size=2_000_000)
     f(v[:10])
     t = time.process_time()
-    for _ in range(20):
+    for _ in range(rounds):
         f(v)
 print(json.dumps(time.process_time() - t))
 """
@@ -75,11 +76,11 @@ PINS = {
 }
 
 
-def measure(workload: str, n: int, env: dict[str, str]) -> float:
+def measure(workload: str, n: int, env: dict[str, str], rounds: int = 20) -> float:
     base = {k: v for k, v in os.environ.items() if k not in PORTABLE_ENV}
     threads = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, workload, str(n)],
+        [sys.executable, "-c", CHILD, workload, str(n), str(rounds)],
         env={**base, **threads, **env},
         capture_output=True,
         text=True,
@@ -92,8 +93,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--n", type=int, default=256, help="prompts for the embedding workload")
-    ap.add_argument("--workloads", nargs="+", default=list(PINS))
+    ap.add_argument("--workloads", nargs="+", default=list(PINS), choices=list(PINS))
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the numpy workload, one round, one repetition: seconds (CI)",
+    )
     args = ap.parse_args()
+    rounds = 20
+    if args.smoke:
+        args.workloads, args.reps, rounds = ["numpy"], 1, 1
     every = {}
     apply_portable(True, every)
     ratio = {}
@@ -103,7 +112,7 @@ def main() -> None:
         times: dict[str, list[float]] = {k: [] for k in variants}
         for _ in range(args.reps):
             for name, env in variants.items():
-                times[name].append(measure(w, args.n, env))
+                times[name].append(measure(w, args.n, env, rounds))
         base = statistics.median(times["none"])
         for name, ts in times.items():
             med = statistics.median(ts)
