@@ -50,6 +50,45 @@ def _bad_zip(tmp_path):
     return f
 
 
+def _zstd_bomb(declared: str):
+    """An inspect `.eval` zip whose zstd header.json (method 93, as inspect 0.3.285 writes)
+    inflates to 300 MB of JSON from ~10 KB; the zip declares its true size, or lies (1 KB)."""
+
+    def make(tmp_path):
+        import struct
+        import zlib
+
+        import zstandard
+
+        size, chunk = 300 * 1024 * 1024, b" " * (1 << 20)
+        comp, crc = zstandard.ZstdCompressor().compressobj(), 0
+        parts = [comp.compress(b"{")]
+        crc = zlib.crc32(b"{", crc)
+        for _ in range(size // len(chunk)):
+            parts.append(comp.compress(chunk))
+            crc = zlib.crc32(chunk, crc)
+        parts += [comp.compress(b"}"), comp.flush()]
+        crc = zlib.crc32(b"}", crc)
+        raw = bytearray()
+        f = tmp_path / "bomb.eval"
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("header.json", b"".join(parts))
+        raw = bytearray(f.read_bytes())
+        full = size + 2 if declared == "true" else 1024
+        local = raw.index(b"PK\x03\x04")
+        central = raw.index(b"PK\x01\x02")
+        struct.pack_into("<H", raw, local + 8, 93)  # method: zstd
+        struct.pack_into("<I", raw, local + 14, crc)
+        struct.pack_into("<I", raw, local + 22, full)
+        struct.pack_into("<H", raw, central + 10, 93)
+        struct.pack_into("<I", raw, central + 16, crc)
+        struct.pack_into("<I", raw, central + 24, full)
+        f.write_bytes(bytes(raw))
+        return f
+
+    return make
+
+
 def _gzip_not(tmp_path):
     f = tmp_path / "in.csv.gz"
     f.write_bytes(gzip.compress(b"x")[:10])
@@ -96,6 +135,16 @@ INPUTS = {
     "empty model": (_write(HEADER + ",t,10,0.5,2\n"), [], "'model'"),
     "truncated inspect log": (_bad_zip, [], ""),
     "not gzip": (_gzip_not, [], ""),
+    "inspect zstd bomb, size declared": (_zstd_bomb("true"), [], "inflates to more than"),
+    "inspect zstd bomb, size hidden": (_zstd_bomb("lie"), [], "inflates to more than"),
+    "deep JSON inside an lm-eval file": (
+        _write(
+            '{"results": {"t": {"acc,none": 0.5}}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "results_2024-01-01T00-00-00.json",
+        ),
+        [],
+        "nested deeper",
+    ),
     "FIFO": (_special("fifo"), [], "named pipe"),
     "symlink loop": (_special("loop"), [], "symbolic link loop"),
     "broken symlink": (_special("broken"), [], "broken symbolic link"),

@@ -150,6 +150,15 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
     return set()
 
 
+def _shallow(f: Path, fn, *args):
+    """fn(*args), a RecursionError (json.loads of [[[[...]]]] inside a known file) as an
+    AuditInputError naming the file."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise AuditInputError(f"{f}: JSON nested deeper than the reader allows") from None
+
+
 def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Inputs:
     """Every result in `paths`, and every file and task passed over with its reason.
 
@@ -167,11 +176,11 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
         if f.resolve() in helm_files and f.name != helm.RUN_SPEC:
             continue  # read with its run directory, through run_spec.json
         try:
-            kind = sniff(f)
+            kind = _shallow(f, sniff, f)
             if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER):
                 pending.append((f, explicit, kind))
             else:
-                seen_samples |= _read_file(f, kind, explicit, metric, out)
+                seen_samples |= _shallow(f, _read_file, f, kind, explicit, metric, out)
         except AuditInputError as e:
             if explicit:
                 raise
