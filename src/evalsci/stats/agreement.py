@@ -1,23 +1,24 @@
-"""The one rule by which every "ours vs the paper" block says matches / within noise / differs.
+"""The one rule by which every claim of the four papers gets its verdict (the claims ledger,
+evalsci.claims; docs/reproducibility.md, "Ours vs the paper").
 
-For a number (ours x with standard error s, the paper's y printed to d decimals, with its own
-standard error t where the paper gives one):
+`judge` (a number against the paper's print), `judge_bound` (a bound), `judge_test` (a
+qualitative claim with its stated test, level and family) and `untestable` return a `Verdict`:
+one of VERDICTS (matches, within_noise, differs with its tested cause, differs_unexplained,
+untestable_here). For ours x with standard error s and the paper's y printed to d decimals
+(its own standard error t where it gives one), h = 0.5 10^-d the half-unit of the paper's
+rounding and K = 2:
 
-- **matches**: x rounds to the paper's printed value, |x - y| <= h, with h = 0.5 10^-d the
-  half-unit of the paper's rounding (so a number the paper printed as 0.47 matches anything in
-  [0.465, 0.475]);
-- **within noise**: otherwise, |x - y| <= h + z sqrt(s^2 + t^2), with z the two-sided normal
-  quantile at LEVEL (0.95): the rounding interval widened by the combined uncertainty;
-- **differs**: otherwise.
+- **matches**: ours is exact (s = t = 0) and |x - y| <= h;
+- **within_noise**: |x - y| <= h + K sqrt(s^2 + t^2), or y inside ours' interval widened by h;
+- **differs** (with a cause: the test that shows why) or **differs_unexplained**: otherwise.
 
-A claim that a number lies beyond a bound (the paper's "all p-values > 0.5") is judged the
-same way against the bound: ours on the claimed side by more than z s is "matches", on the
-wrong side by more than z s is "differs", else "within noise".
-
-Each comparison is a screen at LEVEL on its own: no multiplicity correction across a doc's
-blocks, so about 1 in 20 true agreements with a stated s reads "differs" by chance. Numbers
+Each comparison is a screen at about 95% (K = 2) on its own: no multiplicity correction across
+rows, so about 1 in 20 true agreements with a stated s reads "differs" by chance. Numbers
 without any uncertainty (counts and exact arithmetic on released data) have s = 0, and then
-"within noise" cannot occur: they match the paper's print or differ.
+"within_noise" cannot occur: they match the paper's print or differ.
+
+`verdict` and `verdict_bound` (three labels with a space, Z = 1.96) are deprecated wrappers
+over `judge`/`judge_bound` for the doc blocks not yet rendered from a ledger.
 """
 
 from __future__ import annotations
@@ -66,33 +67,31 @@ def verdict(
     paper_se: float = 0.0,
     paper_decimals: int | None = None,
 ) -> str:
-    """matches / within noise / differs for ours against the paper's printed number."""
-    for name, v in (("ours", ours), ("paper", paper), ("se", se), ("paper_se", paper_se)):
-        if v is None or not math.isfinite(v):
-            raise ValueError(f"verdict: {name} must be a finite number, got {v!r}")
+    """Deprecated (the blocks that still call it move to their study's claims ledger): the
+    older three labels with a space, on a band of Z = 1.96 combined SE. A wrapper over
+    `judge` (its SE scaled by Z / K), kept so that the blocks' output does not change until
+    they render the ledger; it says "matches" for a noisy number on the paper's print."""
     if se < 0 or paper_se < 0:
         raise ValueError("verdict: standard errors must be >= 0")
-    h = half_unit(paper_decimals)
-    gap = abs(ours - paper)
-    # a relative 1e-9 slack: 0.475 - 0.47 is 0.0050000000000000044 in floats
-    tol = 1e-9 * max(1.0, abs(paper))
-    if gap <= h + tol:
-        return "matches"
-    if gap <= h + Z * math.hypot(se, paper_se) + tol:
-        return "within noise"
-    return "differs"
+    scale = Z / K
+    v = judge(ours, paper, se=se * scale, paper_se=paper_se * scale, paper_decimals=paper_decimals)
+    if v.verdict in ("differs", "differs_unexplained"):
+        return "differs"
+    exact = judge(ours, paper, paper_decimals=paper_decimals).verdict == "matches"
+    return "matches" if exact else "within noise"
 
 
 def verdict_bound(ours: float, bound: float, side: str, *, se: float = 0.0) -> str:
-    """The paper's claim "value `side` bound" (side '>' or '<') judged on ours +- z se."""
+    """Deprecated, as `verdict`: "value `side` bound" on ours +- Z se, a wrapper over
+    `judge_bound`: beyond the bound by more than Z se "matches", on the wrong side by more
+    than Z se "differs", else "within noise"."""
     if side not in (">", "<"):
         raise ValueError(f"verdict_bound: side must be '>' or '<', got {side!r}")
-    margin = (ours - bound) if side == ">" else (bound - ours)
-    if margin > Z * se:
-        return "matches"
-    if margin < -Z * se:
+    v = judge_bound(ours, bound, side, se=se * Z / K)
+    if v.verdict in ("differs", "differs_unexplained"):
         return "differs"
-    return "within noise"
+    margin = (ours - bound) if side == ">" else (bound - ours)
+    return "matches" if margin > Z * se else "within noise"
 
 
 @dataclass(frozen=True)
