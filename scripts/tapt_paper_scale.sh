@@ -8,6 +8,7 @@
 # SCALE defaults to paper (another preset, e.g. demo, tries the wiring in minutes), CORES to 2;
 # TARGETS (a list of words) replaces the tapt targets (tests/test_runrecord.py).
 # Writes, in DIR: started.txt (start, commit, command, scale, CPU model, nproc; then rc, end),
+# package_state.yaml (the evalsci package the run imports: its path and file hashes),
 # run.log (Snakemake's output and GNU time's -v report), logs/**/*.benchmark.tsv (Snakemake,
 # per job) and results/tapt/run_record.yaml (evalsci.runrecord: all of these in one file).
 # RUN_NOTE, if set, is a sentence kept in the record (e.g. that other work shared the cores).
@@ -50,6 +51,8 @@ command="$snakemake $targets --cores $cores --config '$config'"
     echo "nproc=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)"  # the CPUs it may use
 } >started.txt
 [ -n "$(git status --porcelain --untracked-files=no)" ] && echo "dirty=true" >>started.txt
+# what the run imports (the evalsci package's path and file hashes), before it starts
+"$python" -m evalsci.runrecord --state package_state.yaml
 
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)

@@ -89,6 +89,11 @@ def test_script_records_the_run(recorded_run):
     assert rec["nproc"] == len(os.sched_getaffinity(0))
     assert rec["cpu"] == runrecord.cpu_model() and rec["cpu_source"] == "started.txt"
     assert rec["start"] <= rec["end"]
+    # what the run imported, hashed at its start: this checkout's package (PYTHONPATH)
+    state = runrecord.package_state()
+    assert rec["package"]["path"] == str(REPO / "src" / "evalsci") == state["path"]
+    assert rec["package"]["tree_sha256"] == state["tree_sha256"]
+    assert "is unchanged since the run" in runrecord.summary(rec, rests_on=("studies/tapt",))
     # two benchmark files in logs/x are one group, the lone one its own
     jobs = rec["benchmarked_jobs"]
     assert set(jobs) == {"x", "y"} and jobs["x"]["jobs"] == 2 and jobs["y"]["jobs"] == 1
@@ -209,7 +214,7 @@ def test_paper_blocks_come_only_from_a_paper_scale_record(recorded_run, tmp_path
     other.write_text(yaml.safe_dump({**rec, "scale": "paper"}))
     text = doctables.render(paper, d, record=other)
     head, _, table = text.partition("\n\n")
-    assert head == runrecord.summary({**rec, "scale": "paper"})
+    assert head == runrecord.summary({**rec, "scale": "paper"}, rests_on=("studies/tapt", "stats"))
     assert f"commit `{commit[:7]}`" in head and "scale `paper`" in head and "A test run." in head
     assert table == doctables.render(default, d)
     assert "| 0.46 ± 0.02 (500 slices) | 0.47 ± 0.02 (500 slices) | within noise |" in table
@@ -247,3 +252,86 @@ def test_cli_writes_the_blocks_into_a_copy_of_the_docs(recorded_run, tmp_path):
     with pytest.raises(SystemExit) as e:
         doctables.main(["--root", str(d), "--doc-root", str(tmp_path), "tapt_paper_run_time"])
     assert e.value.code == 2 and (tmp_path / "docs" / "benchmarks.md").read_text() == before
+
+
+# ------------------------------------------------------------------ the package tree hash
+def _package(root: Path) -> Path:
+    pkg = root / "evalsci"
+    (pkg / "studies" / "tapt").mkdir(parents=True)
+    (pkg / "stats").mkdir()
+    (pkg / "__init__.py").write_text('"""a package"""\n')
+    (pkg / "studies" / "tapt" / "steps.py").write_text("X = 1\n")
+    (pkg / "stats" / "agreement.py").write_text("K = 2\n")
+    (pkg / "pipeline.yaml").write_text("a: 1\n")
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "x.cpython-312.pyc").write_bytes(b"\0")
+    return pkg
+
+
+def test_tree_hash_is_stable_names_the_package_and_changes_with_a_module(tmp_path):
+    pkg = _package(tmp_path)
+    a, b = runrecord.package_state(pkg), runrecord.package_state(pkg)
+    assert a == b and a["path"] == str(pkg.resolve())
+    assert set(a["files"]) == {
+        "__init__.py",
+        "studies/tapt/steps.py",
+        "stats/agreement.py",
+        "pipeline.yaml",
+    }  # bytecode is not the code
+    rec = {"package": a}
+    assert runrecord.code_state(rec, ("studies/tapt",), now=b).startswith(
+        "The code it rests on (`evalsci/studies/tapt`: 1 files) is unchanged"
+    )
+    (pkg / "stats" / "agreement.py").write_text("K = 1.96\n")
+    c = runrecord.package_state(pkg)
+    assert c["tree_sha256"] != a["tree_sha256"]
+    assert [k for k in a["files"] if a["files"][k] != c["files"][k]] == ["stats/agreement.py"]
+    # a block that rests on tapt only is unaffected; one that rests on stats says so
+    assert "is unchanged" in runrecord.code_state(rec, ("studies/tapt",), now=c)
+    msg = runrecord.code_state(rec, ("studies/tapt", "stats"), now=c)
+    assert msg.startswith("Code changed since the run: 1 of the files") and "agreement.py" in msg
+    # a new module counts as a change; the whole package is the default
+    (pkg / "stats" / "new.py").write_text("")
+    assert "Code changed" in runrecord.code_state(rec, now=runrecord.package_state(pkg))
+    # back to the run's bytes: unchanged again
+    (pkg / "stats" / "new.py").unlink()
+    (pkg / "stats" / "agreement.py").write_text("K = 2\n")
+    assert runrecord.package_state(pkg) == a
+
+
+def test_a_record_without_hashes_says_the_code_state_is_unknown():
+    rec = {
+        "commit": "7abb197b8e6025dc5ddef849fb9c43e92d38d00e",
+        "start": "2026-11-27T03:03:31Z",
+        "end": "2026-11-27T05:33:00Z",
+        "command": "snakemake tapt_table1 --config 'tapt={scale: paper}'",
+        "rc": 0,
+        "scale": "paper",
+    }
+    text = runrecord.summary(rec, rests_on=("studies/tapt", "stats"))
+    assert "The code state of the run is unknown" in text and "unchanged" not in text
+
+
+def test_the_state_names_the_package_a_run_imports_even_from_another_clone(tmp_path):
+    """An editable install can make a run in one clone import another clone's package: the
+    state records the package as imported (here a copy of src/ first on PYTHONPATH)."""
+    other = tmp_path / "other_clone" / "src"
+    shutil.copytree(
+        REPO / "src" / "evalsci", other / "evalsci", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    out = tmp_path / "state.yaml"
+    subprocess.run(
+        [sys.executable, "-m", "evalsci.runrecord", "--state", str(out)],
+        env={**os.environ, "PYTHONPATH": str(other)},
+        check=True,
+        cwd=tmp_path,
+    )
+    state = yaml.safe_load(out.read_text())
+    assert state["path"] == str((other / "evalsci").resolve())
+    assert state["tree_sha256"] == runrecord.package_state()["tree_sha256"]  # same files
+    (other / "evalsci" / "stats" / "agreement.py").write_text("# edited\n")
+    rec = {"package": state, "run_dir": str(tmp_path / "other_clone")}
+    assert "Code changed since the run" not in runrecord.code_state(rec, ("stats",))
+    assert "Code changed since the run" in runrecord.code_state(
+        rec, ("stats",), now=runrecord.package_state(other / "evalsci")
+    )

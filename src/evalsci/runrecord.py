@@ -9,14 +9,23 @@ registry key `record`) print it above their table, so a reader sees which run th
   the whole process tree, peak RSS);
 - `logs/**/*.benchmark.tsv`: Snakemake's measurements of each job with a `benchmark:` file.
 
+- `package_state.yaml`: what the run imported (`python -m evalsci.runrecord --state FILE`, at the
+  start, with the run's interpreter and PYTHONPATH): the path of the `evalsci` package as
+  imported (an editable install of another clone shows as that clone's path), the sha256 of
+  its whole file tree and one hash per file. Not a git commit: uncommitted edits, another
+  clone's package and files outside git all show.
+
 `record(DIR)` reads them into one mapping, written as YAML by `python -m evalsci.runrecord DIR
---out FILE`; `summary(record)` is its one-paragraph Markdown.
+--out FILE`; `summary(record, rests_on)` is its one-paragraph Markdown, which says whether the
+files of the package the block rests on (`rests_on`: paths inside the package, e.g.
+`studies/tapt`) are the same now as when the run imported them.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import math
 import re
 import subprocess
@@ -24,7 +33,21 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["record", "summary", "write", "load", "cpu_model"]
+__all__ = [
+    "record",
+    "summary",
+    "write",
+    "load",
+    "cpu_model",
+    "package_state",
+    "code_state",
+    "STATE_FILE",
+]
+
+#: what the run imported, written in the run's directory at its start (package_state)
+STATE_FILE = "package_state.yaml"
+#: the per-file hash kept in a record: 16 hex digits (64 bits) tell a changed file apart
+FILE_HASH = 16
 
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -137,6 +160,59 @@ def _scale(command: str) -> str | None:
     return m.group(1) if m else None
 
 
+def package_state(package: str | Path | None = None) -> dict:
+    """The `evalsci` package as this interpreter imports it (or the package directory
+    `package`): its directory, the sha256 of its file tree (every file but __pycache__, by
+    path relative to the package and content) and each file's hash."""
+    if package is None:
+        import evalsci
+
+        package = Path(evalsci.__file__).parent
+    root = Path(package).resolve()
+    files = {}
+    for f in sorted(root.rglob("*")):
+        rel = f.relative_to(root)
+        if f.is_file() and "__pycache__" not in rel.parts and f.suffix != ".pyc":
+            files[rel.as_posix()] = hashlib.sha256(f.read_bytes()).hexdigest()
+    tree = hashlib.sha256("".join(f"{k}\0{v}\n" for k, v in files.items()).encode()).hexdigest()
+    return {
+        "path": str(root),
+        "tree_sha256": tree,
+        "files": {k: v[:FILE_HASH] for k, v in files.items()},
+    }
+
+
+def _within(rel: str, rests_on) -> bool:
+    return not rests_on or any(rel == r or rel.startswith(r.rstrip("/") + "/") for r in rests_on)
+
+
+def code_state(rec: dict, rests_on=(), now: dict | None = None) -> str:
+    """One sentence: are the package files the block rests on (`rests_on`: paths inside the
+    package; empty: all of it) the same now (`now`: this interpreter's package) as in the
+    run? A record without the run's package hashes says the state is unknown."""
+    where = ", ".join(f"`evalsci/{r}`" for r in rests_on) or "the `evalsci` package"
+    then = rec.get("package")
+    if not then:
+        return (
+            f"The code state of the run is unknown: its record predates package hashes, so "
+            f"whether {where} changed since the run cannot be told (treat it as changed)."
+        )
+    now = now or package_state()
+    old = {k: v for k, v in then["files"].items() if _within(k, rests_on)}
+    new = {k: v[:FILE_HASH] for k, v in now["files"].items() if _within(k, rests_on)}
+    changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if not changed:
+        return (
+            f"The code it rests on ({where}: {len(old)} files) is unchanged since the run "
+            f"(sha256 of each file as the run imported it)."
+        )
+    shown = ", ".join(f"`{c}`" for c in changed[:5]) + (" ..." if len(changed) > 5 else "")
+    return (
+        f"Code changed since the run: {len(changed)} of the files of {where} differ from "
+        f"those the run imported ({shown})."
+    )
+
+
 def record(
     run_dir: str | Path,
     *,
@@ -188,6 +264,9 @@ def record(
         out["wall_s"] = round(_seconds(timed["wall"]), 2)
         out["cpu_s"] = round(float(timed["user_s"]) + float(timed["system_s"]), 2)
         out["max_rss_mb"] = round(int(timed["max_rss_kb"]) / 1024, 1)
+    state = run_dir / STATE_FILE
+    if state.is_file():  # what the run imported, hashed at its start
+        out["package"] = yaml.safe_load(state.read_text())
     jobs = _jobs(run_dir / "logs")
     out["benchmarked_jobs"] = jobs
     out["benchmarked_cpu_s"] = round(sum(g["cpu_s"] for g in jobs.values()), 2)
@@ -217,8 +296,9 @@ def _hms(seconds: float) -> str:
     return f"{m // 60} h {m % 60:02d} min" if m >= 60 else f"{m} min"
 
 
-def summary(rec: dict, where: str = "") -> str:
-    """One paragraph: which run (commit, command, date, machine), how long, and any note."""
+def summary(rec: dict, where: str = "", rests_on=()) -> str:
+    """One paragraph: which run (commit, command, date, machine), how long, whether the code
+    the block rests on changed since (`code_state`), and any note."""
     start, end = rec["start"], rec["end"]
     day = start[:10]
     span = f"{start[11:16]}-{end[11:16]} UTC" if end[:10] == day else f"to {end}"
@@ -236,6 +316,10 @@ def summary(rec: dict, where: str = "") -> str:
             f"{rec['max_rss_mb'] / 1024:.1f} GB; the jobs with a `benchmark:` file, "
             f"{rec['benchmarked_cpu_s']:,.0f} CPU-s."
         )
+    package = (rec.get("package") or {}).get("path")
+    if package and not Path(package).is_relative_to(rec.get("run_dir", "/nonexistent")):
+        parts.append(f"The run imported evalsci from `{package}`, outside its own clone.")
+    parts.append(code_state(rec, rests_on))
     if rec.get("note"):
         parts.append(rec["note"].rstrip(".") + ".")
     return " ".join(parts)
@@ -245,8 +329,13 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m evalsci.runrecord", description=__doc__.split("\n")[0]
     )
-    p.add_argument("run_dir", help="the run's directory (started.txt, run.log, logs/)")
-    p.add_argument("--out", required=True, help="the YAML record to write")
+    p.add_argument("run_dir", nargs="?", help="the run's directory (started.txt, run.log, logs/)")
+    p.add_argument("--out", help="the YAML record to write")
+    p.add_argument(
+        "--state",
+        metavar="FILE",
+        help=f"write only what this interpreter imports (the run's {STATE_FILE}, at its start)",
+    )
     p.add_argument("--note", help="a sentence printed with the record (e.g. a shared machine)")
     p.add_argument("--cpu", help="the CPU's model name (default: started.txt's, else lscpu's)")
     p.add_argument("--nproc", type=int, help="the CPUs the run had (default: started.txt's)")
@@ -254,6 +343,11 @@ def main(argv=None) -> int:
         "--command", help="the command as typed (default: started.txt's, else GNU time's)"
     )
     a = p.parse_args(argv)
+    if a.state:
+        write(package_state(), a.state)
+        return 0
+    if not (a.run_dir and a.out):
+        p.error("give RUN_DIR and --out (or --state FILE)")
     try:
         rec = record(a.run_dir, note=a.note, cpu=a.cpu, nproc=a.nproc, command=a.command)
     except (OSError, ValueError) as e:

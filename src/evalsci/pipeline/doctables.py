@@ -22,8 +22,9 @@ A block with a `record` (a run record, evalsci.runrecord, under the same results
 from one recorded run, not from the workflow's own results: the tapt paper-scale blocks, made
 by `scripts/tapt_paper_scale.sh`. Rule docs_tables never renders it (its results are the
 default scale's); `python -m evalsci.pipeline.doctables --root RUN_DIR NAME...` does, and prints the
-record (commit, command, date, CPU, times) above the table. With `scale`, the record must be a
-run at that scale.
+record (commit, command, date, CPU, times, and whether the package files the block rests on,
+`rests_on`, changed since the run) above the table. With `scale`, the record must be a run at
+that scale.
 
 This module imports no study: it imports a block's function by its registered name only when
 the block is rendered.
@@ -43,7 +44,7 @@ import yaml
 
 from evalsci.pipeline import artefacts
 
-_FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "scale"}
+_FIELDS = {"name", "doc", "inputs", "render", "args", "recompute", "record", "scale", "rests_on"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class Block:
     record: str | None = None
     #: the scale the recorded run must have been run at
     scale: str | None = None
+    #: with a record: the package paths (inside evalsci/) the block's numbers rest on, whose
+    #: files the record's hashes are checked against; default: the render function's package
+    rests_on: tuple[str, ...] = ()
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -73,6 +77,14 @@ class Block:
     def reads(self) -> tuple[str, ...]:
         """Every file the block is rendered from: its inputs and its run record."""
         return self.files + ((self.record,) if self.record else ())
+
+    def code(self) -> tuple[str, ...]:
+        """The package paths the block rests on: `rests_on`, else its function's package
+        (evalsci.studies.tapt.doc_blocks.x -> studies/tapt)."""
+        if self.rests_on or not isinstance(self.function, str):
+            return tuple(self.rests_on)
+        parts = self.function.split(".")[1:-2]  # without evalsci, the module and the function
+        return ("/".join(parts),) if parts else ()
 
     def markers(self) -> tuple[str, str]:
         return (f"<!-- generated:{self.name}:start -->", f"<!-- generated:{self.name}:end -->")
@@ -147,8 +159,9 @@ def _parse(data) -> tuple[Block, ...]:
             raise ValueError(f"{where}: 'inputs' is a mapping {{name: file}}")
         if "record" in inputs:
             raise ValueError(f"{where}: input name 'record' is the block's run record's")
-        if e.get("scale") and not e.get("record"):
-            raise ValueError(f"{where}: 'scale' is the scale of a run record: give 'record'")
+        for key in ("scale", "rests_on"):
+            if e.get(key) and not e.get("record"):
+                raise ValueError(f"{where}: '{key}' is about a run record: give 'record'")
         out.append(
             Block(
                 e["name"],
@@ -159,6 +172,7 @@ def _parse(data) -> tuple[Block, ...]:
                 bool(e.get("recompute", False)),
                 e.get("record"),
                 e.get("scale"),
+                tuple(e.get("rests_on") or ()),
             )
         )
     names = [b.name for b in out]
@@ -201,7 +215,7 @@ def render(b: Block, root: str | Path = ".", record: str | Path | None = None) -
                 f"doc block {b.name}: the run in {rec_path} is at scale "
                 f"{rec.get('scale')!r}, not {b.scale!r}"
             )
-        head = runrecord.summary(rec) + "\n\n"
+        head = runrecord.summary(rec, rests_on=b.code()) + "\n\n"
     text = head + b.renderer()(paths)
     return text if text.endswith("\n") else text + "\n"
 
