@@ -333,3 +333,34 @@ rule tapt_make_pca:
         settings=recorded(TAPT.pca),
     script:
         "../scripts/call.py"
+
+
+rule tapt_make_claims:
+    """The claims ledger of paper 002: every claim, ours, its uncertainty and the verdict by
+    the one rule (evalsci.stats.agreement); `evalsci claims --study tapt` prints it."""
+    input:
+        code=code("evalsci.studies.tapt.claims"),
+        table1=TAPT_PLAN.csv("table1"),
+        task_level=TAPT_PLAN.csv("task_level"),
+        permutation_tests=TAPT_PLAN.csv("permutation_tests"),
+        accuracies=TAPT_PLAN.accuracies,
+        beta_posteriors=TAPT_PLAN.csv("beta_posteriors"),
+        meta_analysis=TAPT_PLAN.csv("meta_table"),
+        meta_slices=TAPT_PLAN.meta_slices_all(),
+        recovery=TAPT_PLAN.csv("recovery_table"),
+        pca=TAPT_PLAN.csv("pca_table"),
+    output:
+        claims=report(
+            TAPT_PLAN.claims,
+            caption="../report/tapt_claims.rst",
+            category="tapt",
+        ),
+    log:
+        tapt_log("claims"),
+    conda:
+        ENV["core"]
+    params:
+        function="make_claims",
+        released=not TAPT.recompute,
+    script:
+        "../scripts/call.py"

@@ -166,7 +166,9 @@ def ledger(
     _section9(led, tests, acc)
     _appendix_d(led, tests, acc)
     _section10(led, meta, slices)
-    _appendix_e_g(led, betas, recovery, pca)
+    _divergences(led, betas)
+    _recovery(led, recovery)
+    _pca(led, pca)
     _not_here(led)
     return led.rows
 
@@ -231,16 +233,14 @@ def _table1(led: _Ledger, t: pd.DataFrame, acc: pd.DataFrame, released: bool) ->
         led.add(
             f"table1-{comp}",
             ours=f"{len(verdicts) - len(off)} of {len(verdicts)} cells round to the print"
-            + "".join(
-                f"; m={r.m} n={r.n} {r.lm}: {_pct(o, 4)} ({p:g}%)" for r, o, p, _ in off
-            ),
+            + "".join(f"; m={r.m} n={r.n} {r.lm}: {_pct(o, 4)} ({p:g}%)" for r, o, p, _ in off),
             uncertainty=EXACT,
             judged=judge(len(verdicts) - len(off), len(verdicts), cause=cause),
             artefact="tapt.table1",
             test="each cell: ours rounds to the paper's print (exact means of the released "
             "accuracies)",
         )
-        for r, o, p, v in off:
+        for r, o, p, _ in off:
             led.add(
                 f"table1-{comp}-m{r.m}-n{r.n}-{r.lm}",
                 key=f"table1-{comp}",
@@ -485,7 +485,7 @@ def _bh_row(led, id, tests, tails, configs, alternative, n_res, cause=None, note
         uncertainty=f"seed-to-seed SD {sd:.3f}",
         judged=judge_bound(ours, 0.5, ">", se=sd, cause=cause),
         artefact="tapt.permutation",
-        test=f"BH's smallest adjusted p > 0.5 by more than 2 SE; "
+        test="BH's smallest adjusted p > 0.5 by more than 2 SE; "
         + SEED_TEST.format(n=n_res, draws=SEED_DRAWS),
     )
 
@@ -529,15 +529,33 @@ def _section8(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
     partners = [c for c in sorted(over["config"].unique()) if c != first]
     # the paper's eq. 10 (one-sided), BH per configuration: footnote 4's configuration alone
     # already decides "all > 0.5"
-    _bh_row(led, "s8-pvalues-eq10-per-config", tests, tails, [first], "greater", n_res,
-            cause=SECTION8_CAUSE)
-    _bh_row(led, "s8-pvalues-two-sided-per-config", tests, tails, [first], "two-sided", n_res,
-            cause=SECTION8_CAUSE)
+    _bh_row(
+        led,
+        "s8-pvalues-eq10-per-config",
+        tests,
+        tails,
+        [first],
+        "greater",
+        n_res,
+        cause=SECTION8_CAUSE,
+    )
+    _bh_row(
+        led,
+        "s8-pvalues-two-sided-per-config",
+        tests,
+        tails,
+        [first],
+        "two-sided",
+        n_res,
+        cause=SECTION8_CAUSE,
+    )
     # pooled over the two configurations of Section 8: the paper names only m = 50, n = 50
     # (footnote 4); Figure 3 shows one m = 100 configuration, its n unstated: every partner
     for alternative, tag in (("greater", "eq10"), ("two-sided", "two-sided")):
         for partner in partners:
-            note = "" if partner.split("_")[-2] == "m100" else "; Figure 3's second panel is m = 100"
+            note = (
+                "" if partner.split("_")[-2] == "m100" else "; Figure 3's second panel is m = 100"
+            )
             _bh_row(
                 led,
                 f"s8-pvalues-{tag}-pooled-{partner.removeprefix('gpt2_epochs_2_')}",
@@ -616,8 +634,9 @@ def _section9(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
 
 # ---------------------------------------------------------------------------- App. D.1
 def _appendix_d(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
-    main = _seeded(tests, sorted(acc.loc[acc["family"] == "main", "config"].unique()),
-                   "bias", "greater")
+    main = _seeded(
+        tests, sorted(acc.loc[acc["family"] == "main", "config"].unique()), "bias", "greater"
+    )
     fams = main.groupby(["config", "lm"])
     mins = fams["p_adjusted"].min()
     (config, lm), ours = mins.idxmin(), float(mins.min())
@@ -632,13 +651,17 @@ def _appendix_d(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
         judged=judge_bound(ours, ALPHA, ">", se=sd),
         artefact="tapt.permutation",
         test=f"the smallest BH-adjusted p of the {fams.ngroups} (m, n, LM) families (one-sided, "
-        f"eq. 10) > {ALPHA} by more than 2 SE; " + SEED_TEST.format(n=PAPER_RESAMPLES,
-                                                                   draws=SEED_DRAWS),
+        f"eq. 10) > {ALPHA} by more than 2 SE; "
+        + SEED_TEST.format(n=PAPER_RESAMPLES, draws=SEED_DRAWS),
     )
     # a task "repeatedly" positive: more raw p < alpha over its cells than chance gives
     hits = main.assign(hit=main["p_value"] < ALPHA).groupby("dataset")["hit"].agg(["sum", "size"])
-    p = np.array([binomtest(int(k), int(s), ALPHA, alternative="greater").pvalue
-                  for k, s in zip(hits["sum"], hits["size"], strict=True)])
+    p = np.array(
+        [
+            binomtest(int(k), int(s), ALPHA, alternative="greater").pvalue
+            for k, s in zip(hits["sum"], hits["size"], strict=True)
+        ]
+    )
     adj = holm(p)
     top = hits["sum"].idxmax()
     led.add(
@@ -658,7 +681,7 @@ def _appendix_d(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
 
 
 # ----------------------------------------------------------------------------- Section 10
-def _section10(led: _Ledger, meta: pd.DataFrame, slices: pd.DataFrame) -> None:
+def _section10(led: _Ledger, meta: pd.DataFrame, slices: pd.DataFrame | None) -> None:
     paper_rows = {r[0]: r for r in reference.load(STUDY)["conclusions"]["meta_analysis"]["rows"]}
     paper_slices = 500  # Section 10: 500 random slices
     ids = {"m100_n500": "s10-m100-n500", "zero_shot_n100": "s10-zero-shot"}
@@ -675,6 +698,8 @@ def _section10(led: _Ledger, meta: pd.DataFrame, slices: pd.DataFrame) -> None:
             judged=judge(r.p_outside, paper, se=se, paper_se=pse, paper_decimals=2),
             artefact="tapt.figure5",
         )
+    if slices is None:
+        return
     e = math.exp(0.04)
     led.add(
         "fn6-odds",
@@ -705,7 +730,7 @@ def _section10(led: _Ledger, meta: pd.DataFrame, slices: pd.DataFrame) -> None:
 
 
 # ------------------------------------------------------------------------- App. E.1, G
-def _appendix_e_g(led, betas, recovery, pca) -> None:
+def _divergences(led: _Ledger, betas: pd.DataFrame) -> None:
     div = int(betas["divergences"].sum())
     led.add(
         "e1-divergences",
@@ -715,6 +740,9 @@ def _appendix_e_g(led, betas, recovery, pca) -> None:
         judged=judge(div, 0),
         artefact="tapt.beta_posteriors",
     )
+
+
+def _recovery(led: _Ledger, recovery: pd.DataFrame) -> None:
     for _, r in recovery.iterrows():
         id = "e1-recovery-null" if r["beta_true"] == 0 else "e1-recovery-effect"
         lo, hi = float(r["hdi_5.5"]), float(r["hdi_94.5"])
@@ -726,6 +754,9 @@ def _appendix_e_g(led, betas, recovery, pca) -> None:
             judged=judge(float(r["mean"]), float(r["beta_true"]), interval=(lo, hi)),
             artefact="tapt.figure8",
         )
+
+
+def _pca(led: _Ledger, pca: pd.DataFrame) -> None:
     ranks = sorted(pca["effective_rank"].unique())
     ns = sorted(pca["n"].unique())
     z, text = [], []
@@ -755,6 +786,16 @@ def _appendix_e_g(led, betas, recovery, pca) -> None:
         ),
         artefact="tapt.figure6",
     )
+
+
+def comparison_rows(meta: pd.DataFrame, recovery: pd.DataFrame, pca: pd.DataFrame) -> list[Claim]:
+    """The ledger's rows of Section 10, App. E.1's recovery and App. G (the docs' blocks of a
+    recorded run render them)."""
+    led = _Ledger()
+    _section10(led, meta, None)
+    _recovery(led, recovery)
+    _pca(led, pca)
+    return led.rows
 
 
 def _not_here(led: _Ledger) -> None:
@@ -788,8 +829,13 @@ def _not_here(led: _Ledger) -> None:
         "about 5 days on a T4)"
     )
     for id in ("s8-loss-lower", "s8-loss-20"):
-        led.add(id, ours="not computed", uncertainty="n/a", judged=untestable(training),
-                artefact="tapt.accuracies")
+        led.add(
+            id,
+            ours="not computed",
+            uncertainty="n/a",
+            judged=untestable(training),
+            artefact="tapt.accuracies",
+        )
     led.add(
         "c-t4-days",
         ours="not run",

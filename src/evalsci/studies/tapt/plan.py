@@ -56,6 +56,8 @@ class Plan:
     recovery_figure: tuple[str, ...]
     pca_table: tuple[str, ...]
     pca_figure: tuple[str, ...]
+    # the claims ledger (evalsci.studies.tapt.claims)
+    claims: str
     # the recompute path: one subsample's shard files and one run's merged files (by role,
     # training.shards.SHARD_FILES and RUN_FILES), and the manifest of every run
     shard: dict[str, str]
@@ -127,6 +129,11 @@ class Plan:
         return wanted if wanted in present else present[0]
 
     # -- the named targets ---------------------------------------------------------------
+    def csv(self, name: str) -> str:
+        """The CSV file of one of the plan's tables (`table1`, `beta_posteriors`, ...)."""
+        (found,) = paths.select(getattr(self, name), suffixes=(".csv",))
+        return found
+
     def differences_all(self) -> list[str]:
         """Figure 1 and Figures 9-15: one figure per configuration, in config order."""
         return [f.format(config=c) for c in self.configs() for f in self.differences]
@@ -158,6 +165,7 @@ def plan(settings: TaptSettings) -> Plan:
     """The plan of a run whose tapt settings are `settings`."""
     out = artefacts.outputs(STUDY)  # the registry owns the artefacts' files
     (accuracies,) = out["accuracies"]
+    (claims,) = out["claims"]
     tables = partial(paths.select, suffixes=paths.TABLE_SUFFIXES)
     figures = partial(paths.select, suffixes=paths.FIGURE_SUFFIXES)
     shards = paths.result(STUDY, f"recompute/shards/{RUN}")
@@ -183,6 +191,7 @@ def plan(settings: TaptSettings) -> Plan:
         recovery_figure=figures(out["figure8"]),
         pca_table=tables(out["figure6"]),
         pca_figure=figures(out["figure6"]),
+        claims=claims,
         shard={kind: f"{shards}/{name}" for kind, name in SHARD_FILES.items()},
         run={kind: f"{runs}/{name}" for kind, name in RUN_FILES.items()},
         manifest=paths.result(STUDY, "recompute/manifest.csv"),

@@ -56,9 +56,7 @@ def cell_tails(acc: pd.DataFrame, comparison: str) -> pd.DataFrame:
         sizes = g.groupby("dataset").size()
         if sizes.nunique() != 1:
             raise ValueError(f"{config} {lm}: tasks have unequal subsample counts {dict(sizes)}")
-        per_task = [
-            int(_diffs(t, comparison, n).sum()) for _, t in g.groupby("dataset", sort=True)
-        ]
+        per_task = [int(_diffs(t, comparison, n).sum()) for _, t in g.groupby("dataset", sort=True)]
         rows.append((config, lm, len(per_task), *sign_flip_tails(np.array(per_task))))
     return pd.DataFrame(rows, columns=["config", "lm", "n_tasks", *TAIL_COLUMNS])
 
@@ -84,9 +82,9 @@ def bh_min_draws(
     """`draws` values of BH's smallest adjusted p over the tasks of `tails` (one family), as
     scipy's Monte Carlo test at `n_resamples` gives them under `draws` different seeds."""
     cols = [
-        monte_carlo_pvalues(
-            tuple(r[c] for c in TAIL_COLUMNS), n_resamples, draws, rng=[*seed, i]
-        )[alternative]
+        monte_carlo_pvalues(tuple(r[c] for c in TAIL_COLUMNS), n_resamples, draws, rng=[*seed, i])[
+            alternative
+        ]
         for i, (_, r) in enumerate(tails.iterrows())
     ]
     return bh_min(np.column_stack(cols))
