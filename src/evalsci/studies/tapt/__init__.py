@@ -4,6 +4,8 @@ Modules, in the order of the paper:
 - `data`: the authors' accuracies (released or recomputed) as one long table;
 - `table1`: Table 1, means of the paired accuracy differences;
 - `permutation`: per-task paired permutation tests with Benjamini-Hochberg (eqs. 9-10);
+- `spread`: the exact sign-flip law of those tests and the seed-to-seed spread of their
+  Monte Carlo summaries at the paper's resample count;
 - `hierarchical`: the model of Section 6 (formula, explicit priors, long format), and
   `reparam` the same model in coordinates NUTS samples well;
 - `posteriors`: fitting it for every configuration, beta summaries, posterior predictive
@@ -18,6 +20,7 @@ Modules, in the order of the paper:
   configurations of the source;
 - `steps`: the functions the rules run (workflow/scripts/call.py), one per rule;
 - `columns`: the column schemas of the files it reads and writes;
+- `claims`: the claims ledger (every claim of the paper, ours and the verdict by one rule);
 - `doc_blocks`: the generated blocks of docs/tapt.md.
 `training/` (our own recompute of the accuracies: pretraining, classifiers, (Q)LoRA
 zero-shot, resumable shards) is a separate subpackage. The study compares against no random

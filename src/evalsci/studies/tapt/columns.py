@@ -66,6 +66,9 @@ SLICE_COLUMNS = (
     "divergences",
 )
 
+# the exact tails of a sign-flip test: P(<), P(=), P(>) of the observed statistic (spread)
+TAIL_COLUMNS = ("below", "on", "above")
+
 META_COLUMNS = ("config", "threshold", "p_outside", "n_slices")
 
 PERMUTATION_COLUMNS = (

@@ -26,10 +26,9 @@ import pandas as pd
 from scipy.stats import binom
 
 from evalsci.stats.permutation import monte_carlo_pvalues, sign_flip_tails
+from evalsci.studies.tapt.columns import TAIL_COLUMNS
 from evalsci.studies.tapt.data import COMPARISONS
 from evalsci.studies.tapt.hierarchical import num_correct
-
-TAIL_COLUMNS = ("below", "on", "above")
 
 
 def _diffs(g: pd.DataFrame, comparison: str, n) -> np.ndarray:
