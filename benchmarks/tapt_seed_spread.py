@@ -2,11 +2,12 @@
 resamples, measured over real seeds, against the exact law the claims ledger uses.
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/tapt_seed_spread.py \
-        [--seeds 100] [--resamples 10000] [--smoke]
+        [--seeds 100] [--resamples 10000] [--partners m100_n50,...] [--smoke]
 
 For each seed, every overtraining task's bias test (two-sided, scipy's default) and footnote
 4's boost test (H1 boost < 0, gpt2_epochs_2_m50_n50) run through `paired_mean_test`, seeded as
-rule tapt_make_permutation_tests seeds them (`permutation.test_seed(seed, ...)`), then:
+rule tapt_make_permutation_tests seeds them (`permutation.test_seed(seed, ...)`; `--partners`
+limits the partner configurations, default all), then:
 - BH's smallest adjusted p of m50_n50's 25 tasks, and of m50_n50 pooled with each other
   overtraining configuration (50 tasks): Section 8's "all p-values > 0.5" per hypothesis;
 - the count of footnote 4's raw p-values below 0.05 ("16 of 25").
@@ -39,6 +40,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--partners", default="", help="e.g. m100_n50 (default: every other)")
     ap.add_argument("--smoke", action="store_true", help="3 seeds at 1,000 resamples")
     args = ap.parse_args()
     if args.smoke:
@@ -53,6 +55,9 @@ def main() -> None:
     acc = data.load_accuracies(sorted(root.glob("*/*/*/*/accuracies.csv")))
     first = "gpt2_epochs_2_m50_n50"
     configs = sorted(acc["config"].unique())
+    if args.partners:
+        configs = [first] + [f"gpt2_epochs_2_{p}" for p in args.partners.split(",")]
+        acc = acc[acc["config"].isin(configs)]
     groups = [
         (key, g.sort_values("subsample"))
         for key, g in acc.groupby(["config", "lm", "n", "dataset"], sort=True)

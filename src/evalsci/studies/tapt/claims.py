@@ -23,6 +23,7 @@ What ours rests on:
 from __future__ import annotations
 
 import math
+import zlib
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -472,7 +473,7 @@ def _bh_row(led, id, tests, tails, configs, alternative, n_res, cause=None, note
     seeded = _seeded(tests, configs, "bias", alternative)
     fam = tails[tails["config"].isin(configs)].sort_values(["config", "dataset"])
     ours = float(spread.bh_min(seeded["p_value"].to_numpy())[0])
-    draws = spread.bh_min_draws(fam, alternative, n_res, SEED_DRAWS, seed=[len(id), 8])
+    draws = spread.bh_min_draws(fam, alternative, n_res, SEED_DRAWS, seed=[zlib.crc32(id.encode())])
     limit = float(spread.bh_min(spread.limit_pvalue(fam, alternative))[0])
     sd = float(draws.std(ddof=1))
     bound = led.ref["s8-pvalues"]
@@ -521,9 +522,7 @@ def _section8(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
         ),
         artefact="tapt.accuracies",
     )
-    n_res = int(tests["n_resamples"].iloc[0])
-    if n_res != PAPER_RESAMPLES:
-        n_res = PAPER_RESAMPLES  # the SD at the paper's count: what its number carries
+    n_res = PAPER_RESAMPLES  # the SD at the paper's count: the paper's numbers carry it
     tails = spread.task_tails(over, "bias")
     first = reference.load(STUDY)["conclusions"]["overtraining_boost_negative_tests"]["config"]
     partners = [c for c in sorted(over["config"].unique()) if c != first]
