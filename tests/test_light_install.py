@@ -1,10 +1,11 @@
-"""Issue 32 item 5: a light install for audit users. `pip install .` installs the core
+"""Issues 32 (item 5) and 46: a light install for audit users. The release wheel, built
+here from a copy of the sources, installs with a plain `pip install` (no extras) the core
 dependencies only (no torch, PyMC or Snakemake: those are the `lm`, `bayes`, `assess` and
 `workflow` extras, which `.ci/install` and the lock add), and in a fresh venv that gives a
 working `evalsci audit` on every input format, printing what the full environment prints.
 
 The fresh venv gets the lock's versions (`-c requirements/envs/lock-pins.txt`, pins without
-hashes: pip cannot hash-check a local directory), so its output can be compared byte for byte.
+hashes: pip cannot hash-check a local wheel), so its output can be compared byte for byte.
 """
 
 from __future__ import annotations
@@ -87,16 +88,34 @@ def test_the_audit_path_imports_nothing_heavy(tmp_path):
         assert "HEAVY []" in proc.stderr, f"{name}: {proc.stderr.splitlines()[-1]}"
 
 
-@pytest.fixture(scope="module")
-def light_venv(tmp_path_factory) -> Path:
-    """A fresh venv with `pip install .` of a copy of the package (core dependencies only)."""
-    root = tmp_path_factory.mktemp("light")
-    src = root / "evalsci"
-    src.mkdir()
-    # a copy: building in the checkout would leave build/ and *.egg-info behind
+def build_wheel(dest: Path) -> Path:
+    """The release wheel, built as a release would be: from a copy of what the sdist holds
+    (building in the checkout leaves build/ and *.egg-info behind), with the locked
+    setuptools of this environment (no build isolation: nothing fetched to build)."""
+    src = dest / "evalsci"
+    src.mkdir(parents=True)
     shutil.copytree(REPO / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO / name, src / name)
+    wheels = dest / "dist"
+    cmd = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+    proc = subprocess.run([*cmd, "-w", str(wheels), f"{src}/"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = wheels.glob("evalsci-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def light_wheel(tmp_path_factory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def light_venv(tmp_path_factory, light_wheel) -> Path:
+    """A fresh venv with a plain `pip install` of the built wheel (core dependencies only,
+    at the lock's versions). The dependencies come from pip's configured indexes: the lock's
+    versions are on PyPI, not all in a local wheel folder, so this needs PyPI or a mirror."""
+    root = tmp_path_factory.mktemp("light")
     venv = root / "venv"
     start = time.monotonic()
     base = getattr(sys, "_base_executable", sys.executable)
@@ -104,17 +123,43 @@ def light_venv(tmp_path_factory) -> Path:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     steps = [
         ["--require-hashes", "--no-deps", "-r", str(REPO / "requirements" / "pip.txt")],
-        ["-c", str(REPO / "requirements" / "envs" / "lock-pins.txt"), str(src)],
+        ["-c", str(REPO / "requirements" / "envs" / "lock-pins.txt"), str(light_wheel)],
     ]
     for args in steps:
         proc = subprocess.run(pip + args, capture_output=True, text=True, cwd=root)
         assert proc.returncode == 0, proc.stderr[-3000:]
-    print(f"light venv: pip install . in {time.monotonic() - start:.0f} s")
+    print(f"light venv: pip install of the wheel in {time.monotonic() - start:.0f} s")
     return venv
 
 
+def test_the_wheel_is_a_release(tmp_path):
+    """The wheel carries the license, the one version, the `evalsci` command and the data
+    files the package reads (registries, references, schemas), and no tests or workflow."""
+    import zipfile
+    from email.parser import Parser
+
+    import evalsci
+
+    wheel = build_wheel(tmp_path)
+    assert wheel.name == f"evalsci-{evalsci.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        info = f"evalsci-{evalsci.__version__}.dist-info"
+        meta = Parser().parsestr(z.read(f"{info}/METADATA").decode())
+        entry = z.read(f"{info}/entry_points.txt").decode()
+    assert meta["Version"] == evalsci.__version__ and meta["License-Expression"] == "MIT"
+    assert f"{info}/licenses/LICENSE" in names
+    assert "evalsci = evalsci.cli:main" in entry
+    for data in ("evalsci/pipeline/artefacts.yaml", "evalsci/studies/tapt/reference.yaml"):
+        assert data in names, data
+    assert not [n for n in names if n.startswith(("tests/", "workflow/", "benchmarks/"))]
+    requires = meta.get_all("Requires-Dist")
+    core = [r for r in requires if "extra ==" not in r]
+    assert not [r for r in core if r.split(">")[0].split("=")[0].split("<")[0].strip() in HEAVY]
+
+
 @pytest.mark.slow
-def test_pip_install_dot_installs_no_heavy_package(light_venv):
+def test_the_wheel_installs_no_heavy_package(light_venv):
     names = subprocess.run(
         [
             str(light_venv / "bin" / "python"),

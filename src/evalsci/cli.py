@@ -337,6 +337,9 @@ def cmd_check_config(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalsci", description=__doc__.split("\n")[0])
+    from evalsci import __version__
+
+    parser.add_argument("--version", action="version", version=f"evalsci {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     b = sub.add_parser("baseline", help="expected max accuracy of t random classifiers")
