@@ -132,7 +132,7 @@ def section4(b: keys.Baselines) -> list[Claim]:
         ),
         _row(
             "s4_n100_t10",
-            ours=f"{e100:.4f}",
+            ours=f"{e100:.4f} (rounds to {e100:.3f})",
             uncertainty=EXACT_MATH,
             judged=judge(e100, ref["s4_n100_t10"]["value"], paper_decimals=3),
             artefact=art2,
