@@ -49,7 +49,8 @@ LABELS = {
     "untestable_here": "untestable here",
 }
 assert tuple(LABELS) == VERDICTS
-#: the columns a table for people shows (the file has `test` too)
+#: the columns a table for people shows: the file's, without the `test` that decided each
+SHOWN = tuple(c for c in COLUMNS if c != "test")
 SHOWN = (
     "study",
     "id",
