@@ -200,3 +200,25 @@ def test_ledger_on_the_released_accuracies(mirror):
     assert by["fig2-boost-m50_n200"].verdict == "untestable_here"
     assert by["fig4-boost-zero_shot_n100"].verdict == "within_noise"
     assert all(r.cause for r in rows if r.verdict in ("differs", "untestable_here"))
+
+
+def test_section8_readings_limits(mirror):
+    """Section 8's "all p-values > 0.5", reading by reading, at the exact limit (no Monte
+    Carlo): eq. 10 (one-sided) never reaches 0.5, per configuration or pooled with any
+    partner; the two-sided test does only pooled, and only with m100_n50, m100_n500 or
+    m50_n200 as the partner of footnote 4's m50_n50."""
+    acc = _load(mirror, "accuracies_gpt2_epochs_2")
+    tails = spread.task_tails(acc, "bias").sort_values(["config", "dataset"])
+    first = "gpt2_epochs_2_m50_n50"
+
+    def limit(configs, alternative):
+        fam = tails[tails["config"].isin(configs)]
+        return spread.bh_min(spread.limit_pvalue(fam, alternative))[0]
+
+    assert limit([first], "greater") < 0.25 and limit([first], "two-sided") < 0.5
+    above = set()
+    for partner in sorted(set(tails["config"]) - {first}):
+        assert limit([first, partner], "greater") < 0.5
+        if limit([first, partner], "two-sided") > 0.5:
+            above.add(partner.removeprefix("gpt2_epochs_2_"))
+    assert above == {"m100_n50", "m100_n500", "m50_n200"}

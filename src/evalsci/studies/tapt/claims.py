@@ -53,11 +53,11 @@ SEED_TEST = (
 # the test that shows Table 1's two bias cells are the paper's double rounding
 DOUBLE_ROUNDING = "tests/test_tapt_claims.py::test_table1_bias_double_rounding"
 SECTION8_CAUSE = (
-    "eq. 10 as printed cannot give it on the released data: 5 raw one-sided p < 0.05 bound "
-    "BH's smallest adjusted p below 0.25 per configuration and 0.5 pooled, whatever the family "
-    "(tests/test_tapt_permutation.py::test_overtraining_section8_procedures); only scipy's "
-    "default two-sided test pooled over m50_n50 and an m = 100 partner reaches 0.5 (rows "
-    "s8-pvalues-two-sided-pooled-*)"
+    "this reading's exact limit (infinite resamples) is below 0.5 on the released data: the "
+    "paper's number cannot come from it (tests/test_tapt_claims.py::"
+    "test_section8_readings_limits; eq. 10's 5 raw p < 0.05 bound BH's minimum below 0.25 per "
+    "configuration and 0.5 pooled: tests/test_tapt_permutation.py::"
+    "test_overtraining_section8_procedures)"
 )
 SECTION9_CAUSE = (
     "enron_spam's bias is exactly 0 on integer counts; the paper's float statistic "
@@ -177,7 +177,7 @@ def ledger(
 # ------------------------------------------------------------------------- Section 4, App. A
 def _counts(led: _Ledger, acc: pd.DataFrame) -> None:
     main = acc[acc["family"] == "main"]
-    per = main.groupby(["n", "lm", "dataset"]).size().groupby("n").agg(["min", "max"])
+    per = main.groupby(["m", "n", "lm", "dataset"]).size().groupby("n").agg(["min", "max"])
     paper = led.ref["fn1-subsamples"]["value"]
     ok = all(
         per.loc[n, "min"] == per.loc[n, "max"] == k for n, k in paper.items() if n in per.index
