@@ -8,9 +8,15 @@ from __future__ import annotations
 import pandas as pd
 
 from evalsci import reference
+from evalsci.claims.render import study_block
 from evalsci.stats.agreement import judge
 from evalsci.studies.tapt.claims import DOUBLE_ROUNDING, comparison_rows
 from evalsci.tables import markdown_table
+
+
+def claims(paths) -> str:
+    """docs/tapt.md: the study's claims ledger (input `claims`), rows as it holds them."""
+    return study_block(paths)
 
 
 def _decimals(printed: float) -> int:
