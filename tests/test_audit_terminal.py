@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 
 from evalsci.audit import OUTPUT_COLUMNS, VERDICTS, read_inputs
 from evalsci.audit.judge import VERDICT_MEANING
-from evalsci.audit.terminal import short_models
+from evalsci.audit.terminal import COLUMNS, DROP_ORDER, output_width, short_models
 from evalsci.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,26 +39,46 @@ def run(capsys, *argv):
     return rc, out.out, out.err
 
 
-def test_default_table_of_a_63_task_file_fits_160_columns(capsys):
+@pytest.mark.parametrize("columns", [80, 100, 160])
+def test_default_table_of_a_63_task_file_follows_columns(capsys, monkeypatch, columns):
+    """The table fits $COLUMNS (issue 45: 160 wide whatever the terminal); columns that do not
+    fit are left out and named; every line of the report fits, and the summary is never cut
+    between a verdict and its count."""
+    monkeypatch.setenv("COLUMNS", str(columns))
     rc, out, err = run(capsys, PYTHIA)
     assert rc == 0 and err == ""
     lines = out.splitlines()
-    assert max(map(len, lines)) <= 160
+    assert max(map(len, lines)) <= columns
     rc, js, _ = run(capsys, PYTHIA, "--format", "json")
     scores = json.loads(js)["scores"]
     assert len(scores) == 63
     table = lines[2 : 2 + len(scores)]
+    header = lines[0].split()
     raw = json.loads(PYTHIA.read_text())
     for row, score in zip(table, scores, strict=True):
         cells = row.split()
-        # lm-eval's model_args string -> the model's own name
+        # lm-eval's model_args string -> the model's own name (cut in the middle if narrow)
         assert raw["config"]["model_args"].startswith("pretrained=EleutherAI/pythia-v1.1-160m")
-        assert cells[0] == "pythia-v1.1-160m" and cells[1] == score["task"]
+        name = "pythia-v1.1-160m"
+        assert cells[0] == name or (cells[0][0] == name[0] and "~" in cells[0])
         assert cells[2] == f"{score['accuracy']:.4f}" and cells[3] == str(score["n"])
         assert score["verdict"] in cells
+    if columns == 160:
+        assert header == [h for h, _ in COLUMNS] and table[0].split()[0] == "pythia-v1.1-160m"
+    else:  # the least needed columns left out, and said so
+        gone = [h for h in DROP_ORDER if h not in header]
+        assert gone and {"model", "task", "acc", "n", "k", "max", "p_max", "verdict"} <= set(header)
+        assert f"left out to fit {columns} columns: {', '.join(gone)}" in " ".join(out.split())
     counts = {v: sum(s["verdict"] == v for s in scores) for v in VERDICTS}
     summary = ", ".join(f"{v} {counts[v]}" for v in reversed(VERDICTS))
-    text = " ".join(out.split())  # the summary and notes wrap at 160
+    pairs = [f"{v} {counts[v]}" for v in reversed(VERDICTS)]
+    (start,) = [i for i, line in enumerate(lines) if line.startswith("63 scores audited")]
+    verdicts = next(i for i in range(start, len(lines)) if "Verdicts:" in lines[i])
+    end = next(i for i in range(verdicts, len(lines)) if lines[i].endswith("."))
+    for line in lines[start : end + 1]:  # no verdict apart from its count on a wrapped line
+        assert not re.search(r"(^|, )\w+$|^\d+[,.]", line.strip()), line
+    text = " ".join(out.split())  # the summary and notes wrap at the width
+    assert all(p in " ".join(lines[start : end + 1]) for p in pairs)
     assert "63 scores audited (63 tasks, 1 file; 24 tasks skipped" in text
     assert f"Verdicts: {summary}." in text
     for v in VERDICTS:  # the legend
@@ -69,6 +90,13 @@ def test_default_table_of_a_63_task_file_fits_160_columns(capsys):
         assert text.count(" ".join(n.split())) == 1
     assert "pretrained=" not in out and str(REPO) not in out
     assert f"files (scores): {PYTHIA} (63)" in text
+
+
+def test_width_is_100_without_a_terminal(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert output_width() == 100  # pytest's stdout is no terminal
+    monkeypatch.setenv("COLUMNS", "80")
+    assert output_width() == 80
 
 
 def test_two_models_alike_in_name_keep_what_tells_them_apart(capsys):
@@ -114,6 +142,16 @@ def test_exit_codes(capsys, tmp_path):
     assert rc == 2 and "no such file" in err
     # a folder with both: the multiple-choice file is audited
     assert run(capsys, GSM8K, PYTHIA)[0] == 0
+
+
+def test_documented_skips_exit_3_not_2(capsys):
+    """Skips docs/audit.md lists are valid input with nothing to judge (exit 3), never bad
+    input (2, "error:"): Every Eval Ever epochs that the file cannot split (issue 45: exited 2)."""
+    alpha = Path("tests/fixtures/audit/eee/inspect_epochs/data/arith12/mockllm/alpha")
+    for f in sorted(alpha.glob("*.json")):
+        rc, out, err = run(capsys, f)
+        assert rc == 3 and out == "" and "error" not in err
+        assert "each sample occurs 3 times (epochs)" in err
 
 
 def _stdin(monkeypatch, data: bytes):

@@ -77,8 +77,10 @@ class Result:
 @dataclass(frozen=True)
 class Skipped:
     """A file (task None) or one task of a file that was not read, and why. `no_baseline`:
-    the task was read and has no random baseline the audit can compute (generated text,
-    likelihoods, options unknown), as opposed to a file or request that could not be read."""
+    a skip docs/audit.md lists: the task was read and has nothing the audit can judge
+    (generated text, likelihoods, options unknown, a group's aggregate of its subtasks,
+    epochs the file cannot split), as opposed to a file or request that could not be read.
+    Inputs with only such skips exit 3 (nothing to audit), never 2."""
 
     path: str
     task: str | None

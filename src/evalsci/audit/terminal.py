@@ -1,6 +1,7 @@
 """The audit for people: the default `evalsci audit` output (`--format table`).
 
-A fixed-width table that fits WIDTH (160) columns, then, each once: a summary line, the
+A fixed-width table that fits the terminal (`output_width()`: $COLUMNS, else the terminal's own width,
+else FALLBACK_WIDTH = 100 columns when the output is no terminal), then, each once: a summary line, the
 multiplicity family, a legend of the verdicts, the notes (numbered; a row names its notes by
 number), the files read and everything passed over with its reason. CSV and JSON keep every
 column at full precision (output.py); this view shortens for reading:
@@ -12,12 +13,17 @@ column at full precision (output.py); this view shortens for reading:
     that any terminal prints it);
   - numbers rounded: accuracies to 4 decimals, baselines to 3, p-values to 3 decimals or one
     significant digit below 0.001 (the verdicts come from the exact values);
-  - paths relative to the working directory where they are under it.
+  - paths relative to the working directory where they are under it;
+  - where the columns still do not fit, the least needed are left out (DROP_ORDER: p_below,
+    std, p_std, t, notes) and a line under the table names them; CSV and JSON have them all.
+Every line the report prints fits the width: longer text is wrapped between words, a verdict
+and its count kept together.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import textwrap
 
 import numpy as np
@@ -26,8 +32,20 @@ import pandas as pd
 from .frames import frame_labels
 from .judge import VERDICT_MEANING, VERDICTS, family_line, verdict_counts
 
-WIDTH = 160
+WIDTH = 160  # the widest the table grows, however wide the terminal
+FALLBACK_WIDTH = 100  # when $COLUMNS is unset and the output is no terminal
 GAP = "  "
+#: the columns left out, first to last, when the table cannot fit the width otherwise
+DROP_ORDER = ("p_below", "std", "p_std", "t", "notes")
+
+
+def output_width() -> int:
+    """The output's width: $COLUMNS where set, else the terminal's, else FALLBACK_WIDTH (a pipe
+    or a file); never above WIDTH (a table that wide is hard to read) nor below 40."""
+    cols = shutil.get_terminal_size((FALLBACK_WIDTH, 24)).columns
+    return max(40, min(WIDTH, cols))
+
+
 #: the shortest a name column is cut to when the table must shrink
 MIN_NAME = 12
 #: argument names that carry the model's own name (lm-eval model_args)
@@ -186,6 +204,25 @@ def _cells(df: pd.DataFrame, models: dict, prefix: str, note_ids: list[str]) -> 
     return rows
 
 
+def _fit(columns, rows, shrink, width: int, drop: tuple[str, ...] = ()):
+    """(columns, rows, shrink) without the columns of `drop` (headers, in order) that must go
+    for the table to fit `width` once its `shrink` columns are cut to MIN_NAME, and the
+    headers left out."""
+    left_out: list[str] = []
+    for name in (None, *drop):
+        if name is not None:
+            i = [h for h, _ in columns].index(name)
+            columns = columns[:i] + columns[i + 1 :]
+            rows = [r[:i] + r[i + 1 :] for r in rows]
+            shrink = tuple(j - (j > i) for j in shrink if j != i)
+            left_out.append(name)
+        w = [max([len(h)] + [len(r[k]) for r in rows]) for k, (h, _) in enumerate(columns)]
+        w = [min(x, MIN_NAME) if k in shrink else x for k, x in enumerate(w)]
+        if sum(w) + len(GAP) * (len(w) - 1) <= width:
+            break
+    return columns, rows, shrink, left_out
+
+
 def fixed_width(columns, rows: list[list[str]], shrink: tuple[int, ...], width: int) -> str:
     """`rows` under `columns` ((header, right-aligned) pairs) as fixed-width text; the columns
     `shrink` (names) are cut, the widest first, down to MIN_NAME until a line fits `width`."""
@@ -218,7 +255,12 @@ def table(df: pd.DataFrame, width: int = WIDTH) -> tuple[str, list[str]]:
     notes = [f"[{number[n]}] {n}" for n in distinct]
     if prefix:
         notes.insert(0, f"every task's name begins with {prefix!r}, left out above")
-    return fixed_width(COLUMNS, rows, (0, 1), width), notes
+    columns, rows, shrink, left_out = _fit(COLUMNS, rows, (0, 1), width, DROP_ORDER)
+    text = fixed_width(columns, rows, shrink, width)
+    if left_out:
+        notes.insert(0, f"left out to fit {width} columns: {', '.join(left_out)} (every "
+                     "column: --format csv or json, or a wider $COLUMNS)")  # fmt: skip
+    return text, notes
 
 
 def _short_label(label: str, models: dict[str, str]) -> str:
@@ -245,9 +287,12 @@ TEST_COLUMNS = [
 ]
 
 
-def compare_tables(tests: pd.DataFrame, groups: pd.DataFrame, models, width: int = WIDTH) -> str:
+def compare_tables(
+    tests: pd.DataFrame, groups: pd.DataFrame, models, width: int | None = None
+) -> str:
     """--compare's tests and groups for people: short names, rounded numbers, a result per
     row (separated / not separated / the reason it was not tested)."""
+    width = output_width() if width is None else width
     short = short_models(models)
     acc = lambda v: "" if pd.isna(v) else f"{v:.4f}"  # noqa: E731
     count = lambda v: "" if pd.isna(v) else str(int(v))  # noqa: E731
@@ -292,14 +337,19 @@ def compare_tables(tests: pd.DataFrame, groups: pd.DataFrame, models, width: int
     return "\n".join(out) + "\n"
 
 
+NBSP = "\u00a0"  # keeps a verdict and its count on one line when a line is wrapped
+
+
 def _wrap(text: str, width: int, indent: str = "    ") -> list[str]:
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False)
+    return [line.replace(NBSP, " ") for line in lines] or [""]
 
 
 def summary_line(judged: pd.DataFrame, skipped) -> str:
     files = judged["source"].astype(str).str.replace(r":\d+$", "", regex=True).nunique()
     tasks = sum(1 for s in skipped if s.task is not None)
     passed = len(skipped) - tasks
+    counts = verdict_counts(judged).split(", ")  # 'above_max 49': kept on one line
     extra = []
     if tasks:
         extra.append(f"{tasks} tasks skipped")
@@ -309,7 +359,7 @@ def summary_line(judged: pd.DataFrame, skipped) -> str:
         f"{len(judged)} scores audited ({judged['task'].nunique()} tasks, {files} "
         f"file{'s' if files > 1 else ''}"
         + (f"; {', '.join(extra)}, with the reasons below" if extra else "")
-        + f"). Verdicts: {verdict_counts(judged)}."
+        + f"). Verdicts: {', '.join(c.replace(' ', NBSP) for c in counts)}."
     )
 
 
@@ -340,15 +390,20 @@ def sources_line(judged: pd.DataFrame) -> str:
     return "files (scores): " + ", ".join(shown)
 
 
-def report(judged: pd.DataFrame, skipped, t_lines: list[str], width: int = WIDTH) -> str:
+def report(judged: pd.DataFrame, skipped, t_lines: list[str], width: int | None = None) -> str:
     """The whole default output: table, summary, family, legend, notes, files, skipped."""
+    width = output_width() if width is None else width
     body, notes = table(judged, width)
     out = [body, ""]
     out += _wrap(summary_line(judged, skipped), width, "")
     out += _wrap(family_line(judged) + "; p-values above are raw, the verdicts use them "
                  "adjusted (CSV and JSON: p_*_adjusted)", width, "    ")  # fmt: skip
-    out.append("legend (k: options per item; std, max: the standard and the max random "
-               "baseline; t: tries the best score was selected from):")  # fmt: skip
+    out += _wrap(
+        "legend (k: options per item; std, max: the standard and the max random baseline; "
+        "t: tries the best score was selected from):",
+        width,
+        "    ",
+    )
     for line in legend():
         out += _wrap(line, width, "    ")
     if notes or t_lines:
@@ -361,8 +416,16 @@ def report(judged: pd.DataFrame, skipped, t_lines: list[str], width: int = WIDTH
     return "\n".join(out) + "\n"
 
 
-def write_table(judged: pd.DataFrame, skipped, t_lines, stream, width: int = WIDTH) -> None:
+def write_table(judged: pd.DataFrame, skipped, t_lines, stream, width: int | None = None) -> None:
     stream.write(report(judged, skipped, t_lines, width))
 
 
-__all__ = ["report", "write_table", "short_models", "task_prefix", "relative", "WIDTH"]
+__all__ = [
+    "report",
+    "write_table",
+    "short_models",
+    "task_prefix",
+    "relative",
+    "output_width",
+    "WIDTH",
+]

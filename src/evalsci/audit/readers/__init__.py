@@ -197,9 +197,9 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             )
         else:
             why = (
-                f"{f}: lm-eval samples file without its results JSON "
-                "(results_<timestamp>.json in the same directory): give that file or the "
-                "directory"
+                f"{f}: lm-eval samples file without its results JSON in the same directory "
+                "(results_<timestamp>.json; lm-eval 0.4.0-0.4.2: the results.json whose "
+                "config.model_args names this file): give that file or the directory"
             )
         if explicit:
             raise AuditInputError(why)

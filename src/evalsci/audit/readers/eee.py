@@ -119,8 +119,8 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
     results, skipped = [], []
     for name, group in by_name.items():
         chosen = _pick(group, metric)
-        if isinstance(chosen, str):
-            skipped.append(Skipped(where, name, chosen[5:]))
+        if isinstance(chosen, str):  # no accuracy: documented unless --metric named one
+            skipped.append(Skipped(where, name, chosen[5:], no_baseline=metric is None))
             continue
         got = _score(path, agg, model, name, chosen, rows, spath)
         (results if isinstance(got, Result) else skipped).append(got)
@@ -193,7 +193,8 @@ def _epochs(where, name, spath, mine, acc, flags, common) -> Result | Skipped:
     epochs = sorted({len(v) for v in per.values()})
     if all(len({x for _, x in v}) == 1 and v[0][1] in (0.0, 1.0) for v in per.values()):
         what = "/".join(map(str, epochs))
-        return Skipped(where, name, AMBIGUOUS_EPOCHS.format(spath=spath.name, epochs=what))
+        why = AMBIGUOUS_EPOCHS.format(spath=spath.name, epochs=what)
+        return Skipped(where, name, why, no_baseline=True)
     right = [sum(x for _, x in v) for v in per.values()]
     if any(abs(r - round(r)) > 1e-9 * len(v) for r, v in zip(right, per.values(), strict=True)):
         return Skipped(
@@ -201,6 +202,7 @@ def _epochs(where, name, spath, mine, acc, flags, common) -> Result | Skipped:
             name,
             f"{spath.name}: a sample's values over its epochs do not add up to a number of "
             "right answers (no mean over epochs): no count to audit",
+            no_baseline=True,
         )
     n, correct = len(mine), int(sum(round(r) for r in right))
     if abs(correct / n - acc) > EXACT:
@@ -210,6 +212,7 @@ def _epochs(where, name, spath, mine, acc, flags, common) -> Result | Skipped:
             f"{spath.name}: score {acc!r} is not the mean of the {n} answers (items x epochs, "
             f"{correct} right): a per-item reduction over epochs (at_least_1, max, ...) has no "
             "random baseline",
+            no_baseline=True,
         )
     note = (
         f"{len(per)} items x {'/'.join(map(str, epochs))} epochs: each epoch's answer counted "

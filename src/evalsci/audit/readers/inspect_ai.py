@@ -234,6 +234,7 @@ def read(path: str | Path) -> tuple[list[Result], list[Skipped]]:
                     f"guesser gets an item with 1 - (1 - 1/k)^{epochs}, not 1/k, and the max "
                     "random baseline is the best of t whole runs; re-score with "
                     "epochs_reducer='mean' to audit it",
+                    no_baseline=True,
                 )
             )
             continue

@@ -49,6 +49,17 @@ from .option_counts import table as option_table
 
 _NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 MC_CATEGORY = "LOGPROBS"
+#: the category names lighteval has given metrics scored from log-probabilities over a
+#: document's choices: LOGPROBS (0.10 and later, `SamplingMethod`); MULTICHOICE,
+#: MULTICHOICE_ONE_TOKEN and MULTICHOICE_PMI (`MetricCategory`, 0.3 to 0.9, written by name)
+MC_CATEGORIES = frozenset({MC_CATEGORY, "MULTICHOICE", "MULTICHOICE_ONE_TOKEN", "MULTICHOICE_PMI"})
+#: lighteval's choice accuracies (0/1 per document, the argmax over its choices), by metric
+#: name, in the order they are read by default: `loglikelihood_acc` (and its single-token and
+#: recall@1 forms) "acc", `loglikelihood_acc_norm` (and nospace, single-token) "acc_norm",
+#: truthfulqa:mc's "truthfulqa_mc1", the Open LLM Leaderboard v1's "mc1". Their names hold
+#: across versions, where the category does not: lighteval 0.6 to 0.9 wrote it as the enum's
+#: number ("8" for MULTICHOICE), and 0.3 to 0.5 under the config key `metric`, not `metrics`.
+ACCURACIES = ("acc", "acc_norm", "truthfulqa_mc1", "mc1")
 #: truthfulqa:mc's accuracy over each question's mc1 answers (lighteval >= 0.5; the Open LLM
 #: Leaderboard v1 files call it mc1)
 MC1 = ("truthfulqa_mc1", "mc1")
@@ -108,7 +119,7 @@ def details_file(path: Path, model: str, task: str) -> Path | None:
 def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
     """[(metric name, category)] of one task's config (category None in old files)."""
     out = []
-    metrics = cfg.get("metrics") or []
+    metrics = cfg.get("metrics") or cfg.get("metric") or []  # `metric`: lighteval <= 0.9
     if not isinstance(metrics, list):
         raise AuditInputError(f"{where}: key 'metrics' must be a list")
     for k, m in enumerate(metrics):
@@ -248,21 +259,44 @@ def _pick_metric(entry: dict, names: list, metric: str | None, letters: set = fr
             return f"skip:metric {metric!r} not reported (metrics there: {have})"
         return metric
     categories = {n: c for n, c in names}
-    mc = [k for k in have if categories.get(k) == MC_CATEGORY]
-    if mc:
-        return mc[0]
+    mc = [k for k in have if categories.get(k) in MC_CATEGORIES]
+    if mc:  # a choice accuracy first (lighteval >= 0.10 also files mcc, f1, mrr as LOGPROBS)
+        return next((a for a in ACCURACIES if a in mc), mc[0])
     extracted = [k for k in have if k in letters]
     if extracted:
         return f"letters:{extracted[0]}"
+    # a choice accuracy by name, its category unknown or a number (lighteval <= 0.9), never
+    # one named generative; mc2 (truthfulqa:mc's other metric) is no accuracy
+    for k in ACCURACIES:
+        cat = categories.get(k)
+        if k in entry and (cat is None or str(cat).isdigit()):
+            return k
+    custom = [k for k in have if k not in categories or categories[k] not in MC_CATEGORIES]
+    hint = _custom_hint(entry, custom)
     if any(c is not None for c in categories.values()):
         cats = sorted({str(c) for c in categories.values()})
-        return f"skip:metrics {have} are {cats}, not scored from log-probabilities over options"
-    # old files without categories: try the usual multiple-choice metric names (mc1: the Open
-    # LLM Leaderboard v1's truthfulqa:mc, whose other metric, mc2, is no accuracy)
-    for k in ("acc", "acc_norm", "mc1"):
-        if k in entry:
-            return k
-    return f"skip:no multiple-choice metric (metrics there: {have})"
+        why = f"metrics {have} are {cats}, not scored from log-probabilities over options"
+        return f"skip:{why}{hint}"
+    return f"skip:no multiple-choice metric (metrics there: {have}){hint}"
+
+
+def _custom_hint(entry: dict, names: list[str]) -> str:
+    """For metrics the audit does not know: the `--metric` that reads one as a choice
+    accuracy, where its value could be one (a mean of 0/1 scores, in [0, 1])."""
+    maybe = [
+        k
+        for k in names
+        if isinstance(entry.get(k), (int, float))
+        and not isinstance(entry.get(k), bool)
+        and 0 <= entry[k] <= 1
+    ]
+    if not maybe:
+        return ""
+    k = maybe[0]
+    return (
+        f"; if {k!r} is an accuracy over each document's choices (one 0/1 score per "
+        f"document), --metric {k} reads it"
+    )
 
 
 def _from_details(details: Path, metric: str, task: str):

@@ -1,8 +1,12 @@
 """lm-evaluation-harness 0.4 results (`lm_eval ... --output_path DIR [--log_samples]`).
 
-lm-eval 0.4 writes, per run, `DIR/<model>/results_<timestamp>.json` (metrics keyed
+lm-eval 0.4.3 and later write, per run, `DIR/<model>/results_<timestamp>.json` (metrics keyed
 `<metric>,<filter>`, plus `configs`, `n-samples`, `group_subtasks`, ...) and, with
-`--log_samples`, one `samples_<task>_<timestamp>.jsonl` per task beside it.
+`--log_samples`, one `samples_<task>_<timestamp>.jsonl` per task beside it, one sample per
+line. lm-eval 0.4.0 to 0.4.2 wrote `DIR/results.json` (or the `.json` path given) and, per task,
+`<model_args>_<task>.jsonl` beside it, `model_args` with `/` and `=` replaced by `__`
+(`pretrained__gpt2_arc_challenge.jsonl`), holding ONE indented JSON array of the samples (their
+`__main__.py`, tags v0.4.0-v0.4.2). Both are found from the results file (`samples_path`).
 
 Each task is read or skipped with its reason, never the whole file:
 - groups (aggregates of subtasks) are skipped: each subtask is read on its own;
@@ -36,6 +40,8 @@ from .lm_eval_tasks import lookup, options_of
 from .option_counts import options_for
 
 _TS = re.compile(r"^results_(?P<ts>.+)\.json$")
+#: lm-eval 0.4.0-0.4.2's samples file name: re.sub("/|=", "__", model_args) + f"_{task}.jsonl"
+_OLD_NAME = re.compile(r"/|=")
 
 
 def sniff(obj: object) -> bool:
@@ -55,17 +61,39 @@ def _object(value: object, path: Path, key: str) -> dict:
     return value
 
 
-def samples_path(results: Path, task: str) -> Path | None:
-    """The samples file lm-eval wrote for `task` beside `results` (`.jsonl`; the Open LLM
-    Leaderboard's older details use `.json` for the same JSON Lines), or None."""
+def samples_path(results: Path, task: str, model_args: object = None) -> Path | None:
+    """The samples file lm-eval wrote for `task` beside `results`, or None: 0.4.3 and later
+    `samples_<task>_<timestamp>.jsonl` (the Open LLM Leaderboard's older details use `.json`
+    for the same JSON Lines); 0.4.0-0.4.2 `<model_args, / and = as __>_<task>.jsonl`."""
     m = _TS.match(results.name)
-    if m is None:
-        return None
-    for ext in (".jsonl", ".json"):
-        p = results.with_name(f"samples_{task}_{m['ts']}{ext}")
+    if m is not None:
+        for ext in (".jsonl", ".json"):
+            p = results.with_name(f"samples_{task}_{m['ts']}{ext}")
+            if p.is_file():
+                return p
+    if isinstance(model_args, str):
+        p = results.with_name(f"{_OLD_NAME.sub('__', model_args)}_{task}.jsonl")
         if p.is_file():
             return p
     return None
+
+
+def is_sample_array(head: str) -> bool:
+    """lm-eval 0.4.0-0.4.2's samples file: one JSON array of objects opening with `doc_id`."""
+    return re.match(r'\[\s*\{\s*"doc_id"\s*:', head) is not None
+
+
+def _samples_records(path: Path):
+    """(line or index, record) of a samples file: JSON Lines, or 0.4.0-0.4.2's one array
+    (whose records are named by their index: `path: [i]`)."""
+    with open(path, "rb") as fh:
+        head = fh.read(64).decode("utf-8", "replace")
+    if not is_sample_array(head.lstrip("\ufeff")):
+        return iter_jsonl(path), lambda i: f"{path}:{i}" if i is not None else str(path)
+    arr = load_json(path)
+    if not isinstance(arr, list):  # pragma: no cover (is_sample_array saw a '[')
+        raise AuditInputError(f"{path}: expected a JSON array of samples")
+    return enumerate(arr), lambda i: f"{path}: [{i}]" if i is not None else str(path)
 
 
 def metric_key(entry: dict, metric: str) -> tuple[str | None, str | None]:
@@ -123,10 +151,9 @@ def count_samples(records, where, metric: str):
 
 
 def read_samples(path: Path, metric: str):
-    """`count_samples` of one samples JSONL file."""
-    return count_samples(
-        iter_jsonl(path), lambda i: f"{path}:{i}" if i is not None else str(path), metric
-    )
+    """`count_samples` of one samples file (JSON Lines, or 0.4.0-0.4.2's JSON array)."""
+    records, where = _samples_records(path)
+    return count_samples(records, where, metric)
 
 
 def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], list[Skipped]]:
@@ -160,14 +187,15 @@ def read_results(
         if task in groups and cfg is None:
             subs = obj.get("group_subtasks", {}).get(task)
             why = "a group: the aggregate of its subtasks" + (f" {subs}" if subs else "")
-            skipped.append(Skipped(str(path), task, why + ", each read on its own"))
+            why += ", each read on its own"
+            skipped.append(Skipped(str(path), task, why, no_baseline=True))
             continue
         got = _read_task(
             path, task, entry, cfg, nsamples.get(task), run_cfg, model, metric, inline.get(task)
         )
         if isinstance(got, Skipped):
             skipped.append(got)
-            spath = samples_path(path, task)
+            spath = samples_path(path, task, run_cfg.get("model_args"))
             if spath is not None:  # passed over with its task, not on its own
                 used.add(spath.resolve())
             continue
@@ -258,7 +286,7 @@ def _read_task(path, task, entry, cfg, ns, run_cfg, model, metric, inline=None):
         return _from_samples(
             path, key, effective, counts, "samples in the results", notes, common
         ), None
-    spath = samples_path(path, task)
+    spath = samples_path(path, task, run_cfg.get("model_args"))
     if spath is not None and not is_lfs_pointer(spath):
         counts = read_samples(spath, common["metric"])
         return _from_samples(path, key, effective, counts, spath.name, notes, common), spath

@@ -102,6 +102,8 @@ def sniff(path: Path) -> str:
     ):
         if reader.sniff(text):
             return kind
+    if lm_eval.is_sample_array(text):  # lm-eval 0.4.0-0.4.2: one JSON array of samples
+        return LM_EVAL_SAMPLES
     if text.startswith("{"):
         return _json_kind(path, text)
     header = text.split("\n", 1)[0]
