@@ -100,8 +100,13 @@ def run(args) -> int:
         "json": lambda: render.to_json(rows),
         "md": lambda: render.to_markdown(rows),
     }[args.format]()
-    sys.stdout.write(out)
     if args.format == "table":
-        for s in files:
-            print(render.summary_line(s, [r for r in rows if r.study == s]))
+        out += "".join(
+            render.summary_line(s, [r for r in rows if r.study == s]) + "\n" for s in files
+        )
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `evalsci claims | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -169,7 +169,7 @@ def judge_bound(
         raise ValueError(f"judge_bound: side must be '>' or '<', got {side!r}")
     ours, bound, se = _finite("ours", ours), _finite("bound", bound), _finite("se", se)
     margin = (ours - bound) if side == ">" else (bound - ours)
-    rule = f"ours {side} {bound:g} by more than {K:g} SE"
+    rule = f"ours {side} {bound:g}" + (f" by more than {K:g} SE" if se else " (exact)")
     if margin > K * se:
         return Verdict("matches" if se == 0 else "within_noise", "", rule)
     if margin < -K * se or se == 0:
