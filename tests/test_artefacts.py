@@ -1,5 +1,5 @@
 """The artefact registry (src/evalsci/pipeline/artefacts.yaml) against the Snakefile, the scripts, the
-package, the README's index and the default DAG."""
+package, the artefact index (docs/artefacts.md) and the default DAG."""
 
 from __future__ import annotations
 
@@ -36,10 +36,14 @@ def test_function_exists(a):
     assert callable(getattr(importlib.import_module(module), name)), a.function
 
 
-def test_readme_index_is_generated_from_the_registry():
-    text = (ROOT / "README.md").read_text()
-    assert artefacts.replace_block(text, artefacts.index_markdown()) == text, (
-        "README's artefact index is stale: run python -m evalsci.pipeline.artefacts --readme README.md"
+INDEX = ROOT / "docs" / "artefacts.md"
+
+
+def test_the_artefact_index_is_generated_from_the_registry():
+    text = INDEX.read_text()
+    assert artefacts.replace_block(text, artefacts.page_index(INDEX)) == text, (
+        "docs/artefacts.md is stale: run python -m evalsci.pipeline.artefacts --write "
+        "docs/artefacts.md"
     )
 
 
@@ -137,12 +141,12 @@ def test_captions_title_replaces_an_old_title_and_keeps_the_text():
     assert artefacts.titled_caption(plain, "**T**") == "**T**\n\n" + plain
 
 
-def test_from_a_readme_row_the_rule_and_the_function_are_one_file_away():
-    """Each row of the README's index links the file that defines its rule(s) and the file
+def test_from_an_index_row_the_rule_and_the_function_are_one_file_away():
+    """Each row of docs/artefacts.md links the file that defines its rule(s) and the file
     that defines its function, and names its outputs."""
     import ast
 
-    text = (ROOT / "README.md").read_text()
+    text = INDEX.read_text()
     block = text[text.index(artefacts.START) : text.index(artefacts.END)]
     rows = [r for r in block.splitlines() if r.startswith("| ") and not r.startswith("| study")]
     rows = [r for r in rows if not r.startswith("| ---")]
@@ -151,7 +155,7 @@ def test_from_a_readme_row_the_rule_and_the_function_are_one_file_away():
         cells = [c.strip() for c in row.strip("|").split("|")]
         study, outputs, rule_cell, function_cell = cells[0], cells[3], cells[4], cells[5]
         assert outputs, row
-        m = re.fullmatch(r"\[(.+)\]\((workflow/rules/\w+\.smk)\)", rule_cell)
+        m = re.fullmatch(r"\[(.+)\]\(\.\./(workflow/rules/\w+\.smk)\)", rule_cell)
         assert m, rule_cell
         smk = (ROOT / m.group(2)).read_text()
         rule_names = re.findall(r"[\w{}-]+", m.group(1).replace("`", ""))
@@ -163,7 +167,7 @@ def test_from_a_readme_row_the_rule_and_the_function_are_one_file_away():
                 names = [name]
             for n in names:
                 assert re.search(rf"^rule {n}:", smk, re.M), f"{m.group(2)} defines no rule {n}"
-        f = re.fullmatch(r"\[`(.+)`\]\((src/evalsci/[\w/]+\.py)\)", function_cell)
+        f = re.fullmatch(r"\[`(.+)`\]\(\.\./(src/evalsci/[\w/]+\.py)\)", function_cell)
         assert f, function_cell
         tree = ast.parse((ROOT / f.group(2)).read_text())
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}

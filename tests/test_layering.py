@@ -1,6 +1,6 @@
 """Imports flow one way: `evalsci.studies.<study>` -> (maxrandom, data, lm, stats, plots, ...),
 never back. No module of the package outside `src/evalsci/studies/` imports a study, neither
-by an import statement nor by importlib with a literal name (README, Layout). The workflow
+by an import statement nor by importlib with a literal name (docs/workflow.md, Layout). The workflow
 machinery (`evalsci.pipeline`) sits below the science: every layer may use it (atomic writes,
 the hub lock, portable arithmetic), and it imports nothing of the package but itself,
 `paths` (the shapes of the workflow's files) and `runrecord`. Its registries that name a study's function (pipeline/artefacts.yaml,
@@ -118,7 +118,7 @@ def test_study_docstrings_name_every_module_and_only_modules_that_exist():
 
 
 def test_every_study_has_the_roles_the_readme_lists():
-    """README, Layout: the paper studies share these module names; what differs is stated
+    """docs/workflow.md, Layout: the paper studies share these module names; what differs is stated
     there (tapt: no maxrandom requests; audit: its package is evalsci.audit, no reference)."""
     roles = {
         "steps.py",
@@ -155,7 +155,7 @@ def _schemas(path: Path) -> list[str]:
 
 
 def test_each_studys_column_schemas_are_in_its_columns_module():
-    """A study's file schemas live in one module, `columns.py` (README, Layout); the
+    """A study's file schemas live in one module, `columns.py` (docs/workflow.md, Layout); the
     terminal's display layouts (audit/terminal.py) are lists of (header, alignment) pairs."""
     for pkg in (*sorted(p for p in STUDIES.iterdir() if p.is_dir()), SRC / "audit"):
         if not (pkg / "__init__.py").is_file():

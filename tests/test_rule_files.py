@@ -1,4 +1,4 @@
-"""The rule files keep their conventions (README, Layout; docs/workflow.md): named input
+"""The rule files keep their conventions (docs/workflow.md, Layout): named input
 functions, not lambdas; one helper for the maxrandom exchange files; each study's helpers in
 its one <study>_common.smk, named <STUDY>_ (constants), <study>_ (functions) or _<study>_
 (evalsci imports); no other rule file defines a function."""

@@ -6,7 +6,7 @@
 - `runlocks`: runs sharing one working directory;
 - `hublock`: the hub commits a results/ tree loaded;
 - `determinism`: portable arithmetic (environment pins, torch's deterministic algorithms);
-- `artefacts` (+ `artefacts.yaml`): the artefact registry, the README index and the captions;
+- `artefacts` (+ `artefacts.yaml`): the artefact registry, its index (docs/artefacts.md) and the captions;
 - `doctables` (+ `doc_blocks.yaml`): the generated blocks in docs/.
 
 Like every module outside `evalsci.studies`, none of them imports a study

@@ -1,10 +1,10 @@
 """The artefact registry (artefacts.yaml): every table, figure and headline number of the four
 papers, with the Snakefile target, rule and function that make ours, and how it is built
-(every rule runs its function through the one adapter, workflow/scripts/call.py). The README's
-artefact index is generated from it:
+(every rule runs its function through the one adapter, workflow/scripts/call.py). The artefact
+index, docs/artefacts.md, is generated from it:
 
-    python -m evalsci.pipeline.artefacts --readme README.md      # rewrite the index in place
-    python -m evalsci.pipeline.artefacts --check README.md       # exit 1 when the index is stale
+    python -m evalsci.pipeline.artefacts --write docs/artefacts.md   # rewrite the index in place
+    python -m evalsci.pipeline.artefacts --check docs/artefacts.md   # exit 1 when it is stale
 
 and so are the titles of the report captions (workflow/report/*.rst, first line):
 
@@ -195,15 +195,15 @@ def _rule_files(root: Path) -> dict[str, str]:
     return out
 
 
-def _rules(group: list[Artefact], files: dict[str, str]) -> str:
+def _rules(group: list[Artefact], files: dict[str, str], base: str = "") -> str:
     """The group's rule(s), linked to the .smk file that defines them."""
     rule = group[0].rule
     if rule not in files:
         raise ValueError(f"artefacts.yaml: no rule {rule} in workflow/rules/*.smk")
-    return f"[{_numbered([a.rule for a in group])}]({files[rule]})"
+    return f"[{_numbered([a.rule for a in group])}]({base}{files[rule]})"
 
 
-def _function_link(a: Artefact, root: Path) -> str:
+def _function_link(a: Artefact, root: Path, base: str = "") -> str:
     """The function's short name, linked to the file that defines it."""
     module = a.function.rpartition(".")[0]
     rel = Path("src", *module.split("."))
@@ -212,7 +212,7 @@ def _function_link(a: Artefact, root: Path) -> str:
     )
     if not (root / path).is_file():
         raise ValueError(f"artefacts.yaml: {a.id}: no source file for {a.function}")
-    return f"[`{_function(a)}`]({path.as_posix()})"
+    return f"[`{_function(a)}`]({base}{path.as_posix()})"
 
 
 def _outputs(group: list[Artefact]) -> str:
@@ -252,16 +252,17 @@ def _outputs(group: list[Artefact]) -> str:
     return ", ".join(one(*x) for x in folded)
 
 
-def index_markdown(root: Path = _REPO) -> str:
-    """The README's artefact index: one row per artefact (similar figures share one), then
-    what is not reproduced. Titles and reasons are in the registry."""
+def index_markdown(root: Path = _REPO, base: str = "") -> str:
+    """The artefact index: one row per artefact (similar figures share one), then what is
+    not reproduced. Titles and reasons are in the registry. `base`: the repository root as
+    seen from the page that holds the index ("../" for docs/artefacts.md), for its links."""
     studies, arts = registry()
     files = _rule_files(root)
     out = [
         "Each row links the rule's file and the function's file (every rule runs its "
         f"function through the one adapter, `{ADAPTER}`); outputs are under "
         "`results/<study>/`; titles and reasons in "
-        "[`artefacts.yaml`](src/evalsci/pipeline/artefacts.yaml). **build**: default = "
+        f"[`artefacts.yaml`]({base}src/evalsci/pipeline/artefacts.yaml). **build**: default = "
         "`snakemake --cores all`; recompute = our own inference (`--config recompute=true`); "
         "reduced = smaller than the paper, or stand-in data.",
         "",
@@ -281,11 +282,18 @@ def index_markdown(root: Path = _REPO) -> str:
             build = a.build + (" (reduced)" if a.why and a.build == "default" else "")
             out.append(
                 f"| {study} | {_papers(g)} | {_numbered([x.target for x in g])} | "
-                f"{_outputs(g)} | {_rules(g, files)} | "
-                f"{_function_link(a, root)} | {build} |"
+                f"{_outputs(g)} | {_rules(g, files, base)} | "
+                f"{_function_link(a, root, base)} | {build} |"
             )
     out += ["", "Not reproduced (why: the registry):", "", *(f"- {g}" for g in gone)]
     return "\n".join(out) + "\n"
+
+
+def page_index(page: Path, root: Path = _REPO) -> str:
+    """The index as `page` (a Markdown file inside the repository) shows it: its links
+    relative to the page's folder."""
+    depth = len(page.resolve().parent.relative_to(root.resolve()).parts)
+    return index_markdown(root, "../" * depth)
 
 
 def caption_titles() -> dict[str, str]:
@@ -340,8 +348,8 @@ def replace_block(text: str, block: str, start: str = START, end: str = END) -> 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--readme", type=Path, help="rewrite the artefact index of this README")
-    g.add_argument("--check", type=Path, help="exit 1 when this README's index is stale")
+    g.add_argument("--write", type=Path, help="rewrite the artefact index of this page")
+    g.add_argument("--check", type=Path, help="exit 1 when this page's index is stale")
     g.add_argument(
         "--captions",
         action="store_true",
@@ -351,14 +359,14 @@ def main(argv=None) -> int:
     if args.captions:
         print("captions changed:", write_captions() or "none")
         return 0
-    path = args.readme or args.check
+    path = args.write or args.check
     text = path.read_text()
-    new = replace_block(text, index_markdown(path.resolve().parent))
+    new = replace_block(text, page_index(path))
     if args.check:
         if new != text:
             print(
                 f"{path}: the artefact index is stale; run python -m evalsci.pipeline.artefacts "
-                f"--readme {path}",
+                f"--write {path}",
                 file=sys.stderr,
             )
             return 1
