@@ -314,3 +314,26 @@ def test_converted_inspect_epochs():
     assert all("each sample occurs 3 times (epochs) with one 0/1 value" in w for w in why)
     assert sorted(s.task for s in got.skipped) == ["mc_epochs_best", "mc_epochs_best",
                                                     "mc_epochs_mean"]  # fmt: skip
+
+
+def test_helm_generation_is_skipped_as_generation():
+    """EEE files converted from HELM's NarrativeQA (EEE's own test run, `helm_generation/`)
+    list the reference answers as input.choices, all correct, and free-text outputs: no
+    options to guess among, so generation, skipped with that reason (issue 45: audited as
+    2-option multiple choice). MMLU from the same converter stays multiple choice."""
+    root = FIX / "helm_generation" / "data"
+    nqa = next((root / "narrativeqa").rglob("*-*-*-*-*[0-9a-f].json"))
+    rows = [json.loads(x) for x in nqa.with_name(nqa.stem + "_samples.jsonl").open()]
+    assert all(r["input"]["choices"] == r["input"]["reference"] for r in rows)
+    assert {len(r["input"]["choices"]) for r in rows} == {2}  # what looked like 2 options
+    results, skipped = eee.read(nqa)
+    assert results == [] and {s.task for s in skipped} == {"narrativeqa"}
+    assert all(s.no_baseline for s in skipped)
+    assert "generation, not multiple choice" in skipped[0].reason
+    assert "every listed input.choices is a correct answer" in skipped[0].reason
+    mmlu = next((root / "mmlu").rglob("*-*-*-*-*[0-9a-f].json"))
+    (r,), _ = eee.read(mmlu)
+    assert (r.task, r.n, r.labels) == ("mmlu", 9, {4: 9})
+    got = read_inputs([root])  # the directory: mmlu audited, narrativeqa listed with its reason
+    assert [x.task for x in got.results] == ["mmlu"]
+    assert any("generation" in s.reason for s in got.skipped if s.task == "narrativeqa")

@@ -115,21 +115,83 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         field(field(e, "score_details", dict, at), "score", (int, float), f"{at}.score_details")
         by_name.setdefault(name, []).append(e)
     spath = samples_path(path, agg)
-    rows = _samples(spath, agg) if spath is not None else None
+    rows, kinds = _samples(spath, agg) if spath is not None else (None, {})
     results, skipped = [], []
     for name, group in by_name.items():
         chosen = _pick(group, metric)
         if isinstance(chosen, str):  # no accuracy: documented unless --metric named one
             skipped.append(Skipped(where, name, chosen[5:], no_baseline=metric is None))
             continue
+        why = _generation(chosen, name, kinds, spath)
+        if why is not None:
+            skipped.append(Skipped(where, name, why, no_baseline=True))
+            continue
         got = _score(path, agg, model, name, chosen, rows, spath)
         (results if isinstance(got, Result) else skipped).append(got)
     return results, skipped
 
 
-def _samples(spath: Path, agg: dict) -> dict:
-    """{evaluation_result_id or evaluation_name: [(item, options or None, 0/1)]}, items keyed
-    on sample_hash where every line has one, else on sample_id."""
+#: a choice's label as a model may answer it: A, B, ... or 1, 2, ...
+def _labels(k: int) -> set[str]:
+    return {chr(ord("A") + i) for i in range(min(k, 26))} | {str(i + 1) for i in range(k)}
+
+
+def _line_kind(rec: dict, choices) -> tuple[bool, bool]:
+    """(every listed choice is a correct answer, the output is free text and no reference
+    says which choice is right): the two signs of a generation task in EEE's multiple-choice
+    fields. HELM's generation scenarios (NarrativeQA) come out of EEE's HELM converter with
+    their reference answers as `input.choices`, all correct; a multiple-choice item has a
+    choice that is wrong, whatever the model wrote (HELM's multiple_choice_joint keeps a
+    model's unparsable "Answer:" as its output). Free text: the answer (the attributed
+    extraction, else the raw output) is no choice and no choice label."""
+    if not choices:
+        return False, False
+    inp = rec.get("input") if isinstance(rec.get("input"), dict) else {}
+    refs = inp.get("reference")
+    refs = [refs] if isinstance(refs, str) else refs if isinstance(refs, list) else []
+    all_correct = bool(refs) and {str(c) for c in choices} <= {str(r) for r in refs}
+    att = rec.get("answer_attribution")
+    answer = None
+    if isinstance(att, list) and att and isinstance(att[-1], dict):
+        answer = att[-1].get("extracted_value")
+    if answer is None:
+        out = rec.get("output") if isinstance(rec.get("output"), dict) else {}
+        raw = out.get("raw")
+        answer = raw[-1] if isinstance(raw, list) and raw else raw
+    text = str(answer).strip() if answer is not None else ""
+    free = not refs and text not in {str(c).strip() for c in choices} | _labels(len(choices))
+    return all_correct, free
+
+
+def _generation(entry: dict, name: str, kinds: dict, spath) -> str | None:
+    """Why a result's samples are generation, not multiple choice, or None: some sample
+    lists only correct answers as its choices (nothing to guess among), or every sample's
+    output is free text, none says which choice is right, and the result has a generation
+    config."""
+    key = entry.get("evaluation_result_id") or name
+    got = kinds.get(str(key), kinds.get(name))
+    if not got:
+        return None
+    all_correct, free, lines = got
+    where = spath.name if spath is not None else "its samples"
+    if all_correct:
+        return (
+            f"generation, not multiple choice: in {all_correct} of {lines} samples of "
+            f"{where} every listed input.choices is a correct answer (the references of a "
+            "generation task), so there are no options to guess among"
+        )
+    if free == lines and entry.get("generation_config"):
+        return (
+            f"generation, not multiple choice: every output in {where} is free text (no "
+            "listed choice or its label) beside a generation config"
+        )
+    return None
+
+
+def _samples(spath: Path, agg: dict) -> tuple[dict, dict]:
+    """({evaluation_result_id or evaluation_name: [(item, options or None, 0/1)]}, items keyed
+    on sample_hash where every line has one, else on sample_id; {the same key: (samples whose
+    choices are all correct, samples with free-text output, samples)})."""
     detail = agg["detailed_evaluation_results"]
     raw = spath.read_bytes()
     want = detail.get("checksum")
@@ -140,7 +202,7 @@ def _samples(spath: Path, agg: dict) -> dict:
                 f"{spath}: {detail.get('hash_algorithm', 'sha256')} {got} differs from the "
                 f"aggregate's detailed_evaluation_results.checksum {want}"
             )
-    lines = []
+    lines, kinds = [], {}
     # the shared JSONL reader: a line that is not UTF-8 or not a JSON object names its line
     for i, rec in iter_jsonl(spath):
         at = f"{spath}:{i}"
@@ -155,13 +217,16 @@ def _samples(spath: Path, agg: dict) -> dict:
         value = float(score) if _number(score) else float(ok)
         key = rec.get("evaluation_result_id") or field(rec, "evaluation_name", str, at)
         lines.append((str(key), sid, rec.get("sample_hash"), choices, int(ok), value))
+        a, f = _line_kind(rec, choices)
+        k = kinds.setdefault(str(key), [0, 0, 0])
+        k[0], k[1], k[2] = k[0] + a, k[1] + f, k[2] + 1
     by_hash = bool(lines) and all(isinstance(x[2], str) and x[2] for x in lines)
     out: dict[str, list] = {}
     for key, sid, shash, choices, ok, value in lines:
         out.setdefault(key, []).append(
             (shash if by_hash else sid, None if choices is None else len(choices), ok, value)
         )
-    return out
+    return out, {k: tuple(v) for k, v in kinds.items()}
 
 
 def _number(x) -> bool:
