@@ -198,6 +198,7 @@ def fault_counts() -> dict[str, int]:
     from test_faults_audit import INPUTS, OPTIONS
     from test_faults_config import NON_FINITE, STRUCTURE
     from test_faults_mirror import CORRUPTIONS
+    from test_faults_names import HOSTILE_NAMES, READERS
     from test_faults_outputs import OUTPUT_PATHS
     from test_faults_sizes import SIZES
 
@@ -218,6 +219,8 @@ def fault_counts() -> dict[str, int]:
         "options": len(OPTIONS),
         "sizes": len(SIZES),
         "output_paths": 2 * len(OUTPUT_PATHS) + 2,  # select --out, audit --plot; eee, stdin
+        "printed_names": len(HOSTILE_NAMES) * len(READERS) * 2 + 2,  # x table/csv; ref.csv
+        "printed_name_kinds": len(HOSTILE_NAMES),
     }
 
 
@@ -264,6 +267,13 @@ def render() -> str:
             f"{c['output_paths']} cases (FIFO, symlinks, folder, device at `reference select "
             "--out` and `audit --plot`; a file as `--out` folder; /dev/zero on stdin)",
         ),
+        (
+            "names with escape codes; cells a spreadsheet evaluates",
+            "tests/test_faults_names.py",
+            f"{c['printed_names']} cases ({c['printed_name_kinds']} hostile names x lm-eval, "
+            "inspect-ai x "
+            "table, CSV; ref.csv names and formulas; a ref.csv without weights)",
+        ),
     ]
     lines = [
         MARKERS[0],
@@ -272,6 +282,7 @@ def render() -> str:
         f"- Hostile audit inputs tried, each one line naming it: **{c['inputs'] + c['options']}**.",
         f"- Sizes refused in bounded memory before any allocation: **{c['sizes']}**.",
         f"- Output paths refused and left as they were: **{c['output_paths']}**.",
+        f"- Hostile names printed escaped, formulas defused: **{c['printed_names']}**.",
         "",
         "| class | test | cases |",
         "| --- | --- | --- |",

@@ -457,7 +457,9 @@ def test_constant_outcomes_give_the_assessor_nothing_to_learn(tmp_path, capsys):
 
 def test_reference_items_the_known_models_do_not_share(tmp_path, capsys):
     known, ref, items = _known_and_ref(tmp_path)
-    pd.DataFrame({"task": ["t", "t"], "item": [items[0], "99"]}).to_csv(ref, index=False)
+    pd.DataFrame({"task": ["t", "t"], "item": [items[0], "99"], "weight": [0.5, 0.5]}).to_csv(
+        ref, index=False
+    )
     new = _tidy(tmp_path / "n.csv", [("c", "t", i, 1) for i in [*items, "99"]])
     assert _predict(known, ref, new) == 2
     err = capsys.readouterr().err

@@ -515,8 +515,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         rc = args.func(args)
-    except ValueError as e:
-        print(f"evalsci {args.command}: error: {e}", file=sys.stderr)
+    except ValueError as e:  # names from files may hold escape codes: printed escaped
+        from evalsci.textsafe import printable
+
+        print(f"evalsci {args.command}: error: {printable(str(e), keep=chr(10))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_OK if rc is None else rc
 

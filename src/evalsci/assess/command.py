@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from evalsci.audit.records import EXIT_NOTHING_TO_AUDIT as EXIT_NOTHING
+from evalsci.textsafe import csv_safe, csv_uncell
 
 __all__ = ["add_parser"]
 
@@ -115,7 +116,7 @@ def cmd_select(args) -> int:
     listed, notes = samples_list(ref, frame.groupby("task")["kind"].agg(set).to_dict())
     text = json.dumps(listed, indent=1) + "\n"
     with atomic_path(out) as tmp_csv, atomic_path(samples) as tmp_json:
-        ref.to_csv(tmp_csv, index=False, float_format="%.6g")
+        csv_safe(ref, ("task", "item")).to_csv(tmp_csv, index=False, float_format="%.6g")
         tmp_json.write_text(text)
     print(
         f"wrote {out} ({len(ref)} items, selector {args.selector}, {len(m.models)} "
@@ -128,19 +129,44 @@ def cmd_select(args) -> int:
     return 0
 
 
-def cmd_predict(args) -> int:
+def _read_ref(path):
+    """`select`'s ref.csv: columns task, item, weight (each weight a finite number >= 0); an
+    error names the file and the column (a missing weight column once made LAPACK print
+    on stdout and fail with "SVD did not converge")."""
+    import numpy as np
     import pandas as pd
+
+    from evalsci.audit.records import AuditInputError
+
+    try:
+        ref = pd.read_csv(path, dtype={"task": str, "item": str})
+    except (OSError, ValueError, pd.errors.ParserError) as e:
+        raise AuditInputError(f"{path}: cannot read ({e})") from None
+    missing = [c for c in ("task", "item", "weight") if c not in ref.columns]
+    if missing:
+        raise AuditInputError(
+            f"{path}: needs columns task, item, weight (the ref.csv `evalsci reference select` "
+            f"writes); missing {', '.join(missing)}"
+        )
+    weight = pd.to_numeric(ref["weight"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(weight) | (weight < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AuditInputError(
+            f"{path}:{i + 2}: weight {ref['weight'].iloc[i]!r} is not a number >= 0"
+        )
+    for c in ("task", "item"):
+        ref[c] = [csv_uncell(v) if isinstance(v, str) else v for v in ref[c]]
+    return ref
+
+
+def cmd_predict(args) -> int:
 
     from evalsci.audit.records import AuditInputError
 
     from .refset import predict_new
 
-    try:
-        ref = pd.read_csv(args.reference, dtype={"task": str, "item": str})
-    except (OSError, pd.errors.ParserError) as e:
-        raise AuditInputError(f"{args.reference}: cannot read ({e})") from None
-    if not {"task", "item"} <= set(ref.columns):
-        raise AuditInputError(f"{args.reference}: needs columns task, item")
+    ref = _read_ref(args.reference)
     known = _read(args.results, args.metric, "known models' results", args.group_runs)
     if known is None:
         return EXIT_NOTHING
@@ -167,7 +193,7 @@ def cmd_predict(args) -> int:
         groups=m.groups,
     )
     table = items if args.items else acc
-    table.to_csv(sys.stdout, index=False)
+    csv_safe(table, ("model", "task", "item")).to_csv(sys.stdout, index=False)
     for note in acc["note"].dropna().unique() if len(acc) else []:
         # the fallbacks (interval [0, 1], the reference mean alone), said where they are read,
         # not only in a column

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.audit.records import AuditInputError, NothingToAudit
+from evalsci.textsafe import UNSAFE, printable
 
 __all__ = ["Responses", "Matrix", "read_responses", "success_matrix", "ITEM_CSV_COLUMNS"]
 
@@ -74,6 +75,9 @@ def read_item_csv(path: Path) -> pd.DataFrame:
         empty = df[c] == ""
         if empty.any():
             raise AuditInputError(f"{path}:{int(np.flatnonzero(empty)[0]) + 2}: empty {c}")
+    for c in df.columns.drop("correct"):  # names from anyone's file: escaped (textsafe)
+        if df[c].str.contains(UNSAFE, regex=True).any():
+            df[c] = df[c].map(printable)
     df["correct"] = df["correct"].astype(np.int8)
     df["source"] = str(path)
     df["kind"] = "csv"

@@ -3,7 +3,7 @@
 CSV goes through pyarrow's writer: pandas' `to_csv` formats floats in Python, ~20 s for a
 million rows of 18 columns; Arrow's C++ writer takes a tenth of that. Floats are written in
 their shortest round-trip form (like Python's repr), booleans as true/false, empty text as an
-empty field. JSON keeps full precision (pandas' `to_json` rounds to 10 decimals, which would
+empty field; a text cell a spreadsheet would evaluate gets a leading `'` (textsafe.csv_cell). JSON keeps full precision (pandas' `to_json` rounds to 10 decimals, which would
 zero tiny p-values).
 """
 
@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from evalsci.textsafe import csv_cell
 
 from .columns import SKIPPED_COLUMNS
 
@@ -28,7 +30,7 @@ def _arrow_table(df: pd.DataFrame):
     for c in df.columns:
         s = df[c]
         if isinstance(s.dtype, pd.ArrowDtype):
-            cols[c] = pa.array(s.array)
+            cols[c] = _formula_safe(pa.array(s.array))
             continue
         if isinstance(s.dtype, pd.CategoricalDtype):
             codes, uniq = s.cat.codes.to_numpy(), s.cat.categories
@@ -37,11 +39,24 @@ def _arrow_table(df: pd.DataFrame):
         else:  # NaN / NA (a test's empty side) is an empty field, not "nan"
             cols[c] = pa.array(s, from_pandas=True)
             continue
-        words = pa.array(["" if v is None else str(v) for v in uniq], type=pa.string())
+        words = pa.array(["" if v is None else csv_cell(str(v)) for v in uniq], type=pa.string())
         mask = pa.array(codes < 0) if (codes < 0).any() else None
         idx = pa.array(np.where(codes < 0, 0, codes).astype(np.int32), mask=mask)
         cols[c] = words.take(idx) if len(words) else pa.nulls(len(s), pa.string())
     return pa.table(cols)
+
+
+def _formula_safe(arr):
+    """textsafe.csv_cell on an Arrow text column, vectorised (numbers pass unchanged)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return arr
+    starts = pc.match_substring_regex(arr, r"^[=+\-@\t\r]")
+    if not pc.any(starts).as_py():
+        return arr
+    return pc.if_else(starts, pc.binary_join_element_wise(pa.scalar("'"), arr, ""), arr)
 
 
 #: rows per CSV batch: the text of a million rows (~170 MB) is never held at once

@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from evalsci.textsafe import printable, printable_all
+
 # Exit codes of `evalsci audit` and `evalsci reference` (docs/audit.md): done, bad input (a
 # clear error naming the file), and valid input with nothing in it that has a random baseline.
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NOTHING_TO_AUDIT = 0, 2, 3
@@ -73,6 +75,17 @@ class Result:
     options_range: tuple[int, int] | None = None
     settings: dict | None = None
 
+    def __post_init__(self) -> None:
+        # names come from anyone's files: no control or bidi character reaches a terminal,
+        # a CSV or ref.csv (evalsci.textsafe)
+        for name in ("model", "task", "run", "metric"):
+            value = getattr(self, name)
+            safe = printable(value)
+            if safe is not value:
+                object.__setattr__(self, name, safe)
+        if self.items is not None:
+            object.__setattr__(self, "items", printable_all(self.items))
+
 
 @dataclass(frozen=True)
 class Skipped:
@@ -86,6 +99,13 @@ class Skipped:
     task: str | None
     reason: str
     no_baseline: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("path", "task", "reason"):
+            value = getattr(self, name)
+            safe = printable(value)
+            if safe is not value:
+                object.__setattr__(self, name, safe)
 
 
 @dataclass

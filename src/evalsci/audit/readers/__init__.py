@@ -151,12 +151,17 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
 
 
 def _shallow(f: Path, fn, *args):
-    """fn(*args), a RecursionError (json.loads of [[[[...]]]] inside a known file) as an
+    """fn(*args); a RecursionError (json.loads of [[[[...]]]] inside a known file) or any other
+    ValueError (json's "Exceeds the limit (4300 digits)" for a long integer) as an
     AuditInputError naming the file."""
     try:
         return fn(*args)
     except RecursionError:
         raise AuditInputError(f"{f}: JSON nested deeper than the reader allows") from None
+    except AuditInputError:
+        raise
+    except ValueError as e:
+        raise AuditInputError(str(e) if str(f) in str(e) else f"{f}: {e}") from None
 
 
 def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Inputs:
