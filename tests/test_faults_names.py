@@ -56,7 +56,8 @@ READERS = {"lm-eval": _lm_eval_copy, "inspect-ai": _inspect_copy}
 @pytest.mark.parametrize("reader", sorted(READERS))
 @pytest.mark.parametrize("what", sorted(HOSTILE_NAMES))
 @pytest.mark.parametrize("fmt", ["table", "csv"])
-def test_a_hostile_model_name_is_printed_escaped(tmp_path, capsys, reader, what, fmt):
+def test_a_hostile_model_name_is_printed_escaped(tmp_path, capsys, monkeypatch, reader, what, fmt):
+    monkeypatch.setenv("COLUMNS", "400")  # wide enough that the table shows the whole name
     name = HOSTILE_NAMES[what]
     path = READERS[reader](tmp_path, name)
     rc = main(["audit", str(path), "--format", fmt])
