@@ -173,3 +173,17 @@ def test_from_an_index_row_the_rule_and_the_function_are_one_file_away():
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert f.group(1).rsplit(".", 1)[-1] in defined, f"{f.group(2)} defines no {f.group(1)}"
         assert study in f.group(2) or study == "audit", row
+
+
+def test_the_run_it_sections_name_real_targets():
+    """Each study page's "Run it" commands name targets of the registry (or its claims rule)."""
+    targets = {a.target for a in artefacts.artefacts() if a.target}
+    for page in ("baselines", "tapt", "assessors", "mc_icl"):
+        text = (ROOT / "docs" / f"{page}.md").read_text()
+        if "## Run it" not in text:
+            continue
+        block = text[text.index("## Run it") :].split("\n## ", 1)[0]
+        commands = re.findall(r"^snakemake .*$", block, re.M)
+        assert commands, page
+        named = {w for c in commands for w in re.findall(rf"\b{page}_\w+", c.split("#")[0])}
+        assert named and named <= targets, sorted(named - targets)
