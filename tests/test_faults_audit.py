@@ -181,6 +181,19 @@ def test_a_hostile_input_is_one_line_naming_it(tmp_path, capsys, what):
     assert str(path) in lines[0] and needle in lines[0], f"{what}: {lines[0]}"
 
 
+@pytest.mark.parametrize("task", ["$x$ and $y$", "a $\\frac{1}{0}$ b", "cost $5 and $6"])
+def test_a_task_name_with_dollars_plots_as_plain_text(tmp_path, capsys, task):
+    """Issue 47 item 6: two `$` in a task name made --plot fail in matplotlib's mathtext
+    parser, and the table was lost; names are drawn as plain text now."""
+    f = tmp_path / "in.csv"
+    f.write_text(f'model,task,n,correct,choices\nm1,"{task}",100,62,2\nm2,"{task}",100,50,2\n')
+    rc = main(["audit", str(f), "--plot", str(tmp_path / "p.png")])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert (tmp_path / "p.png").stat().st_size > 0 and (tmp_path / "p.pdf").stat().st_size > 0
+    assert "m1" in out.out
+
+
 @pytest.mark.parametrize("what", sorted(OPTIONS))
 def test_a_hostile_option_is_refused_before_reading(tmp_path, capsys, what):
     args, needle = OPTIONS[what]

@@ -189,7 +189,16 @@ def plot_overview(judged: pd.DataFrame, path: Path) -> list[Path]:
 
 
 def plot_scores(judged: pd.DataFrame, path: str | Path) -> list[Path]:
-    """Draw `judged` (audit rows) to `path` and its sibling (.png and .pdf). Returns both."""
+    """Draw `judged` (audit rows) to `path` and its sibling (.png and .pdf). Returns both.
+    Names are drawn as plain text: a task named `$x$ and $y$` is no mathtext (two `$` made
+    matplotlib's parser fail, and the table was lost with the figure)."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"text.parse_math": False}):
+        return _plot_scores(judged, path)
+
+
+def _plot_scores(judged: pd.DataFrame, path: str | Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     from evalsci.plots import savefig
