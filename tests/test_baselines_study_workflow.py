@@ -161,7 +161,7 @@ def test_docs_table_is_what_the_results_give(built):
 
     from conftest import REPO
 
-    for name in ("baselines_claims", "baselines_quirks", "claims_summary"):
+    for name in ("baselines_claims", "baselines_quirks"):
         b = doctables.blocks()[name]
         assert doctables.current(b, REPO) == doctables.render(b, built.parent.parent), (
             f"{b.doc} ({name}) is stale: run snakemake docs_tables"
