@@ -194,6 +194,8 @@ def plot_scores(judged: pd.DataFrame, path: str | Path) -> list[Path]:
     matplotlib's parser fail, and the table was lost with the figure)."""
     import matplotlib.pyplot as plt
 
+    import evalsci.plots  # noqa: F401  (its import sets the style: outside the context below)
+
     with plt.rc_context({"text.parse_math": False}):
         return _plot_scores(judged, path)
 
