@@ -176,6 +176,7 @@ def test_ledger_on_the_released_accuracies(mirror):
     assert by["table1-bias"].verdict == "differs"
     assert by["table1-bias-m50-n200-bert"].cause == claims.DOUBLE_ROUNDING
     assert by["table1-boost"].verdict == "matches"
+    assert by["fn1-subsamples"].verdict == by["s9-subsamples"].verdict == "matches"
     # footnote 4: 16 or 17 at 10,000 resamples, SD 0.5: within noise of the paper's 16
     assert by["fn4-count"].verdict == "within_noise"
     assert by["fn4-count"].uncertainty.startswith("Monte Carlo SD 0.50")
