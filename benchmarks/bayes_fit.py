@@ -1,7 +1,19 @@
 """Bulk ESS per second of beta: PyMC's default NUTS (the authors' setup) against ours.
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/bayes_fit.py \
-        [--config m100_n500] [--comparisons bias boost] [--cores 2] [--not-portable]
+        [--config m100_n500] [--comparisons bias boost] [--cores 2] [--not-portable] \
+        [--model compare|tapt|both] [--smoke]
+
+Two models (`--model`, default both):
+- "compare": the model of `evalsci compare` (evalsci.compare.model: the Section 6 model with
+  one LM type and no subsamples, tapt's priors) on the configuration's released accuracies
+  summed per (dataset, method) cell over LMs and subsamples. "pymc" is the same model as bambi
+  builds it, `p(y, n) ~ method + (1|dataset) + (1|dataset:method)` with every prior explicit,
+  under PyMC's default NUTS (4 chains x 1,000 draws after 1,000 tuning steps); "ours" is
+  `evalsci.compare.fit.sample_cells`, the portable numpy NUTS with its defaults (4 x 500 after
+  500), compilation-free. Printed as below; the last line `speedup (compare): <ratio>x`.
+- "tapt": the study's own fits, as follows.
+`--smoke`: the compare model only, on a 12-task subset, PyMC with 2 chains x 200 draws.
 
 For each comparison (default both, bias and boost) of one configuration, the same bambi
 model, priors, data and seed are fitted twice:
@@ -57,6 +69,8 @@ def main() -> None:
         "--comparisons", nargs="+", default=["bias", "boost"], choices=["boost", "bias"]
     )
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--model", choices=("compare", "tapt", "both"), default="both")
+    ap.add_argument("--smoke", action="store_true")
     ap.add_argument(
         "--not-portable",
         action="store_true",
@@ -77,7 +91,8 @@ def main() -> None:
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
     from evalsci.stats import bayes
-    from evalsci.studies.tapt import data, hierarchical, posteriors, steps, targets
+    from evalsci.studies.tapt import data, hierarchical, posteriors
+    from evalsci.studies.tapt.settings import Bayes
 
     mirror = Path(os.environ.get("EVALSCI_MIRROR", Path(__file__).parents[2] / "shared/released"))
     files = [
@@ -88,14 +103,19 @@ def main() -> None:
     if not files:
         raise SystemExit(f"no released accuracies for configuration {args.config!r}")
     acc = data.load_accuracies(files)
-    bayes_cfg = dict(full_cfg["tapt"]["bayes"])
-    bayes_cfg["backend"] = targets.resolve_backend(bayes_cfg, portable)
-    print(f"portable: {portable}; ours: {bayes_cfg['backend']}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.smoke:
+        args.model = "compare"
+    if args.model in ("compare", "both"):
+        compare_model(acc, args)
+    if args.model == "compare":
+        return
+    bayes_cfg = Bayes.from_config(full_cfg["tapt"]["bayes"], portable=portable, recompute=False)
+    print(f"portable: {portable}; ours: {bayes_cfg.backend}")
 
     ratios = {}
     for comparison in args.comparisons:
-        fast_settings, thresholds = steps.sampler_settings(bayes_cfg, args.cores, comparison)
+        fast_settings, thresholds = bayes_cfg.sampler(args.cores, comparison)
         long = hierarchical.long_format(acc, comparison)
         beta = hierarchical.beta_name(comparison)
         print(
@@ -120,8 +140,8 @@ def main() -> None:
                 thresholds=thresholds,
                 ppd=False,
                 on_failure="warn",
-                max_draws=bayes_cfg["max_draws"],
-                noncentred_contrast=steps.noncentred_contrast(bayes_cfg, comparison),
+                max_draws=bayes_cfg.max_draws,
+                noncentred_contrast=bayes_cfg.noncentred(comparison),
             ).summary
 
         results = {"pymc": timed(pymc_fit), "ours": timed(our_fit)}
@@ -157,6 +177,102 @@ def main() -> None:
     worst = min(ratios, key=ratios.get)
     print(f"smallest ratio of bulk ESS of beta per second: {worst}")
     print(f"speedup: {ratios[worst]:.1f}x")
+
+
+def compare_model(acc, args) -> None:
+    """PyMC's default NUTS against evalsci.compare's sampler on the same cells and model."""
+    import pandas as pd
+
+    from evalsci.compare import model as cmp_model
+    from evalsci.compare.fit import FitSettings, sample_cells
+    from evalsci.stats import bayes
+    from evalsci.studies.tapt import hierarchical
+
+    for comparison in args.comparisons:
+        long = hierarchical.long_format(acc, comparison)
+        control, treatment = sorted(long["method"].unique())
+        cells = long.groupby(["dataset", "method"])[["num_correct", "num_test"]].sum()
+        tasks = sorted(long["dataset"].unique())
+        if args.smoke:
+            tasks = tasks[:12]
+        c = cmp_model.Cells(
+            tuple(tasks),
+            [cells.loc[(t, control), "num_test"] for t in tasks],
+            [cells.loc[(t, control), "num_correct"] for t in tasks],
+            [cells.loc[(t, treatment), "num_test"] for t in tasks],
+            [cells.loc[(t, treatment), "num_correct"] for t in tasks],
+        )
+        frame = pd.DataFrame(
+            [
+                {"dataset": t, "method": m, "num_correct": int(y), "num_test": int(n)}
+                for t, na, ya, nb, yb in zip(c.tasks, c.n_a, c.y_a, c.n_b, c.y_b, strict=True)
+                for m, n, y in ((control, na, ya), (treatment, nb, yb))
+            ]
+        )
+        priors = {
+            "Intercept": bayes.PriorSpec("Normal", {"mu": 0.0, "sigma": cmp_model.PRIOR_MU_SD}),
+            "method": bayes.PriorSpec("Normal", {"mu": 0.0, "sigma": cmp_model.PRIOR_BETA_SD}),
+            "1|dataset": bayes.PriorSpec(
+                "Normal",
+                {
+                    "mu": 0.0,
+                    "sigma": bayes.PriorSpec("HalfNormal", {"sigma": cmp_model.PRIOR_SIGMA_U}),
+                },
+            ),
+            "1|dataset:method": bayes.PriorSpec(
+                "Normal",
+                {
+                    "mu": 0.0,
+                    "sigma": bayes.PriorSpec("HalfNormal", {"sigma": cmp_model.PRIOR_SIGMA_W}),
+                },
+            ),
+        }
+        formula = "p(num_correct, num_test) ~ method + (1|dataset) + (1|dataset:method)"
+        size = (200, 200, 2) if args.smoke else (1000, 1000, 4)  # draws, tune, chains
+        print(
+            f"\ncompare model, {args.config} {comparison}: {len(tasks)} tasks x 2 cells; {formula}"
+        )
+
+        def pymc_fit(
+            frame=frame, beta=f"method[{treatment}]", formula=formula, priors=priors, size=size
+        ):
+            model = bayes.build_model(formula, frame, priors)
+            idata = bayes.fit(
+                model,
+                bayes.SamplerSettings(
+                    backend="pymc", cores=args.cores, draws=size[0], tune=size[1], chains=size[2]
+                ),
+            )
+            s = bayes.summarize(idata, beta)
+            return s["mean"], s["sd"], s["ess_bulk"], s["r_hat"], s["divergences"]
+
+        def our_fit(cells=c):
+            import arviz as az
+
+            fit = sample_cells(cells, FitSettings())
+            beta = fit.post["beta"]
+            return (float(beta.mean()), float(beta.std(ddof=1)),
+                    float(az.ess(beta, method="bulk")), fit.diagnostics["beta"][0], fit.divergences)  # fmt: skip
+
+        rate = {}
+        res = {}
+        for name, fn in (("pymc", pymc_fit), ("ours", our_fit)):
+            (mean, sd, ess, r_hat, div), wall, cpu = timed(fn)
+            rate[name] = ess / wall
+            res[name] = (mean, sd, ess)
+            print(
+                f"{name:>5}: {wall:7.1f} s wall {cpu:7.1f} CPU-s  beta mean {mean:+.5f} sd {sd:.5f} "
+                f"r_hat {r_hat:.3f} ess_bulk {ess:.0f} divergences {div}  ESS/s {rate[name]:.1f} "
+                f"(per CPU-s {ess / cpu:.1f})"
+            )
+        (ma, sa, ea), (mb, sb, eb) = res["pymc"], res["ours"]
+        mc = np.hypot(sa / np.sqrt(ea), sb / np.sqrt(eb))
+        same = abs(ma - mb) < 3 * mc
+        print(
+            f"difference of means {ma - mb:+.5f} (3 x combined MCSE {3 * mc:.5f}): "
+            f"{'same posterior within MC error' if same else 'DIFFERENT'}; sd ratio {sb / sa:.3f}"
+        )
+        print(f"speedup (compare, {comparison}): {rate['ours'] / rate['pymc']:.1f}x")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,24 @@ def _pairs(args, models: list[str]) -> list[tuple[str, str]]:
     return [(args.a, args.b)]
 
 
+def _portable_reexec(args) -> None:
+    """Restart this process with the portable pins in its environment (evalsci.pipeline.
+    determinism.PORTABLE_ENV: numpy's baseline loops, glibc's non-FMA libm, read only at
+    process start), so the sampler's draws are the same bytes on any x86-64 CPU. Only when
+    the process itself was started as `evalsci compare ...` (not main() called in-process) and
+    the pins are not set yet; `--not-portable` skips it."""
+    import os
+
+    from evalsci.pipeline.determinism import apply_portable
+
+    if args.not_portable or sys.argv[1:2] != ["compare"]:
+        return
+    env = dict(os.environ)
+    apply_portable(True, env)
+    if env != os.environ:
+        os.execve(sys.executable, [sys.executable, "-m", "evalsci.cli", *sys.argv[1:]], env)
+
+
 def cmd_compare(args) -> int:
     from evalsci.audit.records import AuditInputError
 
@@ -39,6 +57,8 @@ def cmd_compare(args) -> int:
 
     if args.plot and args.plot.suffix not in (".png", ".pdf"):
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if not args.exact_only:
+        _portable_reexec(args)
     try:
         scores, skipped = read_scores(args.paths, metric=args.metric)
     except AuditInputError as e:
@@ -159,4 +179,10 @@ def add_parser(sub) -> None:
         help="only the exact cross-check (no sampler: well under a second)",
     )
     p.add_argument("--seed", type=int, default=20251129, help="the sampler's seed")
+    p.add_argument(
+        "--not-portable",
+        action="store_true",
+        help="skip the restart with the portable pins (docs/reproducibility.md): the draws "
+        "are then reproducible on this machine only",
+    )
     p.set_defaults(func=cmd_compare)
