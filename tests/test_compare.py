@@ -34,7 +34,8 @@ from evalsci.compare.inputs import Score
 from evalsci.compare.model import Cells, Density, starts
 from evalsci.stats.exact import fisher_test, sign_test
 
-FIX = Path(__file__).parent / "fixtures" / "audit"
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures" / "audit"
 ZERO, TWO = FIX / "lm_eval" / "smollm2" / "full", FIX / "compare" / "lm_eval" / "2shot"
 ZERO_MODEL, TWO_MODEL = "/tmp/lmeval_fix/smollm2", "/tmp/tmpt3yzg23n/smollm2"  # pretrained=
 
@@ -227,7 +228,8 @@ def _csv(path, rows, header=("model", "task", "n", "correct")):
 
 
 def test_real_lm_eval_runs_compared_with_mcnemar_on_their_items(capsys):
-    rc, out, err = run(capsys, ZERO, TWO, "--a", ZERO_MODEL, "--b", TWO_MODEL, "--format", "csv")
+    rc, out, err = run(capsys, ZERO, TWO, "--a", ZERO_MODEL, "--b", TWO_MODEL, "--format", "csv",
+                       "--exact-only")  # fmt: skip
     assert rc == 0, err
     table = pd.read_csv(io.StringIO(out))
     need = ["model_a", "model_b", "scope", "task", "n", "effect", "low", "high",
@@ -249,7 +251,25 @@ def test_real_lm_eval_runs_compared_with_mcnemar_on_their_items(capsys):
         a_only = sum(acc["a"][i] and not acc["b"][i] for i in acc["a"])
         b_only = sum(acc["b"][i] and not acc["a"][i] for i in acc["a"])
         assert (row["a_better"], row["b_better"]) == (a_only, b_only)
-        assert row["low"] < row["effect"] < row["high"]
+        assert row["p_exact"] == pytest.approx(binomtest(a_only, a_only + b_only).pvalue)
+
+
+def test_the_documented_example_prints_what_docs_compare_md_shows():
+    """The command of docs/compare.md, as a user runs it (a fresh process, which restarts
+    itself with the portable pins), prints the documented table byte for byte."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    doc = (Path(__file__).parents[1] / "docs" / "compare.md").read_text()
+    shown = re.search(r"```text\n(B = .*?)```", doc, re.S).group(1)
+    env = dict(os.environ, COLUMNS="100")
+    cmd = [sys.executable, "-m", "evalsci.cli", "compare", str(ZERO.relative_to(ROOT)),
+           str(TWO.relative_to(ROOT)), "--a", ZERO_MODEL, "--b", TWO_MODEL]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == shown
 
 
 def test_one_task_refuses_the_hierarchical_model_and_runs_the_exact_test(capsys):
