@@ -58,6 +58,7 @@ def test_every_quickstart_has_a_command():
         "evalsci audit",
         "evalsci reference select",
         "evalsci reference predict",
+        "evalsci compare",
     ):
         assert what in text, what
 
@@ -76,7 +77,9 @@ def test_the_quickstart_runs_as_written(i, tmp_path, mirror):
     command, expected = QUICKSTARTS[i]
     lines = []
     for line in command.strip().splitlines():
-        line = line.replace("~/evalsci-run", str(tmp_path / "run")).replace("/tmp/", f"{tmp_path}/")
+        line = line.replace("~/evalsci-run", str(tmp_path / "run")).replace(
+            "/tmp/ref.", f"{tmp_path}/ref."
+        )
         if line.startswith("snakemake"):
             line += " -n" if " -n" not in line else ""
             line += "" if " -d " in line else f" -d {tmp_path / 'run'}"
@@ -84,6 +87,7 @@ def test_the_quickstart_runs_as_written(i, tmp_path, mirror):
     script = "set -euo pipefail\n" + "\n".join(lines) + "\n"
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "EVALSCI_MIRROR": str(mirror)}
+    env["COLUMNS"] = "100"  # the audit table fits the terminal; the README shows 100 columns
     proc = subprocess.run(
         ["bash", "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
     )
