@@ -337,3 +337,46 @@ def test_helm_generation_is_skipped_as_generation():
     got = read_inputs([root])  # the directory: mmlu audited, narrativeqa listed with its reason
     assert [x.task for x in got.results] == ["mmlu"]
     assert any("generation" in s.reason for s in got.skipped if s.task == "narrativeqa")
+
+
+LM_PUB = AUDIT / "lm_eval" / "published"
+
+
+def test_format_eee_from_lm_eval_names_developer_model_and_run_time(tmp_path, capsys, monkeypatch):
+    """`--format eee` from lm-eval files (issue 45: developer "pretrained=EleutherAI", timestamp
+    "0"): the developer and model come from model_args' `pretrained`, the timestamps from the
+    run's own `date`; EEE's schema (and its validator where available) accepts the files."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    pythia = LM_PUB / "pythia" / "160m_step93000.json"  # pretrained=EleutherAI/pythia-v1.1-160m
+    board = LM_PUB / "leaderboard_details"  # pretrained=Qwen/Qwen3-8B, date 1752233869.55
+    out = tmp_path / "out"
+    _write([pythia, board], out, capsys)
+    aggs = [json.loads(p.read_text()) for p in (out / "data").rglob("*-*-*-*-*[0-9a-f].json")]
+    ids = {(a["model_info"]["developer"], a["model_info"]["id"]) for a in aggs}
+    assert ids == {("EleutherAI", "EleutherAI/pythia-v1.1-160m"), ("Qwen", "Qwen/Qwen3-8B")}
+    date = json.loads((board / "results_2025-07-11T11-37-49.552951.json").read_text())["date"]
+    for a in aggs:
+        assert "=" not in a["model_info"]["developer"] + a["model_info"]["id"]
+        if a["model_info"]["developer"] == "Qwen":
+            assert a["evaluation_timestamp"] == a["retrieved_timestamp"] == str(int(date))
+        else:  # lm-eval 0.3 wrote no date: nothing made up
+            assert "evaluation_timestamp" not in a and a["retrieved_timestamp"] == "0"
+    schema = json.loads((SCHEMAS / "eval.schema.json").read_text())
+    checker = jsonschema.validators.validator_for(schema)(schema)
+    assert all(not list(checker.iter_errors(a)) for a in aggs)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1800000000")  # the reproducible-builds override
+    _write([board], tmp_path / "again", capsys)
+    again = [json.loads(p.read_text()) for p in (tmp_path / "again" / "data").rglob("*.json")]
+    assert again and all(
+        (a["retrieved_timestamp"], a["evaluation_timestamp"]) == ("1800000000", str(int(date)))
+        for a in again
+    )
+    if Path(EEE_VALIDATE).is_file():
+        run = subprocess.run(
+            [EEE_VALIDATE, "validate", "data/*/*/*/*.json", "data/*/*/*/*.jsonl"],
+            cwd=out,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

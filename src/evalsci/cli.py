@@ -108,6 +108,10 @@ def _check_audit_options(args) -> None:
     """Option errors, before any input is read."""
     if args.plot and args.plot.suffix not in (".png", ".pdf"):
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if args.choices is not None and args.choices < 2:
+        raise ValueError(
+            f"--choices: an item's number of options is at least 2, got {args.choices}"
+        )
     if (args.format == "eee") != (args.out is not None):
         raise ValueError("--format eee and --out DIR go together: give both or neither")
     from evalsci.pipeline.jobs import check_output_path
@@ -171,21 +175,23 @@ def cmd_audit(args) -> int:
     _check_audit_options(args)  # before any reading
     with tempfile.TemporaryDirectory(prefix="evalsci-stdin-") as tmp:
         tmp = Path(tmp)
-        found = read_inputs_or_nothing(_stdin_paths(list(args.paths), tmp), args.metric)
+        found = read_inputs_or_nothing(
+            _stdin_paths(list(args.paths), tmp), args.metric, args.choices
+        )
         if found is None:
             return EXIT_NOTHING_TO_AUDIT
         _unstdin(found, tmp)  # before the file goes: the frames' sources are read lazily
         return _audit_found(args, found)
 
 
-def read_inputs_or_nothing(paths, metric):
+def read_inputs_or_nothing(paths, metric, choices=None):
     """`read_inputs`' answer, or None (after saying why on stderr) when every input was read
     and nothing in it has a random baseline."""
     from evalsci.audit import read_inputs
     from evalsci.audit.records import NothingToAudit
 
     try:
-        return read_inputs(paths, metric=metric)
+        return read_inputs(paths, metric=metric, choices=choices)
     except NothingToAudit as e:
         print(f"evalsci audit: {e}", file=sys.stderr)
         return None
@@ -395,8 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="result files or directories, recognised by content: lm-eval 0.3/0.4 output "
         "(with or without --log_samples), Open LLM Leaderboard v2 results, inspect-ai logs, "
-        "HELM run directories, lighteval results, or a CSV with columns model, task, n, "
-        "accuracy|correct, choices|labels[, t, run, metric] (docs/audit.md); '-' reads one "
+        "HELM run directories, lighteval results, Every Eval Ever files, a CSV with columns "
+        "model, task, n, accuracy|correct, choices|labels[, t, run, metric], or a per-item "
+        "CSV model, task, item, correct[, choices, run] (docs/audit.md); '-' reads one "
         "input from stdin. Exit codes: 0 some score audited, 2 bad input, 3 every input read "
         "but nothing in it has a random baseline",
     )
@@ -415,10 +422,19 @@ def build_parser() -> argparse.ArgumentParser:
         "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
     )
     au.add_argument(
+        "--choices",
+        type=int,
+        metavar="K",
+        default=None,
+        help="every item's number of options, for a per-item CSV (model, task, item, "
+        "correct) without a choices column",
+    )
+    au.add_argument(
         "--format",
         choices=("table", "md", "csv", "json", "eee"),
         default="table",
-        help="table (default): a table for people that fits 160 columns, then a summary, the "
+        help="table (default): a table for people that fits the terminal ($COLUMNS, else "
+        "100 columns when not a terminal), then a summary, the "
         "family, a legend, each note once and what was skipped; md: every column as "
         "Markdown; csv: every column, then one row per skipped file or task (verdict "
         "'skipped', the reason in note); json: {scores, skipped, summary[, tests, groups]}; "

@@ -20,19 +20,17 @@ shares the model's outcomes, so leaving out only the run itself leaks its label)
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from evalsci.audit.readers.item_csv import ITEM_CSV_COLUMNS, read_item_csv
+from evalsci.audit.readers.item_csv import is_item_csv as _is_item_csv
 from evalsci.audit.records import AuditInputError, NothingToAudit
-from evalsci.textsafe import UNSAFE, printable
 
 __all__ = ["Responses", "Matrix", "read_responses", "success_matrix", "ITEM_CSV_COLUMNS"]
-
-ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
 
 
 @dataclass
@@ -48,40 +46,6 @@ class Matrix:
     success: np.ndarray  # models x items, 0/1 int8
     dropped: int = 0  # items not answered by every model
     groups: list[str] | None = None  # the model of each row when rows are runs (group_runs)
-
-
-def _is_item_csv(path: Path) -> bool:
-    if path.suffix != ".csv" or not path.is_file():
-        return False
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        head = next(csv.reader([fh.readline()]), [])
-    return {"item", "correct"} <= {c.strip() for c in head}
-
-
-def read_item_csv(path: Path) -> pd.DataFrame:
-    df = pd.read_csv(path, dtype=str, keep_default_na=False).rename(columns=str.strip)
-    missing = [c for c in ITEM_CSV_COLUMNS if c not in df.columns]
-    if missing:
-        raise AuditInputError(f"{path}: missing columns {missing}; need {list(ITEM_CSV_COLUMNS)}")
-    df = df[[*ITEM_CSV_COLUMNS, *(["run"] if "run" in df.columns else [])]]
-    df = df.apply(lambda s: s.str.strip())
-    bad = ~df["correct"].isin(["0", "1"])
-    if bad.any():
-        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
-        raise AuditInputError(
-            f"{path}:{line}: correct must be 0 or 1, got {df['correct'][bad].iloc[0]!r}"
-        )
-    for c in df.columns.drop("correct"):
-        empty = df[c] == ""
-        if empty.any():
-            raise AuditInputError(f"{path}:{int(np.flatnonzero(empty)[0]) + 2}: empty {c}")
-    for c in df.columns.drop("correct"):  # names from anyone's file: escaped (textsafe)
-        if df[c].str.contains(UNSAFE, regex=True).any():
-            df[c] = df[c].map(printable)
-    df["correct"] = df["correct"].astype(np.int8)
-    df["source"] = str(path)
-    df["kind"] = "csv"
-    return df
 
 
 def read_responses(paths, metric: str | None = None, group_runs: bool = False) -> Responses:

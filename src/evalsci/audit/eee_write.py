@@ -13,7 +13,10 @@ sidecar `DIR/evalsci_audit.json`.
 
 Same input, same bytes: file names are UUIDs derived from the content (version-4 layout, as
 EEE's file-name check requires, from a SHA-256), and `retrieved_timestamp` is
-`SOURCE_DATE_EPOCH` (the reproducible-builds convention) or "0", never the clock.
+`SOURCE_DATE_EPOCH` (the reproducible-builds convention), else the run's own start where the
+input says it (lm-eval's `date`, also written as `evaluation_timestamp`), else "0"; never the
+clock. The developer and model come from the model's own name (`model_id`: lm-eval's
+`pretrained=EleutherAI/pythia-70m,...` -> EleutherAI, pythia-70m).
 
 What the audit does not know is left out or marked, never made up: a sample's `input.raw` is ""
 and its `reference` empty (the readers keep no prompts), its `choices` are the option indices
@@ -40,6 +43,7 @@ import pandas as pd
 from .. import __version__
 from .frames import frame_labels
 from .judge import T1_NOTE
+from .models import model_parts
 from .readers.eee import DETAILS, SIDECAR_SCHEMA
 from .records import Result, Skipped
 
@@ -60,7 +64,12 @@ def _component(text: str) -> str:
 
 
 def model_id(model: str) -> str:
-    """An EEE model id (`developer/model`) for a model name as the audit read it."""
+    """An EEE model id (`developer/model`) for a model name as the audit read it: from
+    lm-eval's `model_args` its own name (`pretrained=EleutherAI/pythia-70m,dtype=float32` ->
+    EleutherAI/pythia-70m); a local path (absolute or relative) -> local/<its last part>."""
+    model = model_parts(model)[0]
+    if model.startswith((".", "/", "~")):
+        return f"local/{_component(model.rstrip('/').rsplit('/', 1)[-1])}"
     parts = [p for p in model.split("/") if p]
     if len(parts) >= 2 and all(_component(p) == p for p in parts):
         return "/".join(parts)
@@ -227,6 +236,11 @@ def _repo_dir(task: str, mid: str) -> str:
     return f"data/{_component(task)}/{_component(developer)}/{_component(name.replace('/', '_'))}"
 
 
+def _epoch(date: float | None) -> str | None:
+    """Unix time as EEE's timestamps hold it: whole seconds, a string."""
+    return None if date is None else str(int(date))
+
+
 def write_eee(
     out: str | Path,
     judged: pd.DataFrame,
@@ -239,12 +253,15 @@ def write_eee(
     `results`: the Results behind the first len(results) rows of `judged` (their per-item
     outcomes become the samples files); later rows (a CSV's scores) get an aggregate only."""
     out = Path(out)
-    when = os.environ.get("SOURCE_DATE_EPOCH", "0")
+    when = os.environ.get("SOURCE_DATE_EPOCH")
     written = []
     files: dict[Path, str] = {}
     for i, row in judged.iterrows():
         result = results[i] if i < len(results) else None
-        record, samples, file_uuid = _aggregate(row, result, when)
+        date = result.date if result is not None else None
+        record, samples, file_uuid = _aggregate(row, result, when or _epoch(date) or "0")
+        if date is not None:  # the run's own start, as EEE's lm-eval converter writes it
+            record["evaluation_timestamp"] = _epoch(date)
         folder = out / _repo_dir(str(row["task"]), record["model_info"]["id"])
         files[folder / f"{file_uuid}.json"] = json.dumps(record, indent=2, sort_keys=True) + "\n"
         if samples is not None:

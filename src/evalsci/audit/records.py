@@ -53,6 +53,7 @@ class Result:
       settings    the run's settings that make two runs comparable (`run_settings`): shots,
                   limit, model arguments beyond the model's name, harness and version;
                   --compare flags pairs whose settings differ
+      date        when the run started, Unix time, where the file says (lm-eval's `date`)
     """
 
     model: str
@@ -74,6 +75,7 @@ class Result:
     item_options: tuple[int, ...] | None = None
     options_range: tuple[int, int] | None = None
     settings: dict | None = None
+    date: float | None = None
 
     def __post_init__(self) -> None:
         # names come from anyone's files: no control or bidi character reaches a terminal,

@@ -31,6 +31,7 @@ import pandas as pd
 
 from .frames import frame_labels
 from .judge import VERDICT_MEANING, VERDICTS, family_line, verdict_counts
+from .models import model_parts as _model_parts
 
 WIDTH = 160  # the widest the table grows, however wide the terminal
 FALLBACK_WIDTH = 100  # when $COLUMNS is unset and the output is no terminal
@@ -48,8 +49,6 @@ def output_width() -> int:
 
 #: the shortest a name column is cut to when the table must shrink
 MIN_NAME = 12
-#: argument names that carry the model's own name (lm-eval model_args)
-NAME_KEYS = ("pretrained", "model", "model_name", "model_id", "path", "peft")
 
 
 def relative(path: str) -> str:
@@ -62,16 +61,6 @@ def relative(path: str) -> str:
     except ValueError:  # another drive (Windows)
         return p
     return p if rel.startswith("..") else rel
-
-
-def _model_parts(model: str) -> tuple[str, list[str]]:
-    """(the model's own name, the other key=value arguments) of one model string."""
-    if "=" not in model:
-        return model, []
-    args = [a for a in model.split(",") if a]
-    named = [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in NAME_KEYS]
-    rest = [a for a in args if a.split("=", 1)[0] not in NAME_KEYS]
-    return (named[0] if named else model), rest
 
 
 def _tail(name: str, depth: int) -> str:

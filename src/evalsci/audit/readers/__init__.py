@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import AuditInputError, Inputs, NothingToAudit, Skipped
-from . import eee, helm, inspect_ai, lighteval, lm_eval, lm_eval_v03, tidy_csv
+from . import eee, helm, inspect_ai, item_csv, lighteval, lm_eval, lm_eval_v03, tidy_csv
 from .jsonfile import lfs_message
 from .sniff import (
     EEE_AGGREGATE,
@@ -28,6 +28,7 @@ from .sniff import (
     EEE_SIDECAR,
     HELM_RUN,
     INSPECT_LOG,
+    ITEM_CSV,
     LFS_POINTER,
     LIGHTEVAL_RESULTS,
     LM_EVAL_RESULTS,
@@ -109,7 +110,9 @@ def _helm_run_files(files: dict[Path, bool]) -> set[Path]:
     return found
 
 
-def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inputs) -> set[Path]:
+def _read_file(
+    f: Path, kind: str, explicit: bool, metric: str | None, out: Inputs, choices: int | None
+) -> set[Path]:
     """Read one results file into `out`; the samples files it used."""
     if kind == LM_EVAL_RESULTS:
         got, skipped, used = lm_eval.read_results(f, metric=metric)
@@ -128,6 +131,8 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
         out.skipped.extend(skipped)
     elif kind == TIDY_CSV:
         out.frames.append(tidy_csv.read_frame(f))  # columns: a CSV may have 1e6 rows
+    elif kind == ITEM_CSV:
+        out.results.extend(item_csv.read(f, choices))
     elif kind in HARNESS_READERS:
         reader = HARNESS_READERS[kind]
         got, skipped = reader.read(f, metric=metric) if reader is lighteval else reader.read(f)
@@ -143,7 +148,8 @@ def _read_file(f: Path, kind: str, explicit: bool, metric: str | None, out: Inpu
     elif explicit:
         raise AuditInputError(
             f"{f}: not a recognised results file (lm-evaluation-harness 0.3/0.4 "
-            "results JSON, its samples JSONL, or a CSV with columns model, task, n, ...)"
+            "results JSON, its samples JSONL, a CSV with columns model, task, n, ..., or a "
+            "per-item CSV with columns model, task, item, correct)"
         )
     else:
         out.skipped.append(Skipped(str(f), None, "not a recognised results file"))
@@ -164,13 +170,16 @@ def _shallow(f: Path, fn, *args):
         raise AuditInputError(str(e) if str(f) in str(e) else f"{f}: {e}") from None
 
 
-def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Inputs:
+def read_inputs(
+    paths: Iterable[str | Path], metric: str | None = None, choices: int | None = None
+) -> Inputs:
     """Every result in `paths`, and every file and task passed over with its reason.
 
     `metric`: the per-item 0/1 metric to read (lm-eval files); None: each task's own (the
     Open LLM Leaderboard's per task, else acc). lm-eval samples files are read through their
     results JSON (give the JSON or its directory). A file the user named that cannot be read
-    is an error; one found in a directory is listed as skipped with the reason."""
+    is an error; one found in a directory is listed as skipped with the reason. `choices`:
+    every item's number of options in a per-item CSV without a `choices` column."""
     paths = list(paths)
     out = Inputs()
     seen_samples: set[Path] = set()
@@ -185,7 +194,7 @@ def read_inputs(paths: Iterable[str | Path], metric: str | None = None) -> Input
             if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER):
                 pending.append((f, explicit, kind))
             else:
-                seen_samples |= _shallow(f, _read_file, f, kind, explicit, metric, out)
+                seen_samples |= _shallow(f, _read_file, f, kind, explicit, metric, out, choices)
         except AuditInputError as e:
             if explicit:
                 raise

@@ -205,7 +205,11 @@ def read_results(
         settings = run_settings(
             shots, run_cfg.get("limit"), run_cfg.get("model_args"), version and f"lm-eval {version}"
         )
-        out.append(replace(result, settings=settings))
+        date = obj.get("date")  # lm-eval >= 0.4.2: time.time() when the run started
+        date = (
+            float(date) if isinstance(date, (int, float)) and not isinstance(date, bool) else None
+        )
+        out.append(replace(result, settings=settings, date=date))
         if spath is not None:
             used.add(spath.resolve())
     return out, skipped, used

@@ -15,6 +15,7 @@ LM_EVAL_V03 = "lm_eval_v03"
 LM_EVAL_SAMPLES = "lm_eval_samples"
 LFS_POINTER = "lfs_pointer"
 TIDY_CSV = "tidy_csv"
+ITEM_CSV = "item_csv"  # model,task,item,correct: one row per item
 INSPECT_LOG = "inspect_log"  # .eval (zip) or .json
 HELM_RUN = "helm_run"  # a run directory's run_spec.json
 LIGHTEVAL_RESULTS = "lighteval_results"
@@ -110,4 +111,6 @@ def sniff(path: Path) -> str:
     cols = {c.strip() for c in next(csv.reader([header]), [])}
     if {"model", "task", "n"} <= cols:
         return TIDY_CSV
+    if {"item", "correct"} <= cols:
+        return ITEM_CSV
     return UNKNOWN
