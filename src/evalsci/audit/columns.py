@@ -58,6 +58,8 @@ OUTPUT_COLUMNS = [
 ]
 
 SKIPPED_COLUMNS = ["path", "task", "reason"]
+#: a per-item CSV's required columns (readers/item_csv.py): one row per item answered
+ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
 
 TEST_COLUMNS = [
     "task",

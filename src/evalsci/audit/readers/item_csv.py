@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 
 from ...textsafe import UNSAFE, printable
+from ..columns import ITEM_CSV_COLUMNS
 from ..records import AuditInputError, Result, labels_of
 
-ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
+__all__ = ["ITEM_CSV_COLUMNS", "is_item_csv", "read", "read_item_csv"]
 
 NO_OPTIONS = (
     "{path}: a per-item CSV (model,task,item,correct) without the items' numbers of options: "
