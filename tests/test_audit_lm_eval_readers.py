@@ -465,3 +465,39 @@ def test_results_saved_from_the_python_api_carry_their_samples():
     assert got == [] and "generate_until" in skipped[0].reason
     # a directory holding both keeps the multiple-choice run
     assert [x.task for x in read_inputs([d]).results] == ["arc_easy"]
+
+
+# lm-eval 0.4.0 itself (PyPI, run offline by scripts/make_lm_eval_040_fixtures.py): results.json
+# and, per task, <model_args with / and = as __>_<task>.jsonl holding ONE indented JSON array
+V040 = FIX / "v0_4_0"
+V040_ARGS = "pretrained=HuggingFaceTB/SmolLM2-135M-Instruct,dtype=float32"
+
+
+def test_lm_eval_040_sample_arrays_are_read_with_their_results():
+    """Issue 45: these files were "not a recognised results file", so their items and their
+    options per item were lost (the task judged at a bound, or skipped)."""
+    res = json.loads((V040 / "results.json").read_text())
+    assert res["config"]["model_args"] == V040_ARGS and "date" not in res  # 0.4.0's layout
+    arr = V040 / "pretrained__HuggingFaceTB__SmolLM2-135M-Instruct,dtype__float32_logic_local.jsonl"
+    samples = json.loads(arr.read_text())  # one JSON array, not JSON Lines
+    assert isinstance(samples, list) and arr.read_text().startswith("[\n  {\n")
+    got, skipped, used = lm_eval.read_results(V040 / "results.json")
+    (r,) = got
+    assert r.task == "logic_local" and r.choices_source == "samples"
+    assert (r.n, r.correct) == (len(samples), sum(int(s["acc"]) for s in samples))
+    assert r.item_options == tuple(len(s["arguments"]) for s in samples)
+    assert r.labels == {3: 6, 5: 6, 7: 6}  # only the samples say it (doc_to_choice a template)
+    assert r.correct / r.n == pytest.approx(res["results"]["logic_local"]["acc,none"], abs=1e-12)
+    (s,) = skipped
+    assert s.task == "yesno_gen_local" and "generate_until" in s.reason and s.no_baseline
+    assert arr.resolve() in used
+    # the directory: both sample arrays are read or passed over with their tasks, not on their own
+    found = read_inputs([V040])
+    assert [x.task for x in found.results] == ["logic_local"]
+    assert not [x for x in found.skipped if x.path.endswith(".jsonl")]
+
+
+def test_lm_eval_040_sample_array_alone_names_its_results_file(tmp_path):
+    arr = next(V040.glob("*_logic_local.jsonl"))
+    with pytest.raises(AuditInputError, match=r"results JSON .*0\.4\.0-0\.4\.2.*model_args"):
+        read_inputs([arr])
