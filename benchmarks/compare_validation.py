@@ -128,22 +128,12 @@ def speed(tmp: Path, tasks=60, items=1000, seed=2) -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "compare")
-    ap.add_argument("--smoke", action="store_true", help="3 data sets, 10 tasks x 100 items speed")
-    ap.add_argument("--no-speed", action="store_true")
-    args = ap.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    n_sets = 3 if args.smoke else args.datasets
+def coverage_summary(n_sets: int, args) -> dict:
     (args.out / "coverage_rows.jsonl").unlink(missing_ok=True)
     cov = coverage(n_sets, args.seed, args.out)
     cov.to_csv(args.out / "coverage.csv", index=False)
     ok = cov[cov["converged"]]
-    summary = {
-        "datasets": n_sets,
+    return {
         "converged": int(cov["converged"].sum()),
         "beta_coverage": float(ok["beta_covered"].sum() / n_sets),
         "effect_points_coverage": float(ok["effect_points_covered"].sum() / n_sets),
@@ -151,6 +141,21 @@ def main() -> None:
         "datasets_with_divergences": int((ok["divergences"] > 0).sum()),
         "median_fit_s": float(ok["seconds"].median()),
     }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", type=int, default=200, help="0: the speed part only")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "compare")
+    ap.add_argument("--smoke", action="store_true", help="3 data sets, 10 tasks x 100 items speed")
+    ap.add_argument("--no-speed", action="store_true")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    n_sets = 3 if args.smoke else args.datasets
+    summary = {"datasets": n_sets}
+    if n_sets:
+        summary.update(coverage_summary(n_sets, args))
     if not args.no_speed:
         with tempfile.TemporaryDirectory() as tmp:
             kw = {"tasks": 10, "items": 100} if args.smoke else {}
