@@ -197,3 +197,19 @@ def test_compare_tables_for_people_fit_and_say_each_result(capsys):
         assert f"  {want}" in line and line.startswith(t["task"])
     # lm-eval's model paths collide on their last part: the shortest tail that differs
     assert "lmeval_fix/smollm2" in out and "/tmp/" not in out
+
+
+def test_columns_option_keeps_the_full_values_of_the_columns_asked(capsys):
+    """--columns short (or a list): fewer columns for CSV/JSON/Markdown, the same values."""
+    from evalsci.audit.columns import SHORT_COLUMNS
+
+    rc, full, _ = run(capsys, PYTHIA, "--format", "csv")
+    rc2, short, _ = run(capsys, PYTHIA, "--format", "csv", "--columns", "short")
+    assert rc == rc2 == 0
+    a, b = list(csv.DictReader(io.StringIO(full))), list(csv.DictReader(io.StringIO(short)))
+    assert list(b[0]) == SHORT_COLUMNS and len(a) == len(b)
+    assert all({k: x[k] for k in SHORT_COLUMNS} == y for x, y in zip(a, b, strict=True))
+    rc, js, _ = run(capsys, PYTHIA, "--format", "json", "--columns", "task,p_max")
+    assert rc == 0 and list(json.loads(js)["scores"][0]) == ["task", "p_max"]
+    rc, _, err = run(capsys, PYTHIA, "--format", "csv", "--columns", "task,bogus")
+    assert rc == 2 and "bogus" in err

@@ -108,6 +108,8 @@ def _check_audit_options(args) -> None:
     """Option errors, before any input is read."""
     if args.plot and args.plot.suffix not in (".png", ".pdf"):
         raise ValueError(f"--plot: give a .png or .pdf file, got {args.plot}")
+    if args.columns is not None:
+        args.columns = _output_columns(args.columns, args.format)
     if args.choices is not None and args.choices < 2:
         raise ValueError(
             f"--choices: an item's number of options is at least 2, got {args.choices}"
@@ -120,6 +122,22 @@ def _check_audit_options(args) -> None:
         _option_path("--plot", args.plot, check_output_path)
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out}: not a folder (Every Eval Ever files go in a folder)")
+
+
+def _output_columns(spec: str, fmt: str) -> list[str]:
+    """--columns: `short` or a comma-separated list of output columns, checked before reading."""
+    from evalsci.audit.columns import OUTPUT_COLUMNS, SHORT_COLUMNS
+
+    if fmt not in ("csv", "json", "md"):
+        raise ValueError("--columns applies to --format csv, json or md")
+    cols = SHORT_COLUMNS if spec.strip() == "short" else [c.strip() for c in spec.split(",")]
+    bad = [c for c in cols if c not in OUTPUT_COLUMNS]
+    if bad or not cols:
+        raise ValueError(
+            f"--columns: unknown column(s) {bad}; give 'short' or names from: "
+            + ", ".join(OUTPUT_COLUMNS)
+        )
+    return list(dict.fromkeys(cols))
 
 
 def _option_path(option: str, path, check) -> None:
@@ -219,7 +237,8 @@ def _audit_found(args, found) -> int:
         files = write_eee(args.out, df, found.results, found.skipped, tests, groups)
         print(f"wrote {len(files)} files under {args.out}", file=sys.stderr)
     else:
-        _write_audit(args.format, df, found.skipped, tests, groups)
+        shown = df if args.columns is None else df[args.columns]
+        _write_audit(args.format, shown, found.skipped, tests, groups, full=df)
     if args.plot:
         print(
             f"wrote {args.plot} and its {'PDF' if args.plot.suffix == '.png' else 'PNG'}",
@@ -251,8 +270,10 @@ def _say_audit(fmt: str, df, skipped, notes: list[str]) -> None:
         print(line, file=sys.stderr)
 
 
-def _write_audit(fmt: str, df, skipped, tests, groups) -> None:
-    """The scores (and --compare's tests and groups) in `fmt` on stdout."""
+def _write_audit(fmt: str, df, skipped, tests, groups, full=None) -> None:
+    """The scores (and --compare's tests and groups) in `fmt` on stdout; `full`: every column
+    of the scores, where `df` has only those --columns asked for (the summary needs them)."""
+    full = df if full is None else full
     from evalsci.audit.judge import family_line, verdict_counts
     from evalsci.audit.output import skipped_frame, to_json_text, write, write_skipped_csv
 
@@ -260,7 +281,10 @@ def _write_audit(fmt: str, df, skipped, tests, groups) -> None:
         parts = {"scores": df, "skipped": skipped_frame(skipped)}
         if tests is not None:
             parts |= {"tests": tests, "groups": groups}
-        summary = {"verdicts": f"{len(df)} scores: {verdict_counts(df)}", "family": family_line(df)}
+        summary = {
+            "verdicts": f"{len(full)} scores: {verdict_counts(full)}",
+            "family": family_line(full),
+        }
         sys.stdout.write(to_json_text(parts, summary=summary) + "\n")
     elif fmt == "csv" and tests is None:
         write(df, "csv", sys.stdout)
@@ -420,6 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="lm-eval per-item 0/1 metric for every task (default: each task's own, the Open "
         "LLM Leaderboard's per task (acc_norm for BBH, GPQA, MuSR; acc for MMLU-Pro), else acc)",
+    )
+    au.add_argument(
+        "--columns",
+        metavar="LIST",
+        default=None,
+        help="the output columns for --format csv, json or md: 'short' (model, task, "
+        "accuracy, n, choices, t, max_baseline, p_max_adjusted, verdict) or a comma-separated "
+        "list (docs/audit.md, Output columns); default every column",
     )
     au.add_argument(
         "--choices",

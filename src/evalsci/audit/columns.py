@@ -57,6 +57,19 @@ OUTPUT_COLUMNS = [
     "family_size",
 ]
 
+#: `--columns short`: what most readers of a score need (every column: OUTPUT_COLUMNS)
+SHORT_COLUMNS = [
+    "model",
+    "task",
+    "accuracy",
+    "n",
+    "choices",
+    "t",
+    "max_baseline",
+    "p_max_adjusted",
+    "verdict",
+]
+
 SKIPPED_COLUMNS = ["path", "task", "reason"]
 #: a per-item CSV's required columns (readers/item_csv.py): one row per item answered
 ITEM_CSV_COLUMNS = ("model", "task", "item", "correct")
