@@ -840,9 +840,9 @@ def _not_here(led: _Ledger) -> None:
     )
     training = (
         "the released bundle has accuracies only, no pretraining losses; our training path "
-        "records them (train_metrics.csv): GPT-2 at 1 and 2 epochs on the 25 tasks, the "
-        "overtraining configurations' 10,000 subsamples, GPU (App. C: the main experiment is "
-        "about 5 days on a T4)"
+        "records them (train_metrics.csv, rule tapt_train_shard): GPT-2 pretrained 1 and 2 "
+        "epochs on the overtraining configurations' 10,500 subsamples, on a GPU: about 2 "
+        "T4-days, scaling App. C's 5 T4-days for the 27,000 main subsamples"
     )
     for id in ("s8-loss-lower", "s8-loss-20"):
         led.add(
@@ -857,8 +857,9 @@ def _not_here(led: _Ledger) -> None:
         ours="not run",
         uncertainty="n/a",
         judged=untestable(
-            "the main experiment's 27,000 shards (81,000 finetunings) on a T4-class GPU: "
-            "`snakemake --profile workflow/profiles/slurm --config scale=paper recompute=true`"
+            "timing the main experiment's 27,000 shards (81,000 finetunings) on a T4 GPU (none "
+            "here): `snakemake --profile workflow/profiles/slurm --config scale=paper "
+            "recompute=true`, about 120 T4-hours if the paper holds"
         ),
         artefact="tapt.accuracies",
     )
