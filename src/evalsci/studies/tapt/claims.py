@@ -896,7 +896,10 @@ def make_claims(
     released=True,
 ):
     """Rule tapt_make_claims: the ledger from the study's result files to `claims`."""
-    slices = pd.concat([pd.read_csv(p) for p in meta_slices], ignore_index=True)
+    # no slices when the source has no configuration of the meta-analysis (a recompute run)
+    slices = (
+        pd.concat([pd.read_csv(p) for p in meta_slices], ignore_index=True) if meta_slices else None
+    )
     rows = ledger(
         pd.read_csv(table1),
         pd.read_csv(task_level),
