@@ -331,3 +331,14 @@ def test_table_fits_columns_and_baseline_compares_every_model(capsys, tmp_path, 
     assert {(r["model_a"], r["model_b"]) for r in js["rows"]} == {("a", "b"), ("a", "c")}
     # the per-task family spans both pairs
     assert "across the 10 task rows" in " ".join(js["notes"])
+
+
+def test_plot_writes_png_and_pdf(capsys, tmp_path):
+    rows = [[m, f"t{j}", 50, 20 + j + (8 if m == "b" else 0)] for j in range(3) for m in "ab"]
+    f = _csv(tmp_path / "s.csv", rows)
+    rc, _, err = run(
+        capsys, f, "--a", "a", "--b", "b", "--exact-only", "--plot", tmp_path / "f.pdf"
+    )
+    assert rc == 0, err
+    assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "f.png").read_bytes().startswith(b"\x89PNG")

@@ -100,7 +100,7 @@ def forest(table: pd.DataFrame, path: Path) -> list[Path]:
     height = max(len(rows) for _, rows in groups) * 0.22 + 1.2
     fig, axs = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), height), squeeze=False)
     for ax, ((a, b), rows) in zip(axs[0], groups, strict=True):
-        rows = rows.iloc[::-1]  # the population row at the bottom
+        rows = rows.iloc[::-1]  # tasks top-down in name order, the population row on top
         y = np.arange(len(rows))
         pop = (rows["scope"] == "population").to_numpy()
         ax.errorbar(
