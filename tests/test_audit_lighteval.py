@@ -282,6 +282,34 @@ def test_old_truthfulqa_mc_metrics_pick_mc1():
     assert lookup("hendrycksTest-anatomy").task == "mmlu_anatomy"
 
 
+def test_older_lighteval_metric_configs_read_truthfulqa_mc1_by_default():
+    """lighteval 0.3 to 0.9 wrote each task's metrics under `metric` (not `metrics`), each a
+    `Metric` dataclass whose `category` is the `MetricCategory(str, Enum)` value: `auto()`'s
+    number as a string ("8": MULTICHOICE in 0.6-0.9) or, with the enum encoder, its name. Issue
+    45: their truthfulqa:mc (`truthfulqa_mc1`) was skipped by default with no hint. The config
+    below is that serialisation of lighteval's `Metrics.truthfulqa_mc_metrics` (v0.9.2
+    metrics.py: metric_name [truthfulqa_mc1, truthfulqa_mc2], category MULTICHOICE)."""
+    entry = {"truthfulqa_mc1": 0.2203, "truthfulqa_mc1_stderr": 0.0145,
+             "truthfulqa_mc2": 0.3853, "truthfulqa_mc2_stderr": 0.0141}  # fmt: skip
+    for category in ("8", "MULTICHOICE"):
+        cfg = {"metric": [{"metric_name": ["truthfulqa_mc1", "truthfulqa_mc2"],
+                           "higher_is_better": {"truthfulqa_mc1": True, "truthfulqa_mc2": True},
+                           "category": category, "use_case": "1",
+                           "sample_level_fn": "truthfulqa_mc_metrics"}]}  # fmt: skip
+        names = lighteval._metric_names(cfg, "cfg")
+        assert names == [("truthfulqa_mc1", category), ("truthfulqa_mc2", category)]
+        assert lighteval._pick_metric(entry, names, None) == "truthfulqa_mc1"
+    # the new form (0.10 and later) is unchanged, and mc2 is never the default
+    new = [("truthfulqa_mc1", "LOGPROBS"), ("truthfulqa_mc2", "LOGPROBS")]
+    assert lighteval._pick_metric(entry, new, None) == "truthfulqa_mc1"
+    # a metric the audit does not know: skipped, naming the --metric that would read it
+    custom = {"my_choice_acc": 0.41, "my_choice_acc_stderr": 0.02}
+    why = lighteval._pick_metric(custom, [("my_choice_acc", "GENERATIVE")], None)
+    assert why.startswith("skip:") and "--metric my_choice_acc reads it" in why
+    why = lighteval._pick_metric(custom, [], None)
+    assert why.startswith("skip:") and "--metric my_choice_acc reads it" in why
+
+
 def test_a_group_average_is_skipped_as_an_aggregate(tmp_path):
     """lighteval writes a group's average over its subtasks under its own key
     (`<suite>|<group>:_average|<shots>`, as in published lighteval output: `helm|mmlu:_average|5`).
