@@ -170,6 +170,23 @@ def _shallow(f: Path, fn, *args):
         raise AuditInputError(str(e) if str(f) in str(e) else f"{f}: {e}") from None
 
 
+def _small_csv(f: Path, kind: str) -> bool:
+    return kind == TIDY_CSV and f.stat().st_size <= tidy_csv.SMALL
+
+
+def _read_small(small: dict[Path, bool], out: Inputs) -> None:
+    """The small tidy CSVs, read together (`tidy_csv.read_small_frames`); a file that fails
+    is an error when it was named, else skipped with the reason, as for any file."""
+    if not small:
+        return
+    frames, errors = tidy_csv.read_small_frames(list(small))
+    for f, why in errors.items():
+        if small[f]:
+            raise AuditInputError(why)
+        out.skipped.append(Skipped(str(f), None, why))
+    out.frames.extend(frames)
+
+
 def read_inputs(
     paths: Iterable[str | Path], metric: str | None = None, choices: int | None = None
 ) -> Inputs:
@@ -183,7 +200,8 @@ def read_inputs(
     paths = list(paths)
     out = Inputs()
     seen_samples: set[Path] = set()
-    pending: list[tuple[Path, bool, str]] = []  # samples files and LFS pointers, checked last
+    # samples files and LFS pointers, checked last; small tidy CSVs, read together
+    pending: list[tuple[Path, bool, str]] = []
     files = _expand(paths, out)
     helm_files = _helm_run_files(files)
     for f, explicit in files.items():
@@ -191,7 +209,7 @@ def read_inputs(
             continue  # read with its run directory, through run_spec.json
         try:
             kind = _shallow(f, sniff, f)
-            if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER):
+            if kind in (LM_EVAL_SAMPLES, EEE_SAMPLES, LFS_POINTER) or _small_csv(f, kind):
                 pending.append((f, explicit, kind))
             else:
                 seen_samples |= _shallow(f, _read_file, f, kind, explicit, metric, out, choices)
@@ -199,8 +217,9 @@ def read_inputs(
             if explicit:
                 raise
             out.skipped.append(Skipped(str(f), None, str(e)))
+    _read_small({f: explicit for f, explicit, kind in pending if kind == TIDY_CSV}, out)
     for f, explicit, kind in pending:
-        if f.resolve() in seen_samples:
+        if kind == TIDY_CSV or f.resolve() in seen_samples:
             continue
         if kind == LFS_POINTER:
             why = lfs_message(f)
