@@ -107,3 +107,16 @@ def test_the_two_rules():
     for cell in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
         assert csv_cell(cell) == "'" + cell and csv_uncell(csv_cell(cell)) == cell
     assert csv_cell("plain") == "plain" and csv_uncell("'quoted") == "'quoted"
+
+
+def test_compare_prints_names_escaped_and_formula_safe(tmp_path, capsys):
+    rows = ["model,task,n,correct", "a\x1b[2J,=t1,100,60", "b,=t1,100,50"]
+    rows += ["a\x1b[2J,t2,100,55", "b,t2,100,50"]
+    src = tmp_path / "counts.csv"
+    src.write_text("\n".join(rows) + "\n")
+    argv = ["compare", str(src), "--a", "b", "--b", printable("a\x1b[2J"), "--exact-only"]
+    assert main([*argv, "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "a\\x1b[2J" in out and ",'=t1," in out
+    assert main(argv) == 0
+    assert not UNSAFE.search(capsys.readouterr().out.replace("\n", ""))

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from evalsci.audit.records import EXIT_NOTHING_TO_AUDIT, EXIT_OK
+from evalsci.textsafe import csv_safe
 
 EXIT_NOT_CONVERGED = 4
 
@@ -101,7 +102,8 @@ def _write(args, table, notes, fits) -> None:
     from . import output
 
     if args.format == "csv":
-        sys.stdout.write(table.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
+        safe = csv_safe(table, ("model_a", "model_b", "task"))  # no cell a spreadsheet evaluates
+        sys.stdout.write(safe.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
         for n in notes:
             print(f"evalsci compare: {n}", file=sys.stderr)
     elif args.format == "json":

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from evalsci.audit.records import AuditInputError
+from evalsci.textsafe import printable
 
 COUNT_CSV_COLUMNS = ("model", "task", "n", "correct")
 
@@ -72,7 +73,9 @@ def _read_count_csv(path: Path) -> list[Score]:
                 raise AuditInputError(
                     f"{path}:{line}: need n >= 1 and correct <= n, got n={n} correct={correct}"
                 )
-            out.append(Score(row["model"], row["task"], n, correct, str(path)))
+            # names from anyone's file: control and bidi characters escaped (textsafe)
+            model, task = printable(row["model"]), printable(row["task"])
+            out.append(Score(model, task, n, correct, str(path)))
     return out
 
 
