@@ -154,3 +154,43 @@ def test_placement_and_anchor_by_hand():
     lg = np.log(a / (1 - a)) - np.log(est / (1 - est))
     assert np.ptp(lg) == pytest.approx(0.0, abs=1e-9) and lg[0] > 0
     assert (anchor(est, 0.0, sizes) == 0).all() and (anchor(est, 1.0, sizes) == 1).all()
+
+
+@pytest.mark.parametrize(
+    ("verb", "option", "value"),
+    [
+        ("predict", "--alpha", "0"),
+        ("predict", "--alpha", "1"),
+        ("predict", "--alpha", "nan"),
+        ("predict", "--alpha", "x"),
+        ("predict", "--seed", "-1"),
+        ("select", "--seed", "-3"),
+        ("select", "--n", "0"),
+    ],
+)
+def test_out_of_bounds_options_are_refused_naming_the_option(verb, option, value, capsys):
+    from evalsci.cli import main
+
+    args = {
+        "predict": ["reference", "predict", "k.csv", "--reference", "r.csv", "--new", "n.csv"],
+        "select": ["reference", "select", "k.csv", "--out", "r.csv"],
+    }[verb]
+    with pytest.raises(SystemExit) as e:
+        main([*args, f"{option}={value}"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{option} must" in err and "Traceback" not in err, err
+
+
+def test_every_option_has_help():
+    import argparse
+
+    from evalsci.assess.command import add_parser
+
+    ap = argparse.ArgumentParser()
+    add_parser(ap.add_subparsers())
+    ref = ap._subparsers._group_actions[0].choices["reference"]
+    for verb in ("select", "predict"):
+        p = ref._subparsers._group_actions[0].choices[verb]
+        for a in p._actions:
+            assert a.help, (verb, a.option_strings or a.dest)

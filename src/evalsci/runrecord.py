@@ -307,14 +307,19 @@ def summary(rec: dict, where: str = "", rests_on=()) -> str:
     parts = [
         f"From the run{f' recorded in `{where}`' if where else ''}: commit "
         f"`{rec['commit'][:7]}`{' with local edits' if rec.get('dirty') else ''}, {day} {span}, `{rec['command']}` "
-        f"(exit status {rec['rc']}), scale `{rec.get('scale')}`, on {cpu}{cores}."
+        f"(exit status {rec['rc']}){f', scale `{sc}`' if (sc := rec.get('scale')) else ''}, on "
+        f"{cpu}{cores}."
     ]
     if "wall_s" in rec:
         parts.append(
             f"Wall time {_hms(rec['wall_s'])} ({rec['wall_s']:,.0f} s), CPU time "
             f"{rec['cpu_s']:,.0f} s (user + system of the whole run, GNU time), peak RSS "
-            f"{rec['max_rss_mb'] / 1024:.1f} GB; the jobs with a `benchmark:` file, "
-            f"{rec['benchmarked_cpu_s']:,.0f} CPU-s."
+            f"{rec['max_rss_mb'] / 1024:.1f} GB"
+            + (
+                f"; the jobs with a `benchmark:` file, {rec['benchmarked_cpu_s']:,.0f} CPU-s."
+                if rec.get("benchmarked_cpu_s")
+                else "."
+            )
         )
     package = (rec.get("package") or {}).get("path")
     if package and not Path(package).is_relative_to(rec.get("run_dir", "/nonexistent")):

@@ -205,6 +205,16 @@ def cmd_predict(args) -> int:
         # not only in a column
         for part in filter(None, str(note).split("; ")):
             print(f"evalsci reference: {part}", file=sys.stderr)
+    if len(acc):
+        for model, side in acc.groupby("model", sort=False)["out_of_range"].first().items():
+            if side != "no":
+                print(
+                    f"evalsci reference: model {model!r}: its accuracy on the reference items "
+                    f"lies {side} every known model's (column out_of_range): outside the "
+                    "known range; the stack's estimate moves to the model's own reference "
+                    "outcomes by weight_anchor, and its interval widens (docs/reference.md)",
+                    file=sys.stderr,
+                )
     print(
         f"evalsci reference: estimator {args.estimator}; interval = split-conformal over the "
         "known models (each held out, |true - estimated accuracy| quantile at level "
