@@ -16,11 +16,18 @@ NEW = "tests/fixtures/audit/reference/inspect/"
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
-    from evalsci.cli import main
+    """`evalsci ARGV` through the verbs' own parser (`command.add_parser`, as evalsci.cli
+    registers it; this layer does not import the CLI above it)."""
+    import argparse
 
+    from .command import add_parser
+
+    ap = argparse.ArgumentParser(prog="evalsci")
+    add_parser(ap.add_subparsers(dest="command"))
+    args = ap.parse_args(argv)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(argv)
+        rc = args.func(args)
     return rc, out.getvalue(), err.getvalue()
 
 

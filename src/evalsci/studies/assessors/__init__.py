@@ -11,7 +11,8 @@ every combination and baseline), `selection` (win-rate selection, Figure 2 / Tab
 `uncertainty` (test AUCs against 0.5 with DeLong intervals, winners' stability),
 `maxrandom_requests` (requests to the shared max random baseline), `table3` (Table 3 beside
 the paper's choice), `lomo` (leave one model out: `evalsci reference` against
-tinyBenchmarks, beyond the paper), `figures` (Figure 2, Figures 8-9, the lomo figure), `plan` (every path the study's rules
+tinyBenchmarks, beyond the paper), `lomo_rank` (the same by the held-out model's rank: the
+weakest and strongest models, coverage by rank; issue 44), `figures` (Figure 2, Figures 8-9, the lomo figure), `plan` (every path the study's rules
 read and write), `steps` (one function per workflow rule), `doc_blocks` (the generated blocks of docs/assessors.md). The reference selectors and
 the classifiers / generic-assessor features are shared with `evalsci reference`: they live
 in evalsci.assess (evalsci.assess.selectors, evalsci.assess.classifiers).
