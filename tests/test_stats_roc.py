@@ -1,13 +1,16 @@
 """DeLong's AUC variance against an independent brute force: the pair loop of DeLong et al.
 (1988), placement values from their definition, in exact fractions."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evalsci.stats.roc import auc_ci, auc_influence, combined_variance, delong
+from scipy.stats import norm
+
+from evalsci.stats.roc import auc_ci, auc_influence, combined_variance, delong, delong_paired
 
 
 def _psi(a, b) -> Fraction:
@@ -60,6 +63,73 @@ def test_paired_covariance_equals_delong_1988():
     assert combined_variance(u, [0.5, 0.5]) == pytest.approx(
         float(cov[0][0] + cov[1][1] + 2 * cov[0][1]) / 4, rel=1e-10
     )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_paired_delong_test_equals_the_1988_pair_loop(seed):
+    """One LLM: the SE of AUC_a - AUC_b is sqrt(V_aa + V_bb - 2 V_ab) of the pair loop, and the
+    z test is diff / SE with normal tails."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(12, 40))
+    y = rng.integers(0, 2, n)
+    y[:2], y[2:4] = 1, 0
+    a = np.round(rng.normal(size=n) + y, 1)
+    b = np.round(rng.normal(size=n) + 0.3 * y, 1)
+    theta, cov = _brute(y.tolist(), [a.tolist(), b.tolist()])
+    r = delong_paired(y, a, b)
+    se = math.sqrt(float(cov[0][0] + cov[1][1] - 2 * cov[0][1]))
+    assert r.diff == pytest.approx(float(theta[0] - theta[1]), abs=1e-12)
+    assert r.se == pytest.approx(se, rel=1e-10)
+    assert r.p_two_sided == pytest.approx(2 * norm.sf(abs(r.diff) / se), rel=1e-9)
+    assert r.p_greater == pytest.approx(norm.sf(r.diff / se), rel=1e-9)
+
+
+def test_paired_difference_of_means_over_llms_matches_an_instance_bootstrap():
+    """Several LLMs on the same instances: the SE of the difference of mean AUCs is the SD of
+    that difference over resampled instances (an independent computation: the AUC from its
+    pairwise definition on each bootstrap sample)."""
+
+    def auc(y, s):  # mean over (positive, negative) pairs of 1[s_pos > s_neg] + 1/2 on ties
+        d = s[y == 1][:, None] - s[y == 0][None, :]
+        return float(np.mean((d > 0) + 0.5 * (d == 0)))
+
+    rng = np.random.default_rng(7)
+    n, k = 400, 3
+    signal = rng.normal(size=n)
+    y = (signal[None, :] + rng.normal(size=(k, n)) > 0).astype(int)
+    a = np.repeat(signal[None, :] + rng.normal(size=n), k, axis=0)  # one scorer for all LLMs
+    b = signal[None, :] * 0.5 + rng.normal(size=(k, n))  # a weaker one, per LLM
+    r = delong_paired(y, a, b)
+    diffs = []
+    for _ in range(2000):
+        i = rng.integers(0, n, n)
+        diffs.append(np.mean([auc(y[j, i], a[j, i]) - auc(y[j, i], b[j, i]) for j in range(k)]))
+    # the bootstrap SD of 2000 draws is within about 2% of its limit; DeLong's SE to ~7%
+    assert r.se == pytest.approx(np.std(diffs, ddof=1), rel=0.07)
+    assert r.n_llms == k and r.diff == pytest.approx(r.auc_a - r.auc_b)
+
+
+def test_paired_test_holds_its_level_under_the_null():
+    """Two scorers with the same signal: the two-sided test at 0.05 rejects about 5% of the
+    time (binomial SE 0.005 over 2000 draws)."""
+    rng = np.random.default_rng(5)
+    rejections = 0
+    reps = 2000
+    for _ in range(reps):
+        s = rng.normal(size=120)
+        y = (s + rng.normal(size=120) > 0).astype(int)
+        r = delong_paired(y, s + rng.normal(size=120), s + rng.normal(size=120))
+        rejections += r.p_two_sided < 0.05
+    assert abs(rejections / reps - 0.05) < 0.015
+
+
+def test_identical_scorers_are_no_evidence():
+    y = np.array([0, 0, 1, 1, 0, 1])
+    s = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9])
+    r = delong_paired(y, s, s)
+    assert (r.diff, r.se, r.z, r.p_greater, r.p_two_sided) == (0.0, 0.0, 0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="shapes differ"):
+        delong_paired(y, s, s[:-1])
 
 
 def test_perfect_separation_has_zero_variance_and_clipped_ci():

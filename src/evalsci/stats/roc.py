@@ -16,16 +16,30 @@ instances (several LLMs, several scorers) give the variance of a mean or a diffe
 AUCs with the instance as the sampling unit: for two scorers on the same labels this is
 DeLong's paired covariance exactly; across LLMs with different labels it is its natural
 extension (each instance contributes its placement terms to every AUC it enters).
+
+`delong_paired` is DeLong's paired test of two scorers on the same instances (one LLM's labels,
+or the mean over several LLMs' labels on those instances): the difference of AUCs, its SE
+from those vectors, and its z test.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import norm, rankdata
 
-__all__ = ["auc_influence", "delong", "auc_ci", "combined_variance"]
+__all__ = [
+    "AucDifference",
+    "auc_influence",
+    "delong",
+    "auc_ci",
+    "auc_difference",
+    "combined_variance",
+    "delong_paired",
+]
 
 
 def _check(y, s) -> tuple[np.ndarray, np.ndarray]:
@@ -82,3 +96,64 @@ def auc_ci(auc: float, var: float, level: float = 0.95) -> tuple[float, float]:
     z = float(norm.ppf(0.5 + level / 2))
     h = z * math.sqrt(var)
     return max(0.0, auc - h), min(1.0, auc + h)
+
+
+@dataclass(frozen=True)
+class AucDifference:
+    """AUC_a - AUC_b (each a mean over the same LLMs) with its paired DeLong SE and z test."""
+
+    auc_a: float
+    auc_b: float
+    diff: float
+    se: float
+    z: float
+    p_greater: float  # one-sided p of H1: AUC_a > AUC_b
+    p_two_sided: float
+    n_llms: int
+
+
+def _z_test(diff: float, se: float) -> tuple[float, float, float]:
+    """(z, one-sided p of H1 diff > 0, two-sided p). SE 0 happens only where every placement
+    value of both scorers is equal: identical rankings (diff 0, no evidence: p 1) or both
+    separating perfectly; a nonzero diff with SE 0 is then certain."""
+    if se > 0:
+        z = diff / se
+        return z, float(norm.sf(z)), float(2 * norm.sf(abs(z)))
+    if diff == 0:
+        return 0.0, 1.0, 1.0
+    return math.copysign(math.inf, diff), float(diff < 0), 0.0
+
+
+def auc_difference(
+    aucs_a: Sequence[float],
+    u_a: Sequence[np.ndarray],
+    aucs_b: Sequence[float],
+    u_b: Sequence[np.ndarray],
+) -> AucDifference:
+    """mean(aucs_a) - mean(aucs_b) over k LLMs, from each AUC and its influence vector
+    (`auc_influence`, all on the same instances): the variance is `combined_variance` with
+    weights 1/k and -1/k, DeLong's paired covariance for k = 1."""
+    k = len(aucs_a)
+    if not k or not len(aucs_b) == len(u_a) == len(u_b) == k:
+        raise ValueError("auc_difference: one AUC and one influence vector per LLM, same LLMs")
+    a, b = float(np.mean(aucs_a)), float(np.mean(aucs_b))
+    diff = a - b
+    se = math.sqrt(combined_variance(list(u_a) + list(u_b), [1 / k] * k + [-1 / k] * k))
+    z, p1, p2 = _z_test(diff, se)
+    return AucDifference(a, b, diff, se, z, p1, p2, k)
+
+
+def delong_paired(y, scores_a, scores_b) -> AucDifference:
+    """DeLong's paired test of AUC_a - AUC_b for scorers a and b on the same instances.
+
+    `y`, `scores_a`, `scores_b`: 1-d (one LLM) or 2-d with one row per LLM (the difference of
+    the mean AUCs over the LLMs, every row on the same instances). Each row needs >= 2
+    positives and >= 2 negatives."""
+    y, sa, sb = (np.atleast_2d(np.asarray(v)) for v in (y, scores_a, scores_b))
+    if not y.shape == sa.shape == sb.shape:
+        raise ValueError(f"delong_paired: shapes differ: {y.shape}, {sa.shape}, {sb.shape}")
+    fa = [auc_influence(yi, si) for yi, si in zip(y, sa, strict=True)]
+    fb = [auc_influence(yi, si) for yi, si in zip(y, sb, strict=True)]
+    return auc_difference(
+        [f[0] for f in fa], [f[1] for f in fa], [f[0] for f in fb], [f[1] for f in fb]
+    )
