@@ -6,11 +6,17 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 from sklearn.metrics import roc_auc_score
 
-from scipy.stats import norm
-
-from evalsci.stats.roc import auc_ci, auc_influence, combined_variance, delong, delong_paired
+from evalsci.stats.roc import (
+    auc_ci,
+    auc_influence,
+    combined_variance,
+    delong,
+    delong_paired,
+    hanley_mcneil_se,
+)
 
 
 def _psi(a, b) -> Fraction:
@@ -161,3 +167,16 @@ def test_coverage_under_the_null_is_nominal():
 def test_bad_input_is_refused(y, s, msg):
     with pytest.raises(ValueError, match=msg):
         delong(y, s)
+
+
+def test_hanley_mcneil_se_is_the_auc_spread_under_exponential_scores():
+    """Negatives ~ Exp(1), positives ~ Exp(1/3): AUC = 3/4 and Hanley & McNeil's formula is
+    exact; the SD of the AUC over 2000 simulated samples (SE about 1.6% of it) matches."""
+    rng = np.random.default_rng(9)
+    m, n = 40, 60
+    y = np.r_[np.ones(m), np.zeros(n)]
+    aucs = [delong(y, np.r_[rng.exponential(3, m), rng.exponential(1, n)])[0] for _ in range(2000)]
+    assert np.mean(aucs) == pytest.approx(0.75, abs=0.005)
+    assert hanley_mcneil_se(0.75, m, n) == pytest.approx(np.std(aucs, ddof=1), rel=0.06)
+    with pytest.raises(ValueError, match="both classes"):
+        hanley_mcneil_se(0.7, 0, 5)

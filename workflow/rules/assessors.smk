@@ -164,7 +164,8 @@ rule assessors_maxrandom_requests:
 
 rule assessors_make_selection:
     """Choose each method's combination on validation LLMs: Figure 2 data, Table 3 rows, the
-    test AUCs against 0.5 (DeLong) and each winner's stability under resampling."""
+    test AUCs against 0.5 (DeLong) and each winner's stability under resampling; for the
+    claims ledger, every two methods' paired DeLong difference and each resample's winner."""
     input:
         code=ASSESSORS_STEPS,
         runs=assessors_run_files,
@@ -177,6 +178,8 @@ rule assessors_make_selection:
         ),
         table3=ASSESSORS_PLAN.table3,
         summary=ASSESSORS_PLAN.figure2_summary,
+        paired=ASSESSORS_PLAN.figure2_paired,
+        resamples=ASSESSORS_PLAN.table3_resamples,
     log:
         assessors_log("{collection}/select"),
     conda:

@@ -39,6 +39,7 @@ __all__ = [
     "auc_difference",
     "combined_variance",
     "delong_paired",
+    "hanley_mcneil_se",
 ]
 
 
@@ -157,3 +158,17 @@ def delong_paired(y, scores_a, scores_b) -> AucDifference:
     return auc_difference(
         [f[0] for f in fa], [f[1] for f in fa], [f[0] for f in fb], [f[1] for f in fb]
     )
+
+
+def hanley_mcneil_se(auc: float, n_pos: int, n_neg: int) -> float:
+    """The SE of an AUC from itself and the class sizes alone (Hanley & McNeil 1982, eq. 2,
+    with Q1 = A / (2 - A), Q2 = 2 A^2 / (1 + A): exact under exponential score
+    distributions), for tables that keep AUCs but not the scores DeLong's variance needs."""
+    a, m, n = float(auc), int(n_pos), int(n_neg)
+    if not 0 <= a <= 1 or m < 1 or n < 1:
+        raise ValueError(
+            f"hanley_mcneil_se: need 0 <= AUC <= 1 and both classes, got {a}, {m}, {n}"
+        )
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    var = (a * (1 - a) + (m - 1) * (q1 - a * a) + (n - 1) * (q2 - a * a)) / (m * n)
+    return math.sqrt(max(var, 0.0))

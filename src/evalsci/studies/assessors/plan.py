@@ -53,6 +53,8 @@ class Plan:
     figure2_table: tuple[str, ...]
     table3: str
     figure2_summary: str
+    figure2_paired: str
+    table3_resamples: str
     figure2: tuple[str, ...]
     nref_table: str
     nref_figure: tuple[str, ...]
@@ -115,6 +117,8 @@ def plan(settings: AssessorsSettings) -> Plan:
         figure2_table=_table("figure2"),
         table3=paths.result(COLLECTION, "tables/table3.csv"),
         figure2_summary=paths.result(COLLECTION, "tables/figure2_summary.csv"),
+        figure2_paired=paths.result(COLLECTION, "tables/figure2_paired.csv"),
+        table3_resamples=paths.result(COLLECTION, "tables/table3_resamples.csv"),
         figure2=_figure("figure2"),
         nref_table=paths.result(COLLECTION, "tables/{fig}.csv"),
         nref_figure=_figure("{fig}"),

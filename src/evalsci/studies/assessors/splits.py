@@ -1,8 +1,8 @@
 """Instance splits (train / validation / test) and LLM splits, with leakage checks.
 
 Instance splits follow the authors' loaders (`load_reasoning`, `load_helm_lite`):
-- in distribution ("random"): all instances pooled; `1 - test_size` of them (drawn with the
-  seed) form the training pool, the rest the test split;
+- in distribution ("random"): all instances pooled; round((1 - test_size) n) of them (drawn
+  with the seed) form the training pool, the rest the test split;
 - out of distribution: the instances of the held-out datasets form the test split, the rest
   the training pool;
 and then `validation_size` of the training pool becomes the validation split.
@@ -77,7 +77,11 @@ def make_instance_splits(
             is_test = np.isin(ds, list(held))
         else:
             is_test = np.zeros(len(ids), dtype=bool)
-            is_test[rng.permutation(len(ids))[: int(round(test_size * len(ids)))]] = True
+            # the authors draw the training pool (pandas `sample(frac=0.7)`, Python's round)
+            # and test on the rest: on HELM-Lite's 4,285 instances 0.7 n = 2999.5 rounds to
+            # 3,000, so the test split has 1,285 (Table 2), not round(0.3 n) = 1,286
+            n_test = len(ids) - int(round((1 - test_size) * len(ids)))
+            is_test[rng.permutation(len(ids))[:n_test]] = True
         pool = np.flatnonzero(~is_test)
         val = rng.permutation(pool)[: int(round(validation_size * len(pool)))]
         role[:] = "train"

@@ -344,10 +344,14 @@ def select_collection(
     summary: str,
     predictions: Sequence[str] | None = None,
     seed: int = 0,
+    paired: str | None = None,
+    resamples: str | None = None,
 ) -> None:
     """Figure 2 data (figure2.{csv,md,tex}) and the winning combinations (table3.csv); with
     the runs' predictions also the test AUCs against 0.5 with DeLong intervals and each
-    winner's stability under resampling (figure2_summary.csv, table3's `stability`)."""
+    winner's stability under resampling (figure2_summary.csv, table3's `stability`), the
+    paired DeLong differences of every two methods per split (`paired`) and the generic
+    winner of every resample (`resamples`): what the claims ledger's tests read."""
     from evalsci.tables import write_table
 
     from .selection import figure2_table
@@ -358,12 +362,24 @@ def select_collection(
     write_table(figure2_table(res), figure2)
     t3 = table3_rows(res)
     if predictions is not None:
-        from .uncertainty import NOISE_SHARE, RunPredictions, test_auc_summary, winner_stability
+        from .uncertainty import (
+            NOISE_SHARE,
+            RunPredictions,
+            generic_winner_resamples,
+            paired_differences,
+            test_auc_summary,
+            winner_stability,
+        )
 
         preds = RunPredictions.read(run_paths, predictions)
         summary = test_auc_summary(res, preds)
+        winners, generic_stability = generic_winner_resamples(res, preds, seed)
         summary["stability"] = [
-            winner_stability(res, preds, s, m, seed) if m != "specific" else float("nan")
+            float("nan")
+            if m == "specific"
+            else generic_stability[s]
+            if m == "generic"
+            else winner_stability(res, preds, s, m, seed)
             for s, m in zip(summary["split"], summary["method"], strict=True)
         ]
         summary["within_noise"] = summary["stability"] < NOISE_SHARE
@@ -371,6 +387,10 @@ def select_collection(
         stab = summary[summary["method"] == "generic"].set_index("split")["stability"]
         t3["stability"] = t3["split"].map(stab)
         t3["within_noise"] = t3["stability"] < NOISE_SHARE
+        if paired is not None:
+            write_table(paired_differences(res, preds), [paired])
+        if resamples is not None:
+            write_table(winners, [resamples])
     write_table(t3, [out_table3])
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
-from evalsci.stats.roc import auc_ci, auc_influence, combined_variance
+from evalsci.stats.roc import auc_ci, auc_difference, auc_influence, combined_variance
 
 from .selection import COMBO_KEYS, TIE_DECIMALS, choose
 
@@ -37,6 +37,9 @@ __all__ = [
     "NOISE_SHARE",
     "RunPredictions",
     "write_predictions",
+    "generic_winner_resamples",
+    "paired_differences",
+    "resample_winners",
     "test_auc_summary",
     "winner_stability",
 ]
@@ -117,6 +120,32 @@ def p_above_half(mean: float, se: float) -> float:
     return 0.0 if mean > 0.5 else 1.0
 
 
+def _split_influences(res: pd.DataFrame, preds: RunPredictions, split: str):
+    """Per method, each test LLM's AUC and influence vector on `split` (chosen combinations as
+    Figure 2), and the test LLMs every method has an AUC for."""
+    chosen = _chosen_test_rows(res, split)
+    infl: dict[str, dict[str, np.ndarray]] = {}
+    aucs: dict[str, dict[str, float]] = {}
+    for method, r in chosen.items():
+        infl[method], aucs[method] = {}, {}
+        for _, row in r.iterrows():
+            y, p = preds.get(split, int(row["row"]), "test", row["llm"])
+            if min(y.sum(), len(y) - y.sum()) < 2:
+                continue  # no DeLong variance (e.g. an LLM that solves no item)
+            aucs[method][row["llm"]], infl[method][row["llm"]] = auc_influence(y, p)
+    llms = sorted(set.intersection(*(set(v) for v in aucs.values())))
+    return list(chosen), aucs, infl, llms
+
+
+def _difference(aucs, infl, llms, a: str, b: str):
+    return auc_difference(
+        [aucs[a][m] for m in llms],
+        [infl[a][m] for m in llms],
+        [aucs[b][m] for m in llms],
+        [infl[b][m] for m in llms],
+    )
+
+
 def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
     """Per (split, method): mean test AUC over the test LLMs with both labels (at least 2 of
     each), DeLong SE over instances, 95% CI, one-sided p of H1 mean > 0.5, and the paired
@@ -125,28 +154,16 @@ def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
     z = float(norm.ppf(0.5 + LEVEL / 2))
     rows = []
     for split in res["split"].unique():
-        chosen = _chosen_test_rows(res, split)
-        infl: dict[str, dict[str, np.ndarray]] = {}
-        aucs: dict[str, dict[str, float]] = {}
-        for method, r in chosen.items():
-            infl[method], aucs[method] = {}, {}
-            for _, row in r.iterrows():
-                y, p = preds.get(split, int(row["row"]), "test", row["llm"])
-                if min(y.sum(), len(y) - y.sum()) < 2:
-                    continue  # no DeLong variance (e.g. an LLM that solves no item)
-                aucs[method][row["llm"]], infl[method][row["llm"]] = auc_influence(y, p)
-        llms = sorted(set.intersection(*(set(v) for v in aucs.values())))
+        methods, aucs, infl, llms = _split_influences(res, preds, split)
         k = len(llms)
         spread = _combination_spread(res, split, llms)
-        for method in chosen:
+        for method in methods:
             mean = float(np.mean([aucs[method][m] for m in llms]))
             u = [infl[method][m] for m in llms]
             var = combined_variance(u, [1 / k] * k)
             se = math.sqrt(var)
             lo, hi = auc_ci(mean, var, LEVEL)
-            u_g = [infl["generic"][m] for m in llms]
-            diff = mean - float(np.mean([aucs["generic"][m] for m in llms]))
-            se_diff = math.sqrt(combined_variance(u + u_g, [1 / k] * k + [-1 / k] * k))
+            d = _difference(aucs, infl, llms, method, "generic")
             rows.append(
                 {
                     "split": split,
@@ -157,8 +174,8 @@ def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
                     "ci_low": round(lo, 4),
                     "ci_high": round(hi, 4),
                     "p_above_half": float(f"{p_above_half(mean, se):.3g}"),
-                    "diff_vs_generic": round(diff, 4),
-                    "se_diff_vs_generic": round(se_diff, 4),
+                    "diff_vs_generic": round(d.diff, 4),
+                    "se_diff_vs_generic": round(d.se, 4),
                     "z": round(z, 4),
                     # the mean test AUC every candidate combination would have had: where the
                     # chosen one sits among them is what selection on validation data did
@@ -166,6 +183,35 @@ def test_auc_summary(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
                     "auc_best_combination": spread.get(method, (np.nan, np.nan))[1],
                 }
             )
+    return pd.DataFrame(rows)
+
+
+def paired_differences(res: pd.DataFrame, preds: RunPredictions) -> pd.DataFrame:
+    """Per split, every pair of methods (a before b in Figure 2's order): the mean test AUC of a
+    minus that of b over the same test LLMs and instances, with DeLong's paired SE, z and p
+    (`evalsci.stats.roc.delong_paired`: instances as the sampling unit). No multiplicity
+    correction here: each claim that reads this table names its family."""
+    rows = []
+    for split in res["split"].unique():
+        methods, aucs, infl, llms = _split_influences(res, preds, split)
+        for i, a in enumerate(methods):
+            for b in methods[i + 1 :]:
+                d = _difference(aucs, infl, llms, a, b)
+                rows.append(
+                    {
+                        "split": split,
+                        "method_a": a,
+                        "method_b": b,
+                        "n_llms": d.n_llms,
+                        "auc_a": round(d.auc_a, 4),
+                        "auc_b": round(d.auc_b, 4),
+                        "diff": round(d.diff, 4),
+                        "se": round(d.se, 4),
+                        "z": round(d.z, 3),
+                        "p_a_greater": float(f"{d.p_greater:.3g}"),
+                        "p_two_sided": float(f"{d.p_two_sided:.3g}"),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -208,11 +254,12 @@ def _winner(aucs: np.ndarray) -> int | None:
     return int(np.argmax(np.round(np.mean(wr, axis=0), TIE_DECIMALS)))
 
 
-def winner_stability(
+def resample_winners(
     res: pd.DataFrame, preds: RunPredictions, split: str, method: str, seed: int
-) -> float:
-    """Share of N_RESAMPLES resamples of the validation LLMs and instances in which `method`'s
-    chosen combination on `split` is chosen again."""
+) -> tuple[list[tuple], int, list[int | None]]:
+    """Selection rerun on N_RESAMPLES resamples of the validation LLMs and instances: (the
+    method's candidate combinations, sorted; the index of its chosen one; the index of the
+    winner in each resample, None where no resampled LLM has an AUC)."""
     src, keys = COMBO_KEYS[method]
     r = res[(res["split"] == split) & (res["method"] == src)]
     if method == "random_selector":
@@ -230,10 +277,38 @@ def winner_stability(
         ps.append(np.stack([preds.get(split, int(i), "validation", m)[1] for i in g["row"]]))
     rng = np.random.default_rng([seed, len(split), *split.encode(), *method.encode()])
     n_inst = len(ys[0])
-    hits = 0
+    winners = []
     for _ in range(N_RESAMPLES):
         pick_llm = rng.integers(0, len(llms), len(llms))
         pick_inst = rng.integers(0, n_inst, n_inst)
         a = np.stack([_auc_matrix(ys[j][pick_inst], ps[j][:, pick_inst]) for j in pick_llm])
-        hits += _winner(a) == target
-    return hits / N_RESAMPLES
+        winners.append(_winner(a))
+    return combos, target, winners
+
+
+def winner_stability(
+    res: pd.DataFrame, preds: RunPredictions, split: str, method: str, seed: int
+) -> float:
+    """Share of N_RESAMPLES resamples of the validation LLMs and instances in which `method`'s
+    chosen combination on `split` is chosen again."""
+    _, target, winners = resample_winners(res, preds, split, method, seed)
+    return sum(w == target for w in winners) / N_RESAMPLES
+
+
+def generic_winner_resamples(
+    res: pd.DataFrame, preds: RunPredictions, seed: int
+) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Per split, the generic assessor's winning (features, selector, classifier) in each
+    resample of `resample_winners` (what Table 3's tallies rest on), and its stability."""
+    keys = COMBO_KEYS["generic"][1]
+    rows, stability = [], {}
+    for split in res["split"].unique():
+        combos, target, winners = resample_winners(res, preds, split, "generic", seed)
+        stability[split] = sum(w == target for w in winners) / N_RESAMPLES
+        for b, w in enumerate(winners):
+            rows.append(
+                {"split": split, "resample": b, **dict(zip(keys, combos[w], strict=True))}
+                if w is not None
+                else {"split": split, "resample": b}
+            )
+    return pd.DataFrame(rows, columns=["split", "resample", *keys]), stability
