@@ -134,3 +134,45 @@ def test_a_constant_scorer_is_not_above_chance():
     assert uncertainty.p_above_half(auc, var**0.5) == 1.0
     assert uncertainty.p_above_half(1.0, 0.0) == 0.0  # perfect separation on every test LLM
     assert uncertainty.p_above_half(0.62, 0.05) == norm.sf((0.62 - 0.5) / 0.05)
+
+
+def test_paired_table_is_delong_paired_on_the_chosen_predictions(run):
+    """Every pair of methods: the stored difference and SE are DeLong's paired test on the
+    chosen combinations' test predictions (computed here from them), and the generic rows
+    agree with the summary's differences to the generic assessor."""
+    from evalsci.stats.roc import delong_paired
+
+    res, stored = run
+    t = uncertainty.paired_differences(res, stored)
+    s = uncertainty.test_auc_summary(res, stored).set_index("method")
+    methods = list(s.index)
+    assert len(t) == len(methods) * (len(methods) - 1) // 2
+    chosen = uncertainty._chosen_test_rows(res, "random")
+
+    def yp(method):
+        r = chosen[method].sort_values("llm")
+        got = [stored.get("random", int(x["row"]), "test", x["llm"]) for _, x in r.iterrows()]
+        return np.array([g[0] for g in got]), np.array([g[1] for g in got])
+
+    for _, r in t.iterrows():
+        (ya, pa), (yb, pb) = yp(r["method_a"]), yp(r["method_b"])
+        assert (ya == yb).all()  # the same LLMs' labels on the same instances
+        d = delong_paired(ya, pa, pb)
+        assert r["diff"] == pytest.approx(d.diff, abs=5e-5)
+        assert r["se"] == pytest.approx(d.se, abs=5e-5)
+        assert r["p_two_sided"] == pytest.approx(d.p_two_sided, rel=1e-2, abs=1e-12)
+        if r["method_b"] == "generic":
+            assert r["diff"] == s.loc[r["method_a"], "diff_vs_generic"]
+            assert r["se"] == s.loc[r["method_a"], "se_diff_vs_generic"]
+        if r["method_a"] == "generic":
+            assert r["diff"] == -s.loc[r["method_b"], "diff_vs_generic"]
+
+
+def test_resampled_winners_give_the_stability(run):
+    res, stored = run
+    winners, stab = uncertainty.generic_winner_resamples(res, stored, seed=4)
+    assert len(winners) == uncertainty.N_RESAMPLES
+    assert stab["random"] == uncertainty.winner_stability(res, stored, "random", "generic", 4)
+    best, _, _, _ = choose(res, "random", "generic")
+    again = (winners[["features", "selector", "classifier"]] == list(best)).all(axis=1).mean()
+    assert again == stab["random"]

@@ -263,6 +263,35 @@ rule assessors_make_nref_figure:
         "../scripts/call.py"
 
 
+rule assessors_make_claims:
+    """The claims ledger of paper 003: every claim with ours, its uncertainty and its verdict
+    by the one rule, from the selection's paired DeLong tests and resamples and Figures 8-9."""
+    input:
+        code=code("evalsci.studies.assessors.claims"),
+        summaries=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.figure2_summary),
+        paired=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.figure2_paired),
+        resamples=ASSESSORS_PLAN.collections(ASSESSORS_PLAN.table3_resamples),
+        table3=ASSESSORS_PLAN.table3_all[0],
+        nref=ASSESSORS_PLAN.nref_tables(),
+    output:
+        claims=report(
+            ASSESSORS_PLAN.claims,
+            caption="../report/assessors_claims.rst",
+            category="assessors",
+            subcategory="claims",
+        ),
+    log:
+        assessors_log("claims"),
+    conda:
+        ENV["core"]
+    params:
+        function="make_claims",
+        collections=list(ASSESSORS_COLLECTIONS),
+        settings=recorded(ASSESSORS),
+    script:
+        "../scripts/call.py"
+
+
 rule assessors_lomo_run:
     """Leave one model out on one benchmark: every method, n and held-out model."""
     input:

@@ -17,21 +17,21 @@ Quotes and the paper's values: `reference.yaml` (`claims`), each with its sectio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest, norm
 
 from evalsci import reference
-from evalsci.claims.ledger import Claim, claim
+from evalsci.claims.ledger import Claim, claim, write_csv
 from evalsci.stats.agreement import judge_test, untestable
 from evalsci.stats.multiple import holm
 from evalsci.stats.roc import hanley_mcneil_se
 
 from .splits import make_instance_splits
 
-__all__ = ["ALPHA", "NI_MARGIN", "claims", "table2_sizes"]
+__all__ = ["ALPHA", "NI_MARGIN", "ledger", "make_claims", "table2_sizes"]
 
 STUDY = "assessors"
 ALPHA = 0.05
@@ -742,7 +742,7 @@ def _untestable_claims(ref) -> list[Claim]:
     ]
 
 
-def claims(paths: Mapping[str, str], settings) -> list[Claim]:
+def ledger(paths: Mapping[str, str], settings) -> list[Claim]:
     """Every claim of paper 003 from the study's result files: `{collection}_summary`,
     `{collection}_paired`, `{collection}_resamples` (per collection), `table3` (every
     collection's, with the paper's columns) and the n_ref figures' tables
@@ -768,3 +768,28 @@ def claims(paths: Mapping[str, str], settings) -> list[Claim]:
     if missing:
         raise ValueError(f"reference.yaml claims without a ledger row: {sorted(missing)}")
     return rows
+
+
+def make_claims(
+    summaries: Sequence[str],
+    paired: Sequence[str],
+    resamples: Sequence[str],
+    table3: str,
+    nref: Sequence[str],
+    collections: Sequence[str],
+    settings,
+    claims: str,
+    code: str | None = None,
+) -> None:
+    """Rule assessors_make_claims: the ledger (results/assessors/claims.csv) from the
+    per-collection files, in the order of `collections`."""
+    if tuple(collections) != COLLECTIONS:
+        raise ValueError(
+            f"the assessors claims ledger judges the paper on both stand-ins {list(COLLECTIONS)}; "
+            f"config assessors.collections enables {list(collections)}"
+        )
+    paths = {"table3": table3}
+    for c, s, p, r, n in zip(collections, summaries, paired, resamples, nref, strict=True):
+        paths |= {f"{c}_summary": s, f"{c}_paired": p, f"{c}_resamples": r}
+        paths[f"{c}_{NREF_FIGURE[c]}"] = n
+    write_csv(ledger(paths, settings), claims)

@@ -62,6 +62,7 @@ class Plan:
     table3_all: tuple[str, ...]
     requests: str
     baselines: str
+    claims: str
     # leave one model out: one benchmark's runs ({benchmark}), the table, tests and figure
     lomo_runs: str
     lomo_table: tuple[str, ...]
@@ -92,6 +93,14 @@ class Plan:
         """Figure 8 or 9 of every collection that draws it (config `nref_figure`)."""
         names = [c.name for c in self.settings.collections if c.nref_figure == fig]
         return [self.of(self.nref_figure, c, fig=fig) for c in names]
+
+    def nref_tables(self) -> list[str]:
+        """The n_ref figure table of every enabled collection (its `nref_figure`)."""
+        return [
+            self.of(self.nref_table, c.name, fig=c.nref_figure)
+            for c in self.settings.collections
+            if c.nref_figure
+        ]
 
     def lomo_runs_all(self) -> list[str]:
         return [self.lomo_runs.format(benchmark=b) for b in self.settings.lomo_benchmarks]
@@ -125,6 +134,7 @@ def plan(settings: AssessorsSettings) -> Plan:
         table3_all=out["table3"],
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
+        claims=out["claims"][0],
         lomo_runs=paths.result(STUDY, "lomo/{benchmark}.csv.gz"),
         lomo_table=paths.select(out["lomo"], stem="lomo"),
         lomo_tests=paths.select(out["lomo"], stem="lomo_tests"),
