@@ -90,8 +90,15 @@ def _pm(d: float, se: float) -> str:
     return f"{d:+.3f} ± {se:.3f}"
 
 
+def _base(cid: str) -> str:
+    """The reference.yaml id of a row: a claim judged per stand-in ends in `-<collection>`."""
+    for c in COLLECTIONS:
+        cid = cid.removesuffix(f"-{c}")
+    return cid
+
+
 def _row(ref: Mapping, cid: str, **kw) -> Claim:
-    c = ref["claims"][cid]
+    c = ref["claims"][_base(cid)]
     return claim(STUDY, cid, section=c["section"], quote=c["quote"], paper=c["paper"], **kw)
 
 
@@ -667,7 +674,7 @@ def _figure2_claims(ref, summaries: Mapping[str, pd.DataFrame], paired) -> list[
             f"{_on(c)}: reference only minus specific "
             + ", ".join(
                 f"{sp} {_pm(d, se)} (p {pi:.2g})"
-                for sp, (d, se, _), pi in zip(splits, got, strict=True)
+                for sp, (d, se, _), pi in zip(splits, got, p, strict=True)
             )
             + f"; above by point estimate in {point} of {len(splits)}, shown in {len(over)}",
             unc_pair,
@@ -764,7 +771,7 @@ def ledger(paths: Mapping[str, str], settings) -> list[Claim]:
         + _figure2_claims(ref, summaries, paired)
         + _untestable_claims(ref)
     )
-    missing = set(ref["claims"]) - {r.id.split("-cfi")[0].split("-predictaboard")[0] for r in rows}
+    missing = set(ref["claims"]) - {_base(r.id) for r in rows}
     if missing:
         raise ValueError(f"reference.yaml claims without a ledger row: {sorted(missing)}")
     return rows
