@@ -448,7 +448,7 @@ def _figure2_claims(ref, summaries: Mapping[str, pd.DataFrame], paired) -> list[
             stats.append((m, d, se))
         p = holm([_p_greater(d / se) for _, d, se in stats])
         shown = sum(pi < ALPHA for pi in p)
-        rise = sum(_p_greater(-d / se) < ALPHA for _, d, se in stats)
+        rise = int((holm([_p_greater(-d / se) for _, d, se in stats]) < ALPHA).sum())
         outcome = (
             "supports" if shown > len(stats) / 2 else "contradicts" if rise > 0 else "inconclusive"
         )
