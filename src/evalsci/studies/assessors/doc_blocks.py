@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalsci.claims.render import study_block
 from evalsci.stats.multiple import holm
 from evalsci.studies.assessors.uncertainty import N_RESAMPLES, NOISE_SHARE
 from evalsci.tables import markdown_table
@@ -14,6 +15,11 @@ _METHOD_ORDER = ("specific", "generic", "random_selector", "reference_only", "al
 
 
 ALPHA = 0.05
+
+
+def claims(paths) -> str:
+    """docs/assessors.md: the study's claims ledger (input `claims`), rows as it holds them."""
+    return study_block(paths)
 
 
 def _summary(paths, collection: str) -> pd.DataFrame:
