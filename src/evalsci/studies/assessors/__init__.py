@@ -8,7 +8,8 @@ Modules: `settings` (the settings object the rules build once from the config), 
 checks of a collection's LLM and dataset names), `splits` (instance and LLM
 splits, leakage checks), `features` (sentence embeddings, n-grams), `experiment` (one split:
 every combination and baseline), `selection` (win-rate selection, Figure 2 / Table 3 data),
-`uncertainty` (test AUCs against 0.5 with DeLong intervals, winners' stability),
+`uncertainty` (test AUCs against 0.5 with DeLong intervals, paired differences, winners'
+stability), `claims` (the claims ledger: every claim of the paper judged by the one rule),
 `maxrandom_requests` (requests to the shared max random baseline), `table3` (Table 3 beside
 the paper's choice), `lomo` (leave one model out: `evalsci reference` against
 tinyBenchmarks, beyond the paper), `lomo_rank` (the same by the held-out model's rank: the
