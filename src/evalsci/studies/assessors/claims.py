@@ -86,6 +86,11 @@ def _p_greater(z: float) -> float:
     return float(norm.sf(z))
 
 
+def _outcome(supports: bool, contradicts: bool) -> str:
+    """A stated test's outcome (agreement.OUTCOMES); evidence against the claim comes first."""
+    return "contradicts" if contradicts else "supports" if supports else "inconclusive"
+
+
 def _pm(d: float, se: float) -> str:
     return f"{d:+.3f} ± {se:.3f}"
 
@@ -352,12 +357,7 @@ def _nref_claims(ref, figures: Mapping[str, pd.DataFrame]) -> list[Claim]:
         )
         for i, (c, (first, top_c, rise, after)) in enumerate(tests.items()):
             p_rise, p_after = p[2 * i], p[2 * i + 1]
-            if p_after < ALPHA:
-                outcome = "contradicts"
-            elif p_rise < ALPHA:
-                outcome = "supports"
-            else:
-                outcome = "inconclusive"
+            outcome = _outcome(p_rise < ALPHA, p_after < ALPHA)
             rows.append(
                 _row(
                     ref,
@@ -387,12 +387,7 @@ def _nref_claims(ref, figures: Mapping[str, pd.DataFrame]) -> list[Claim]:
         up = sum(pi < ALPHA and g > 0 for pi, (g, _) in zip(p, gains, strict=True))
         down = sum(pi < ALPHA and g < 0 for pi, (g, _) in zip(p, gains, strict=True))
         majority = len(splits) // 2 + 1
-        if max(up, down) >= majority:
-            outcome = "contradicts"
-        elif up + down == 0:
-            outcome = "supports"
-        else:
-            outcome = "inconclusive"
+        outcome = _outcome(up + down == 0, max(up, down) >= majority)
         rows.append(
             _row(
                 ref,
