@@ -70,6 +70,15 @@ for _bench in set(ASSESSORS_LOMO.active_benchmarks) - set(ASSESSORS_LOMO_BENCHMA
     )
 
 
+if not ASSESSORS_PLAN.judges_claims:
+    print(
+        "assessors claims: left out: the ledger judges the paper on the stand-ins "
+        "cfi_ground_truth and predictaboard, and assessors.collections enables "
+        f"{list(ASSESSORS_COLLECTIONS)}",
+        file=_assessors_stderr,
+    )
+
+
 def assessors_lomo_source(wildcards):
     """The bundle (leaderboard benchmarks) or the success table (collections) a benchmark reads."""
     if wildcards.benchmark in _LOMO_LEADERBOARD:
@@ -87,6 +96,8 @@ ASSESSORS_TARGETS = {
     "assessors_table3": [ASSESSORS_PLAN.table3_all],
     "assessors_figure8": [ASSESSORS_PLAN.nref_figures("figure8")],
     "assessors_figure9": [ASSESSORS_PLAN.nref_figures("figure9")],
+    # empty unless the collections are the two stand-ins the ledger judges the paper on
+    "assessors_claims": [ASSESSORS_PLAN.claims if ASSESSORS_PLAN.judges_claims else []],
     # empty when assessors.lomo is switched off
     "assessors_lomo": [
         (

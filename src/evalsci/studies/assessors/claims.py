@@ -38,8 +38,9 @@ ALPHA = 0.05
 #: non-inferiority margin of "only slightly worse" (AUC): a conventional margin for
 #: diagnostic AUCs (0.05); the paper states none
 NI_MARGIN = 0.05
-COLLECTIONS = ("cfi_ground_truth", "predictaboard")
-STAND_IN = {"cfi_ground_truth": "KindsOfReasoning", "predictaboard": "HELM-Lite"}
+#: the stand-ins the ledger judges the paper on, and the paper's collection each plays
+STAND_IN = reference.load(STUDY)["stand_in_for"]
+COLLECTIONS = tuple(STAND_IN)
 NREF_FIGURE = {"cfi_ground_truth": "figure8", "predictaboard": "figure9"}
 RANDOM_SELECTORS = ("random", "random_best_of")
 SIMILARITY = ("similarity", "similarity_interaction")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalsci import paths
+from evalsci import paths, reference
 from evalsci.pipeline import artefacts
 from evalsci.studies.assessors.settings import AssessorsSettings
 
@@ -101,6 +101,12 @@ class Plan:
             for c in self.settings.collections
             if c.nref_figure
         ]
+
+    @property
+    def judges_claims(self) -> bool:
+        """Whether the claims ledger runs: it judges the paper on the two stand-ins
+        (reference.yaml `stand_in_for`), so a run with other collections has none."""
+        return tuple(self.settings.collection_names) == tuple(reference.load(STUDY)["stand_in_for"])
 
     def lomo_runs_all(self) -> list[str]:
         return [self.lomo_runs.format(benchmark=b) for b in self.settings.lomo_benchmarks]
