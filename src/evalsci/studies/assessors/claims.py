@@ -217,7 +217,9 @@ def _table3_claims(ref, t3: pd.DataFrame, resamples: pd.DataFrame, settings) -> 
         hit = _is(col, kind)
         point = int(hit(t3).sum())
         count = resamples.assign(hit=hit(resamples)).groupby("resample")["hit"].sum().to_numpy()
-        lo, hi = np.quantile(count, [q, 1 - q])
+        # counts: the interval's ends are counts too (no interpolation between resamples)
+        lo = np.quantile(count, q, method="lower")
+        hi = np.quantile(count, 1 - q, method="higher")
         outcome = "supports" if lo >= need else "contradicts" if hi < need else "inconclusive"
         per = ", ".join(
             f"{c} {int(hit(t3[t3['collection'] == c]).sum())} of "
