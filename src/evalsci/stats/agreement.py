@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from scipy.stats import norm
+from statistics import NormalDist  # not scipy.stats: the ledger is imported by light jobs
 
 __all__ = [
     "LEVEL",
@@ -45,7 +44,7 @@ __all__ = [
 ]
 
 LEVEL = 0.95
-Z = float(norm.ppf(0.5 + LEVEL / 2))
+Z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
 #: the claims ledger's verdicts (issue 42): the one rule's outcomes
 VERDICTS = ("matches", "within_noise", "differs", "differs_unexplained", "untestable_here")
 #: the ledger's noise band: |ours - paper| within K combined standard errors (about 95%)
