@@ -77,9 +77,20 @@ def test_erratic_and_one_shot_directions():
     f = by_finding(findings(scores_from(mat, firsts=[11, 22]), {"sst2": 2}))
     assert f.loc["erratic", "outcome"] == "supports"
     assert f.loc["erratic", "ours"].startswith("1 of 2 curves")
+    assert f.loc["erratic_after_4", "outcome"] == "supports"
+    assert f.loc["late_best", "outcome"] == "supports"  # curve 0: 0.9 at k = 10 vs 0.7 at 8
     assert f.loc["one_shot_below", "outcome"] == "supports"
     assert f.loc["one_shot_above", "outcome"] == "supports"
     assert f.loc["one_shot_depends", "outcome"] == "supports"
+
+
+def test_flat_curves_support_neither_erratic_nor_late_best():
+    rng = np.random.default_rng(6)
+    mat = bernoulli(rng, [0.8] * 21, 2, 256)
+    mat[:, 4:] = mat[:, 4:5]  # the same outcomes at every k from 4 on: no change at all
+    f = by_finding(findings(scores_from(mat, firsts=[1, 2]), {"sst2": 2}))
+    for name in ("erratic", "erratic_after_4", "late_best"):
+        assert f.loc[name, "outcome"] == "inconclusive", name
 
 
 def test_one_shot_inconclusive_when_prompts_equal_zero_shot():

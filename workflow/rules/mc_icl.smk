@@ -42,7 +42,8 @@ rule mc_icl_shard:
 
 
 rule mc_icl_make_accuracy_tables:
-    """Accuracy of every (model, dataset, trial, permutation, k) and the per-dataset summary."""
+    """Accuracy of every (model, dataset, trial, permutation, k), the per-dataset summary and
+    the Section 5.1 findings' tests."""
     input:
         code=MC_ICL_STEPS,
         scores=mc_icl_all_trial_scores,
@@ -52,6 +53,11 @@ rule mc_icl_make_accuracy_tables:
         summary=report(
             MC_ICL_PLAN.summary,
             caption="../report/mc_icl_summary.rst",
+            category="mc_icl",
+        ),
+        findings=report(
+            MC_ICL_PLAN.findings,
+            caption="../report/mc_icl_findings.rst",
             category="mc_icl",
         ),
     log:

@@ -18,6 +18,7 @@ SUMMARY_COLUMNS = [
     "one_shot_min",
     "one_shot_max",
     "one_shot_below_zero_shot",
+    "one_shot_prompts",
     "k_max_mean",
     "best_k",
     "best_k_accuracy",

@@ -14,7 +14,11 @@ the same validation examples, so comparisons are paired by example):
 - `erratic` (Sec. 5.1, Figure 2): plateaus "are not observable within individual permutations
   ... we continue to observe erratic performance changes up through k = 20". Tested per curve:
   Cochran's Q that the accuracies at k = 8..K are equal (the same examples at every k), Holm
-  over the curves; supported when some curve rejects equality.
+  over the curves; supported when some curve rejects equality. `erratic_after_4`: the same
+  from k = 4 (the plateau the paper cites from Wang et al. 2024).
+- `late_best` (Sec. 5.1): "the best performance ... may occur anywhere from k = 1..20". Tested
+  per curve: some k > 8 scores significantly higher than k = 8 (exact McNemar, Bonferroni over
+  the k > 8, Holm over the curves).
 - `one_shot_below` / `one_shot_above` (Sec. 5.1, Figure 3): one-shot prompts can be
   significantly worse, and significantly better, than zero-shot "depending on the selected
   example". Tested per one-shot prompt (each curve's k = 1) against its zero-shot prompt:
@@ -44,13 +48,24 @@ from evalsci.studies.mc_icl.scores import correct
 ALPHA = 0.05
 #: the paper's plateau point (Section 5.1: k = 8 after Min et al. 2022 and Wu et al. 2023)
 PLATEAU_K = 8
-FINDINGS = ("plateau", "erratic", "one_shot_below", "one_shot_above", "one_shot_depends")
+#: the earlier plateau point the paper cites (Wang et al. 2024)
+EARLY_PLATEAU_K = 4
+FINDINGS = (
+    "plateau",
+    "erratic",
+    "erratic_after_4",
+    "late_best",
+    "one_shot_below",
+    "one_shot_above",
+    "one_shot_depends",
+)
 COLUMNS = [
     "model",
     "dataset",
     "finding",
     "n",
     "curves",
+    "K",
     "ours",
     "uncertainty",
     "test",
@@ -166,33 +181,72 @@ def _plateau(key, mat, K) -> dict:
     )
 
 
-def _erratic(key, mat, K) -> dict:
+def _erratic(key, mat, K, start: int, name: str) -> dict:
+    """Cochran's Q per curve that the accuracies at k = start..K are equal, Holm over curves."""
     n, r = mat.shape[2], mat.shape[0]
-    if K <= PLATEAU_K + 1:
-        reason = f"the curves stop at K = {K}: no k after the paper's plateau k = {PLATEAU_K}"
-        return _row(key, "erratic", n, r, outcome="untestable", reason=reason)
-    qs = [cochran_q(c[PLATEAU_K:].T) for c in mat]
+    if K <= start:
+        reason = f"the curves stop at K = {K}: no k after the paper's plateau k = {start}"
+        return _row(key, name, n, r, outcome="untestable", reason=reason)
+    qs = [cochran_q(c[start:].T) for c in mat]
     adj = holm([p for *_, p in qs])
-    acc = mat[:, PLATEAU_K:].mean(axis=2)
-    best = [int(np.argmax(np.round(c.mean(axis=1), 9))) for c in mat]
+    acc = mat[:, start:].mean(axis=2)
     rejected = int((adj < ALPHA).sum())
     return _row(
         key,
-        "erratic",
+        name,
         n,
         r,
         ours=(
-            f"{rejected} of {r} curves change beyond noise over k = {PLATEAU_K}..{K} (accuracy "
-            f"ranges there: {', '.join(f'{a.min():.3f}-{a.max():.3f}' for a in acc)}); best k "
-            f"per curve: {', '.join(map(str, best))}"
+            f"{rejected} of {r} curves change beyond noise over k = {start}..{K} (accuracy "
+            f"ranges there: {', '.join(f'{a.min():.3f}-{a.max():.3f}' for a in acc)})"
         ),
         uncertainty="Holm-adjusted p per curve: " + ", ".join(f"{p:.2g}" for p in adj),
         test=(
-            f"Cochran's Q per curve (equal accuracy at k = {PLATEAU_K}..{K} on the same "
+            f"Cochran's Q per curve (equal accuracy at k = {start}..{K} on the same "
             f"{n} examples), alpha {ALPHA}, Holm over the {r} curves; supported when one rejects"
         ),
         p=float(adj.min()),
         outcome="supports" if rejected else "inconclusive",
+    )
+
+
+def _late_best(key, mat, K) -> dict:
+    """Whether some curve does significantly better after the plateau point than at it: per
+    curve, the exact McNemar of each k in PLATEAU_K+1..K against k = PLATEAU_K, the smallest
+    p among the k that score higher, Bonferroni over those K - PLATEAU_K candidates (the best k
+    is a selection), then Holm over the curves."""
+    n, r = mat.shape[2], mat.shape[0]
+    if K <= PLATEAU_K:
+        reason = f"the curves stop at K = {K}: no k after the paper's plateau k = {PLATEAU_K}"
+        return _row(key, "late_best", n, r, outcome="untestable", reason=reason)
+    best = [int(np.argmax(np.round(c.mean(axis=1), 9))) for c in mat]  # ties: smallest k
+    ps = []
+    for c in mat:
+        late = [
+            mcnemar(c[k], c[PLATEAU_K])[2]
+            for k in range(PLATEAU_K + 1, K + 1)
+            if c[k].mean() > c[PLATEAU_K].mean()
+        ]
+        ps.append(min(1.0, min(late, default=1.0) * (K - PLATEAU_K)))
+    adj = holm(ps)
+    hits = int((adj < ALPHA).sum())
+    return _row(
+        key,
+        "late_best",
+        n,
+        r,
+        ours=(
+            f"best k per curve: {', '.join(map(str, best))}; {hits} of {r} curves score "
+            f"significantly higher at some k > {PLATEAU_K} than at k = {PLATEAU_K}"
+        ),
+        uncertainty="Holm-adjusted p per curve: " + ", ".join(f"{p:.2g}" for p in adj),
+        test=(
+            f"per curve, exact McNemar of each higher-scoring k in {PLATEAU_K + 1}..{K} against "
+            f"k = {PLATEAU_K} on the same {n} examples, Bonferroni over the {K - PLATEAU_K} k, "
+            f"alpha {ALPHA}, Holm over the {r} curves; supported when one curve's is significant"
+        ),
+        p=float(adj.min()),
+        outcome="supports" if hits else "inconclusive",
     )
 
 
@@ -274,11 +328,17 @@ def findings(scores: pd.DataFrame, n_choices: dict[str, int]) -> pd.DataFrame:
     for key, (mat, keys) in curves(scores).items():
         K = mat.shape[1] - 1
         at_chance, why = _chance(mat, n_choices[key[1]])
-        for row in [_plateau(key, mat, K), _erratic(key, mat, K), *_one_shot(key, mat, keys)]:
+        for row in [
+            _plateau(key, mat, K),
+            _erratic(key, mat, K, PLATEAU_K, "erratic"),
+            _erratic(key, mat, K, EARLY_PLATEAU_K, "erratic_after_4"),
+            _late_best(key, mat, K),
+            *_one_shot(key, mat, keys),
+        ]:
             if at_chance and row["outcome"] != "untestable":
                 row = _row(key, row["finding"], row["n"], row["curves"], outcome="untestable")
                 row["reason"] = why
-            rows.append(row)
+            rows.append(row | {"K": K})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

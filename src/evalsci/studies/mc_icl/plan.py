@@ -31,6 +31,7 @@ class Plan:
     accuracy_by_k: str
     accuracy_by_set: str
     summary: tuple[str, ...]
+    findings: str
     figure: tuple[str, ...]  # figure{n}
     requests: str
     baselines: str
@@ -70,6 +71,7 @@ def plan(settings: McIclSettings) -> Plan:
         accuracy_by_k=paths.result(STUDY, "tables/accuracy_by_k.csv"),
         accuracy_by_set=paths.result(STUDY, "tables/accuracy_by_set.csv"),
         summary=artefacts.outputs(STUDY)["summary"],  # the registry owns the artefacts' files
+        findings=artefacts.outputs(STUDY)["findings"][0],
         figure=paths.figure(STUDY, "figure{n}"),
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),

@@ -59,21 +59,31 @@ def maxrandom_requests(requests, params: McIclSettings, seed: int) -> None:
     print(df.to_string())
 
 
-def make_accuracy_tables(scores, baselines, accuracy, summary, params: McIclSettings) -> None:
-    """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv and the summary table."""
+def make_accuracy_tables(
+    scores, baselines, accuracy, summary, findings, params: McIclSettings
+) -> None:
+    """Rule mc_icl_make_accuracy_tables: accuracy_by_k.csv, the summary table and the
+    Section 5.1 findings (findings.csv: each a stated test, or why this run cannot test it)."""
     score_paths, baselines_path, accuracy_out, summary_out = scores, baselines, accuracy, summary
     from evalsci.tables import write_table
 
     from .figures import read_baselines
+    from .findings import findings as find
     from .scores import accuracy_by_k, read_scores
     from .summary import summary as summarise
+    from .templates import num_choices
 
-    acc = accuracy_by_k(read_scores(score_paths))
+    sc = read_scores(score_paths)
+    acc = accuracy_by_k(sc)
     with atomic_path(accuracy_out) as tmp:
         acc.to_csv(tmp, index=False)
     table = summarise(acc, read_baselines(baselines_path), params.num_eval)
     write_table(table, summary_out)
     print(table.to_string())
+    found = find(sc, {d: num_choices(d) for d in params.datasets})
+    with atomic_path(findings) as tmp:
+        found.to_csv(tmp, index=False)
+    print(found[["model", "dataset", "finding", "outcome"]].to_string())
 
 
 def selection(scores, glue, values, sets, params: McIclSettings, seed: int, dataset: str) -> None:

@@ -18,7 +18,8 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
 
     zero_shot: k = 0 accuracy; one_shot_*: k = 1 accuracy over permutations and trials, and
     the share of one-shot prompts below their trial's zero-shot accuracy (Section 5.1, "Is
-    one example better than none?"); k_max_mean: mean accuracy at k = K; best_k and its
+    one example better than none?") and how many one-shot prompts it is a share of (the
+    permutations over all trials); k_max_mean: mean accuracy at k = K; best_k and its
     accuracy: the argmax of the trial-averaged mean curve (rounded to TIE_DECIMALS; ties go to
     the smallest k); best_prompt: the best single
     (permutation, k) of a trial, averaged over trials. The random columns come from rule
@@ -42,6 +43,7 @@ def summary(acc: pd.DataFrame, baselines: pd.DataFrame, num_eval: int) -> pd.Dat
                 "one_shot_min": one["accuracy"].min(),
                 "one_shot_max": one["accuracy"].max(),
                 "one_shot_below_zero_shot": (one["accuracy"] < one["zero"]).mean(),
+                "one_shot_prompts": len(one),
                 "k_max_mean": curve.iloc[-1],
                 "best_k": int(curve.round(TIE_DECIMALS).idxmax()),
                 "best_k_accuracy": curve.max(),
