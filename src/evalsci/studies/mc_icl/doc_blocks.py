@@ -43,3 +43,47 @@ def summary(paths) -> str:
         for r in s.itertuples()
     ]
     return markdown_table(pd.DataFrame(rows))
+
+
+#: the findings' names as the docs print them (paper 004, Section 5.1)
+FINDING_LABELS = {
+    "plateau": "averaged curve: most of the gain by k = 8, then a plateau",
+    "erratic": "single curves keep changing after k = 8",
+    "erratic_after_4": "single curves keep changing after k = 4",
+    "late_best": "a curve's best k lies after k = 8",
+    "one_shot_below": "some one-shot prompts below zero-shot",
+    "one_shot_above": "some one-shot prompts above zero-shot",
+    "one_shot_depends": "one-shot accuracy depends on the example",
+}
+
+
+def findings(paths) -> str:
+    """The Section 5.1 findings of a run: each finding's test outcome, the verdict the one rule
+    gives it (evalsci.stats.agreement, through mc_icl.claims.verdict_of) and, where the run
+    cannot test it, the measured reason."""
+    from evalsci.studies.mc_icl.claims import verdict_of
+    from evalsci.studies.mc_icl.params import DATASET_NAMES
+
+    f = pd.read_csv(paths["findings"], keep_default_na=False)
+    rows = []
+    for r in f.to_dict("records"):
+        v = verdict_of([r])
+        rows.append(
+            {
+                "dataset": f"{r['model']}, {DATASET_NAMES.get(r['dataset'], r['dataset'])} "
+                f"(n = {r['n']}, {r['curves']} curves, K = {r['K']})",
+                "finding (Sec. 5.1)": FINDING_LABELS.get(r["finding"], r["finding"]),
+                "ours": r["ours"] or "-",
+                "uncertainty": r["uncertainty"] or "-",
+                "test": r["test"] or "-",
+                "outcome": r["outcome"],
+                "verdict": v.verdict.replace("_", " "),
+                "why untestable": r["reason"] or "-",
+            }
+        )
+    return markdown_table(pd.DataFrame(rows))
+
+
+def cpu_run(paths) -> str:
+    """The recorded CPU-scale run (preset cpu): its summary and its findings."""
+    return summary(paths) + "\n" + findings(paths)

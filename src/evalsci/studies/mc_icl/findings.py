@@ -158,6 +158,12 @@ def _plateau(key, mat, K) -> dict:
     )
     lo, hi = e.interval()
     glo, ghi = gap.interval()
+    se_kind = (
+        "two-way curves x examples SE, Satterthwaite df"
+        if r > 1
+        else "one curve: SE over the examples only, for this demonstration draw and order; "
+        "the variance between draws needs more curves"
+    )
     return _row(
         key,
         "plateau",
@@ -172,9 +178,8 @@ def _plateau(key, mat, K) -> dict:
             f"minus late SE {gap.se:.3f}, 95% CI [{glo:+.3f}, {ghi:+.3f}] (df {gap.df:.1f})"
         ),
         test=(
-            f"one-sided t tests (two-way curves x examples SE, Satterthwaite df) of early gain "
-            f"> 0 and early gain > late gain at alpha {ALPHA}, Holm over the 2; contradicted "
-            f"when either opposite is shown"
+            f"one-sided t tests ({se_kind}) of early gain > 0 and early gain > late gain at "
+            f"alpha {ALPHA}, Holm over the 2; contradicted when either opposite is shown"
         ),
         p=float(max(p_for)) if outcome != "contradicts" else float(min(p_against)),
         outcome=outcome,
