@@ -9,8 +9,9 @@
 # the artefact registry builds for STUDY at `default`; tests/test_runrecord.py); CONFIG (more
 # `--config` words, e.g. portable=false) is added to the command. RESUME=1 continues a run that
 # was stopped (killed, the machine rebooted) in the same DIR: Snakemake redoes only the jobs
-# whose outputs are missing or incomplete (mc_icl: the unfinished shards), and started.txt
-# keeps the first start and gets a `resumed=` line.
+# whose outputs are missing or incomplete (mc_icl: the unfinished shards); started.txt keeps
+# the first start and commit and gets `resumed=` and `resumed_command=` lines, and the record
+# sums the GNU time reports of every invocation.
 # Writes, in DIR: started.txt (start, commit, command, scale, CPU model, nproc; then rc, end),
 # package_state.yaml (the evalsci package the run imports: its path and file hashes),
 # run.log (Snakemake's output and GNU time's -v report), logs/**/*.benchmark.tsv (Snakemake,
@@ -42,11 +43,11 @@ if [ "${RESUME:-0}" = 1 ]; then
         echo "$dir/started.txt is missing: nothing to resume (start without RESUME)" >&2
         exit 2
     }
-    grep -q '^rc=' started.txt && {
-        echo "$dir: the run has finished (rc= in started.txt); nothing to resume" >&2
+    # a run stopped by a kill has no rc= or a failing one (the last rc= line counts)
+    [ "$(sed -n 's/^rc=//p' started.txt | tail -1)" = 0 ] && {
+        echo "$dir: the run has finished (rc=0 in started.txt); nothing to resume" >&2
         exit 2
     }
-    echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>started.txt
 else
     [ -e started.txt ] && {
         echo "$dir/started.txt exists: a run was already started here; use a fresh clone (or RESUME=1)" >&2
@@ -63,10 +64,17 @@ config="$study={scale: $scale}"
 # shellcheck disable=SC2206  # CONFIG is a list of words
 extra=(${CONFIG:-})
 # a resumed run redoes the jobs a kill left incomplete (Snakemake refuses to start otherwise)
+# and only the jobs whose outputs are missing: not a finished shard whose params changed
+# (CONFIG may change the run's size, e.g. fewer trials)
 resume=()
-[ "${RESUME:-0}" = 1 ] && resume=(--rerun-incomplete)
+[ "${RESUME:-0}" = 1 ] && resume=(--rerun-incomplete --rerun-triggers mtime)
 command="$snakemake $targets --cores $cores${resume:+ ${resume[*]}} --config '$config'${CONFIG:+ $CONFIG}"
-if [ "${RESUME:-0}" != 1 ]; then
+if [ "${RESUME:-0}" = 1 ]; then
+    {
+        echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "resumed_command=$command"
+    } >>started.txt
+else
     {
         echo "start=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "commit=$(git rev-parse HEAD)"

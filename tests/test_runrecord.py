@@ -337,3 +337,61 @@ def test_the_state_names_the_package_a_run_imports_even_from_another_clone(tmp_p
     assert "Code changed since the run" in runrecord.code_state(
         rec, ("stats",), now=runrecord.package_state(other / "evalsci")
     )
+
+
+def test_a_stopped_run_resumes_and_its_record_says_so(tmp_path):
+    """RESUME=1 continues a run that failed or was stopped: the finished job is not redone
+    (its output and benchmark survive), started.txt keeps the first start and commit, and the
+    record lists the resumption and sums the GNU time reports of both invocations."""
+    if not SNAKEMAKE.is_file():
+        pytest.skip(f"no snakemake beside {sys.executable}")
+    d = tmp_path / "run"
+    d.mkdir()
+    # job a always works (and counts its runs); job b fails until the file `ok` exists
+    (d / "Snakefile").write_text(
+        """
+rule all:
+    input: "results/a.txt", "results/b.txt"
+
+rule a:
+    output: "results/a.txt"
+    benchmark: "logs/a.benchmark.tsv"
+    shell: "echo run >> runs_of_a.txt; echo a > {output}"
+
+rule b:
+    input: "results/a.txt"
+    output: "results/b.txt"
+    benchmark: "logs/b.benchmark.tsv"
+    shell: "test -e ok && echo b > {output}"
+"""
+    )
+    git = ["git", "-C", str(d), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    subprocess.run([*git, "add", "Snakefile"], check=True)
+    subprocess.run([*git, "commit", "-qm", "tiny"], check=True)
+    env = {
+        **os.environ,
+        "TARGETS": "all",
+        "SNAKEMAKE": str(SNAKEMAKE),
+        "PYTHON": sys.executable,
+        "PYTHONPATH": str(REPO / "src"),
+    }
+    run = ["bash", str(REPO / "scripts" / "recorded_run.sh"), "tapt", str(d), "demo", "1"]
+    first = subprocess.run(run, env=env, capture_output=True, text=True)
+    assert first.returncode != 0 and (d / "results/a.txt").is_file()
+    again = subprocess.run(run, env=env, capture_output=True, text=True)
+    assert again.returncode == 2 and "RESUME=1" in again.stderr
+    (d / "ok").write_text("")
+    resumed = subprocess.run(run, env={**env, "RESUME": "1"}, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr + (d / "run.log").read_text()
+    assert (d / "runs_of_a.txt").read_text() == "run\n"  # a was not redone
+    rec = runrecord.load(d / "results/tapt/run_record.yaml")
+    assert rec["rc"] == 0 and len(rec["resumed"]) == 1
+    assert rec["command"].endswith("--cores 1 --config 'tapt={scale: demo}'")
+    assert "--rerun-incomplete" in rec["resumed_command"]
+    assert rec["benchmarked_jobs"]["."]["jobs"] == 2  # a once, b once (both in logs/)
+    assert "Stopped and resumed at" in runrecord.summary(rec)
+    if shutil.which("/usr/bin/time") is not None:
+        assert rec["invocations"] == 2 and "summed over its 2" in runrecord.summary(rec)
+    finished = subprocess.run(run, env={**env, "RESUME": "1"}, capture_output=True, text=True)
+    assert finished.returncode == 2 and "nothing to resume" in finished.stderr

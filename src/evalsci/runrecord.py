@@ -79,9 +79,13 @@ def _started(path: Path) -> dict:
     out: dict = {}
     for i, raw in enumerate(path.read_text().splitlines(), start=1):
         line = raw.strip()
-        m = re.match(r"(command|cpu|note)\s*[=:]\s*(.*)$", line)
+        m = re.match(r"(command|resumed_command|cpu|note)\s*[=:]\s*(.*)$", line)
         if m:  # free text: the rest of the line
             out[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r"resumed\s*[=:]\s*(\S+)$", line)
+        if m:  # a resumed run: every resumption's time, in order
+            out.setdefault("resumed", []).append(m.group(1))
             continue
         tokens = re.findall(r"([A-Za-z_]+\s*[=:]\s*\S+|\S+)", line)
         for token in tokens:
@@ -104,19 +108,18 @@ def _seconds(hms: str) -> float:
     return sum(float(p) * 60**i for i, p in enumerate(reversed(hms.split(":"))))
 
 
-def _time_v(log: Path) -> dict:
-    """The last GNU time -v report in the run's log (empty when there is none)."""
+def _time_v(log: Path) -> list[dict]:
+    """Every GNU time -v report in the run's log, in order (a resumed run has one per
+    invocation; empty when there is none)."""
     text = log.read_text(errors="replace")
-    start = text.rfind("\tCommand being timed:")
-    if start < 0:
-        return {}
-    out = {}
-    for line in text[start:].splitlines():
-        key, sep, value = line.strip().rpartition(": ")
-        if sep and key in _TIME_V:
-            out[_TIME_V[key]] = value.strip()
-    if "command" in out:
-        out["command"] = out["command"].strip('"')
+    out = []
+    for part in text.split("\tCommand being timed:")[1:]:
+        rep = {"command": part.splitlines()[0].strip().strip('"')}
+        for line in part.splitlines()[1:]:
+            key, sep, value = line.strip().rpartition(": ")
+            if sep and key in _TIME_V:
+                rep[_TIME_V[key]] = value.strip()
+        out.append(rep)
     return out
 
 
@@ -226,7 +229,8 @@ def record(
     (`cpu_source` says which)."""
     run_dir = Path(run_dir).resolve()
     started = _started(run_dir / "started.txt")
-    timed = _time_v(run_dir / "run.log") if (run_dir / "run.log").is_file() else {}
+    reports = _time_v(run_dir / "run.log") if (run_dir / "run.log").is_file() else []
+    timed = reports[-1] if reports else {}
     if "rc" not in started and "exit_status" not in timed:
         raise ValueError(f"{run_dir}: the run has not finished (no rc= in started.txt)")
     rc = int(started.get("rc", timed.get("exit_status", -1)))
@@ -260,10 +264,14 @@ def record(
         "cpu_source": "given" if cpu else "started.txt" if started.get("cpu") else "lscpu",
         "nproc": nproc or (int(started["nproc"]) if "nproc" in started else None),
     }
-    if timed:
-        out["wall_s"] = round(_seconds(timed["wall"]), 2)
-        out["cpu_s"] = round(float(timed["user_s"]) + float(timed["system_s"]), 2)
-        out["max_rss_mb"] = round(int(timed["max_rss_kb"]) / 1024, 1)
+    if started.get("resumed"):
+        out["resumed"] = started["resumed"]
+        out["resumed_command"] = started.get("resumed_command")
+    if reports:  # the sum over the run's invocations (one unless resumed)
+        out["wall_s"] = round(sum(_seconds(r["wall"]) for r in reports), 2)
+        out["cpu_s"] = round(sum(float(r["user_s"]) + float(r["system_s"]) for r in reports), 2)
+        out["max_rss_mb"] = round(max(int(r["max_rss_kb"]) for r in reports) / 1024, 1)
+        out["invocations"] = len(reports)
     state = run_dir / STATE_FILE
     if state.is_file():  # what the run imported, hashed at its start
         out["package"] = yaml.safe_load(state.read_text())
@@ -310,10 +318,14 @@ def summary(rec: dict, where: str = "", rests_on=()) -> str:
         f"(exit status {rec['rc']}){f', scale `{sc}`' if (sc := rec.get('scale')) else ''}, on "
         f"{cpu}{cores}."
     ]
+    if rec.get("resumed"):
+        when = ", ".join(f"{t[11:16]} UTC" for t in rec["resumed"])
+        parts.append(f"Stopped and resumed at {when} with `{rec['resumed_command']}`.")
     if "wall_s" in rec:
         parts.append(
             f"Wall time {_hms(rec['wall_s'])} ({rec['wall_s']:,.0f} s), CPU time "
-            f"{rec['cpu_s']:,.0f} s (user + system of the whole run, GNU time), peak RSS "
+            f"{rec['cpu_s']:,.0f} s (user + system of the whole run, GNU time"
+            f"{', summed over its ' + str(rec['invocations']) + ' invocations' if rec.get('invocations', 1) > 1 else ''}), peak RSS "
             f"{rec['max_rss_mb'] / 1024:.1f} GB"
             + (
                 f"; the jobs with a `benchmark:` file, {rec['benchmarked_cpu_s']:,.0f} CPU-s."
