@@ -359,3 +359,38 @@ def curve_table(scores: pd.DataFrame, ks=(0, 1, 2, 4, 8, 12, 16, 20)) -> pd.Data
         head = {"model": m, "dataset": d, "curve": "mean"}
         out.append(head | {f"k={k}": acc[:, k].mean() for k in reached})
     return pd.DataFrame(out)
+
+
+def main(argv=None) -> int:
+    """Write a run's findings table from its trial shards: for a recorded run whose commit
+    predates the table (the rule mc_icl_make_accuracy_tables writes it in newer runs)."""
+    import argparse
+    from pathlib import Path
+
+    from evalsci.pipeline import artefacts
+    from evalsci.pipeline.jobs import atomic_path
+    from evalsci.studies.mc_icl.scores import ScoresError, read_scores
+    from evalsci.studies.mc_icl.templates import num_choices
+
+    p = argparse.ArgumentParser(
+        prog="python -m evalsci.studies.mc_icl.findings", description=main.__doc__.split(":")[0]
+    )
+    p.add_argument("--root", required=True, help="the run's directory (its results/ tree)")
+    a = p.parse_args(argv)
+    root = Path(a.root)
+    shards = sorted(root.glob("results/mc_icl/scores/*/*/trial*.parquet"))
+    try:
+        sc = read_scores(shards)
+    except ScoresError as e:
+        p.exit(2, f"{p.prog}: error: {root}: {e}\n")
+    out = root / artefacts.outputs("mc_icl")["findings"][0]
+    found = findings(sc, {d: num_choices(d) for d in sc["dataset"].unique()})
+    with atomic_path(out) as tmp:
+        found.to_csv(tmp, index=False)
+    print(f"{out}: {len(shards)} shards")
+    print(found[["model", "dataset", "finding", "outcome"]].to_string())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
