@@ -185,3 +185,29 @@ rule mc_icl_make_figure4:
         function="make_figure4",
     script:
         "../scripts/call.py"
+
+
+rule mc_icl_make_claims:
+    """The claims ledger of paper 004: every claim, ours, its uncertainty and the verdict by
+    the one rule (evalsci.stats.agreement), the findings from the recorded CPU-scale run's
+    committed copy; `evalsci claims --study mc_icl` prints it."""
+    input:
+        **MC_ICL_CLAIMS_INPUTS,
+        code=code("evalsci.studies.mc_icl.claims"),
+    output:
+        claims=report(
+            MC_ICL_PLAN.claims,
+            caption="../report/mc_icl_claims.rst",
+            category="mc_icl",
+            subcategory="claims",
+        ),
+    log:
+        mc_icl_log("claims"),
+    benchmark:
+        mc_icl_benchmark("claims")
+    conda:
+        ENV["core"]
+    params:
+        function="make_claims",
+    script:
+        "../scripts/call.py"

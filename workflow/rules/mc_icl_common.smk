@@ -10,6 +10,8 @@ from evalsci.studies.mc_icl.params import trial_figures as _mc_icl_trial_figures
 from evalsci.studies.mc_icl.plan import benchmark as mc_icl_benchmark
 from evalsci.studies.mc_icl.plan import log as mc_icl_log
 from evalsci.studies.mc_icl.plan import plan as _mc_icl_plan
+from evalsci.studies.mc_icl.plan import RECORD as _MC_ICL_RECORD
+from evalsci.studies.mc_icl.plan import RECORDED_CPU as _MC_ICL_RECORDED_CPU
 
 # The study's settings, built once (a frozen, typed object): the rules and functions take
 # this, not the config dict.
@@ -19,6 +21,17 @@ MC_ICL_PLAN = _mc_icl_plan(MC_ICL)
 # The module of the functions the study's rules run (workflow/scripts/call.py).
 MC_ICL_STEPS = code("evalsci.studies.mc_icl.steps")
 MC_ICL_OFFLINE = {"sst2", "rte", "wnli", "mrpc"}
+# The committed copy of the recorded CPU-scale run the claims ledger rests on (its record and
+# findings), and the presets of the paper's setup it checks.
+MC_ICL_RECORDED = Path(SRC, *_MC_ICL_RECORDED_CPU)
+MC_ICL_CLAIMS_INPUTS = {
+    "record": str(MC_ICL_RECORDED / _MC_ICL_RECORD),
+    "findings": str(MC_ICL_RECORDED / MC_ICL_PLAN.findings),
+    "presets": [
+        str(Path(workflow.basedir, "workflow", "presets", "mc_icl", f"{p}.yaml"))
+        for p in ("default", "paper")
+    ],
+}
 # Appendix figure numbers of this configuration (targets mc_icl_figures_*).
 MC_ICL_ONE_SHOT_FIGURES = _mc_icl_one_shot_figures(MC_ICL)
 MC_ICL_TRIAL_FIGURES = _mc_icl_trial_figures(MC_ICL)

@@ -22,13 +22,8 @@ import pandas as pd
 from evalsci import reference, runrecord
 from evalsci.claims.ledger import Claim, claim, write_csv
 from evalsci.stats.agreement import Verdict, judge, judge_test, untestable
+from evalsci.studies.mc_icl.plan import RECORDED_CPU, STUDY
 
-STUDY = "mc_icl"
-#: the recorded CPU-scale run, laid out as its results root (render its doc blocks with
-#: `python -m evalsci.pipeline.doctables --root <this> 'mc_icl_cpu_*'`)
-RECORDED = ("studies", STUDY, "recorded", "cpu")
-RECORD = "results/mc_icl/run_record.yaml"
-FINDINGS = "results/mc_icl/tables/findings.csv"
 SHARD_GROUP = "mc_icl/shard"
 #: the ledger's artefact for claims judged on the recorded run
 CPU_ARTEFACT = "mc_icl.findings (recorded cpu run)"
@@ -41,8 +36,9 @@ PAPER_COST = (
 
 
 def recorded_root() -> Path:
-    """The committed copy of the recorded CPU-scale run (its results root)."""
-    return Path(str(resources.files("evalsci").joinpath(*RECORDED)))
+    """The committed copy of the recorded CPU-scale run, laid out as its results root (its doc
+    blocks render from it: `python -m evalsci.pipeline.doctables --root <it> mc_icl_cpu_run`)."""
+    return Path(str(resources.files("evalsci").joinpath(*RECORDED_CPU[1:])))
 
 
 def _ref() -> dict:
@@ -196,12 +192,15 @@ def build(findings: pd.DataFrame, record: dict, paper: dict) -> list[Claim]:
     return rows
 
 
-def make_claims(findings, record, claims) -> None:
+def make_claims(findings, record, presets, claims) -> None:
     """Rule mc_icl_make_claims: results/mc_icl/claims.csv from the recorded CPU-scale run's
-    committed findings and record, and the paper preset."""
+    committed findings and record, and the paper preset (`presets`: its files, default.yaml
+    and paper.yaml, read through evalsci.settings)."""
     from evalsci.settings import preset
 
-    rows = build(pd.read_csv(findings), runrecord.load(record), preset(STUDY, "paper"))
+    del presets  # inputs so that a changed preset reruns the ledger
+    found = pd.read_csv(findings, keep_default_na=False)
+    rows = build(found, runrecord.load(record), preset(STUDY, "paper"))
     write_csv(rows, claims)
     for r in rows:
         print(f"{r.id}: {r.verdict}")

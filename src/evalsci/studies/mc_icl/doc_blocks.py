@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalsci.claims.render import study_block
 from evalsci.tables import markdown_table
+
+
+def claims(paths) -> str:
+    """docs/mc_icl.md: the study's claims ledger (input `claims`), rows as it holds them."""
+    return study_block(paths)
 
 
 def _share(share: float, prompts: int) -> str:
@@ -18,30 +24,37 @@ def _share(share: float, prompts: int) -> str:
     return f"{k} of {prompts} [{100 * ci.low:.0f}%, {100 * ci.high:.0f}%]"
 
 
-def summary(paths) -> str:
-    """docs/mc_icl.md's table: the summary's columns as a reader scans them (3 decimals)."""
+def summary(paths, share: bool = True) -> str:
+    """docs/mc_icl.md's table: the summary's columns as a reader scans them (3 decimals).
+    `share`: with the share of one-shot prompts below zero-shot and its interval (the recorded
+    CPU run's block leaves it out: its findings test each one-shot prompt instead)."""
     from evalsci.studies.mc_icl.params import DATASET_NAMES
 
     s = pd.read_csv(paths["summary"])
     f = "{:.3f}".format
-    rows = [
-        {
+    rows = []
+    for r in s.itertuples():
+        row = {
             "model": r.model,
             "dataset": DATASET_NAMES.get(r.dataset, r.dataset),
             "n": r.n,
             "zero-shot": f(r.zero_shot),
             "one-shot mean (min-max)": f"{f(r.one_shot_mean)} ({f(r.one_shot_min)}-{f(r.one_shot_max)})",
-            "one-shot below zero-shot [95% CI]": _share(
-                r.one_shot_below_zero_shot, r.one_shot_prompts
-            ),
-            "k = K mean": f(r.k_max_mean),
-            "best k (acc)": f"{r.best_k} ({f(r.best_k_accuracy)})",
-            "best prompt": f(r.best_prompt),
-            "random": f(r.random),
-            "max random best k / best prompt": f"{f(r.max_random_best_k)} / {f(r.max_random_best_prompt)}",
         }
-        for r in s.itertuples()
-    ]
+        if share:
+            row["one-shot below zero-shot [95% CI]"] = _share(
+                r.one_shot_below_zero_shot, r.one_shot_prompts
+            )
+        rows.append(
+            row
+            | {
+                "k = K mean": f(r.k_max_mean),
+                "best k (acc)": f"{r.best_k} ({f(r.best_k_accuracy)})",
+                "best prompt": f(r.best_prompt),
+                "random": f(r.random),
+                "max random best k / best prompt": f"{f(r.max_random_best_k)} / {f(r.max_random_best_prompt)}",
+            }
+        )
     return markdown_table(pd.DataFrame(rows))
 
 
@@ -86,4 +99,4 @@ def findings(paths) -> str:
 
 def cpu_run(paths) -> str:
     """The recorded CPU-scale run (preset cpu): its summary and its findings."""
-    return summary(paths) + "\n" + findings(paths)
+    return summary(paths, share=False) + "\n" + findings(paths)

@@ -21,6 +21,12 @@ SETS = ("set_high", "set_low", "set_random")  # the Section 5.2 runs
 
 log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 
+# The recorded CPU-scale run (preset cpu, scripts/recorded_run.sh), committed beside the study
+# and laid out as that run's results root: its record and findings, which the claims ledger
+# reads, its summary and its shard, from which the findings are recomputed in the tests.
+RECORDED_CPU = ("evalsci", "studies", STUDY, "recorded", "cpu")  # under the package's src/
+RECORD = "results/mc_icl/run_record.yaml"  # under a run's root
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -32,6 +38,7 @@ class Plan:
     accuracy_by_set: str
     summary: tuple[str, ...]
     findings: str
+    claims: str
     figure: tuple[str, ...]  # figure{n}
     requests: str
     baselines: str
@@ -72,6 +79,7 @@ def plan(settings: McIclSettings) -> Plan:
         accuracy_by_set=paths.result(STUDY, "tables/accuracy_by_set.csv"),
         summary=artefacts.outputs(STUDY)["summary"],  # the registry owns the artefacts' files
         findings=artefacts.outputs(STUDY)["findings"][0],
+        claims=artefacts.outputs(STUDY)["claims"][0],
         figure=paths.figure(STUDY, "figure{n}"),
         requests=paths.maxrandom(STUDY, "requests"),
         baselines=paths.maxrandom(STUDY, "baselines"),
