@@ -98,5 +98,19 @@ def findings(paths) -> str:
 
 
 def cpu_run(paths) -> str:
-    """The recorded CPU-scale run (preset cpu): its summary and its findings."""
-    return summary(paths, share=False) + "\n" + findings(paths)
+    """The recorded CPU-scale run (preset cpu): what its shards cost, its summary and its
+    findings."""
+    from evalsci import runrecord
+    from evalsci.studies.mc_icl.claims import SHARD_GROUP, node_cost
+
+    rec = runrecord.load(paths["record"])
+    found = pd.read_csv(paths["findings"], keep_default_na=False)
+    shards = [j for g, j in rec["benchmarked_jobs"].items() if g.startswith(SHARD_GROUP)]
+    cpu, wall = sum(j["cpu_s"] for j in shards), sum(j["wall_s"] for j in shards)
+    cost = (
+        f"The inference ({sum(j['jobs'] for j in shards)} shard(s), Snakemake's benchmark): "
+        f"{cpu:,.0f} CPU-s in {wall:,.0f} s of wall time, {node_cost(rec, found):.0f} CPU-s per "
+        f"prompt of n = {int(found['n'].iloc[0])} validation examples (model loading "
+        "included).\n\n"
+    )
+    return cost + summary(paths, share=False) + "\n" + findings(paths)
