@@ -27,6 +27,11 @@ ratio at `--K` (the first K of a sweep).
         [--K 5] [--P 3] [--n 8] [--dataset sst2] [--threads 1] [--dtype float32]
         [--sweep 5,10,20 --sweep-n 8,4,2]
     .venv/bin/python benchmarks/mc_icl_prefix.py --smoke     # a tiny random model (CI)
+
+`--incremental-only` times the incremental side alone (what a shard runs: the cost of an
+Algorithm 1 run, e.g. `--K 4 --P 1 --n 32`; docs/mc_icl.md, "At CPU scale"), and
+`--portable` sets the portable-arithmetic pins (evalsci.pipeline.determinism.PORTABLE_ENV)
+before torch loads, to price them.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ def compare(model, tok, args, K: int, n: int) -> dict:
     naive = make_scorer(model, tok)
     t0, c0 = time.perf_counter(), time.process_time()
     naive_ll = {}
-    for p in range(plan.P):
+    for p in range(0 if args.incremental_only else plan.P):
         for k in range(plan.K + 1):
             demos = tuple(int(i) for i in plan.permutations[p, :k])
             items = [
@@ -69,6 +74,10 @@ def compare(model, tok, args, K: int, n: int) -> dict:
     inc_ll, _ = score_plan(inc, tmpl, train, queries, plan, progress=False)
     t_inc, c_inc = time.perf_counter() - t0, time.process_time() - c0
 
+    if args.incremental_only:
+        return dict(
+            K=K, P=plan.P, n=len(queries), tokens=inc.stats.forward_tokens, cpu=c_inc, wall=t_inc
+        )
     diff = max(float(np.abs(inc_ll[d] - naive_ll[d]).max()) for d in naive_ll)
     same = [(inc_ll[d].argmax(1) == naive_ll[d].argmax(1)) for d in naive_ll]
     return dict(
@@ -130,7 +139,15 @@ def main() -> None:
         action="store_true",
         help="a tiny random Llama, K = P = 2, 2 examples: seconds (CI)",
     )
+    ap.add_argument(
+        "--incremental-only", action="store_true", help="time the incremental side alone"
+    )
+    ap.add_argument("--portable", action="store_true", help="portable arithmetic's pins")
     args = ap.parse_args()
+    if args.portable:  # before torch is imported: the pins are read at load time
+        from evalsci.pipeline.determinism import PORTABLE_ENV
+
+        os.environ.update(PORTABLE_ENV)
     if args.smoke:
         args.K, args.P, args.n, args.sweep, args.sweep_n = 2, 2, 2, "", ""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -157,11 +174,19 @@ def main() -> None:
     results = []
     for K, n in zip(Ks, ns, strict=True):
         r = compare(model, tok, args, K, n)
+        if args.incremental_only:
+            print(
+                f"K={K} P={r['P']} n={r['n']}: {r['tokens']} tokens, CPU {r['cpu']:.1f} s (wall "
+                f"{r['wall']:.1f} s), {r['tokens'] / r['cpu']:.1f} tokens per CPU s"
+            )
+            continue
         report(r)
         results.append(r)
         tol = 1e-3 if args.dtype == "float32" else 0.5
         if r["diff"] > tol:
             raise SystemExit(f"incremental and naive scores differ by {r['diff']} (> {tol})")
+    if args.incremental_only:
+        return
     if len(results) > 1:
         print("K  n  token ratio  CPU-time ratio")
         for r in results:
