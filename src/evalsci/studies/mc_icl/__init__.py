@@ -10,8 +10,10 @@
 - `selection`: Section 5.2 z-score selection of high/low examples;
 - `maxrandom_requests`: the max random baseline requests for Figures 1-4;
 - `summary`: the per-(model, dataset) summary against the random baselines;
+- `findings`: the paper's Section 5.1 findings as stated tests on a run's scores;
+- `claims`: the claims ledger of paper 004 (every claim, its verdict by the one rule);
 - `figures`: Figures 1-20;
 - `plan`: every path the study's rules read and write, from the settings;
 - `steps`: the functions the study's rules run (through workflow/scripts/call.py), one per rule;
-- `doc_blocks`: the generated block of docs/mc_icl.md.
+- `doc_blocks`: the generated blocks of docs/mc_icl.md.
 """

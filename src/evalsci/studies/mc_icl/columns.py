@@ -1,5 +1,5 @@
 """The column schemas of the files the `mc_icl` study writes, in one place: a shard's
-scores, the accuracies, the Section 5.2 values and the summary table."""
+scores, the accuracies, the Section 5.2 values, the summary table and the findings."""
 
 from __future__ import annotations
 
@@ -26,4 +26,19 @@ SUMMARY_COLUMNS = [
     "random",
     "max_random_best_k",
     "max_random_best_prompt",
+]
+
+FINDING_COLUMNS = [
+    "model",
+    "dataset",
+    "finding",
+    "n",
+    "curves",
+    "K",
+    "ours",
+    "uncertainty",
+    "test",
+    "p",
+    "outcome",
+    "reason",
 ]

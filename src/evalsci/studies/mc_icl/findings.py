@@ -43,6 +43,7 @@ from scipy import stats
 
 from evalsci.stats.multiple import holm
 from evalsci.stats.repeated import cochran_q, mcnemar, min_mcnemar_p, two_way_mean
+from evalsci.studies.mc_icl.columns import FINDING_COLUMNS
 from evalsci.studies.mc_icl.scores import correct
 
 ALPHA = 0.05
@@ -59,20 +60,7 @@ FINDINGS = (
     "one_shot_above",
     "one_shot_depends",
 )
-COLUMNS = [
-    "model",
-    "dataset",
-    "finding",
-    "n",
-    "curves",
-    "K",
-    "ours",
-    "uncertainty",
-    "test",
-    "p",
-    "outcome",
-    "reason",
-]
+COLUMNS = FINDING_COLUMNS
 
 
 def curves(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[np.ndarray, list]]:
