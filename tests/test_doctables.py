@@ -296,8 +296,9 @@ def test_a_recorded_runs_block_states_its_run(name):
     assert "(exit status 0)" in text.split("\n")[0]
     if b.scale:  # a workflow run at a scale (a script's run, e.g. reference_lomo_rank, has none)
         assert f"scale `{b.scale}`" in text
-        # in the command, or none named there for the default scale (the leaderboard LOMO run)
-        (cmd,) = [c for c in text.split("\n")[0].split("`") if "snakemake" in c]
+        # in the command, or none named there for the default scale (the leaderboard LOMO run);
+        # the run's command first (a resumed run's record names the resumed command after it)
+        cmd = [c for c in text.split("\n")[0].split("`") if "snakemake" in c][0]
         assert f"scale: {b.scale}" in cmd or (b.scale == "default" and "scale" not in cmd), cmd
     git = ["git", "-C", str(REPO)]
     shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True)
