@@ -12,6 +12,7 @@ both see the same load; both accuracy tables are compared column by column. A th
 is reading the CSV alone.
 
     python benchmarks/reference_speed.py [--selector NAME] [--baseline fbc564f] [--repeats 2]
+        [--smoke]   (1,000 items x 20 known models, one repeat: that it runs, not its speed)
 """
 
 from __future__ import annotations
@@ -73,12 +74,14 @@ def both_verbs(d: Path, src: Path, selector: str | None, tag: str) -> tuple[dict
     return t, pd.read_csv(io.StringIO(out))
 
 
-def run(selector: str | None, baseline: str, repeats: int) -> None:
+def run(selector: str | None, baseline: str, repeats: int, smoke: bool = False) -> None:
+    n_models, n_items = (21, 1_000) if smoke else (101, 10_000)
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
-        df = matrix()
-        df[df["model"] != "m100"].to_csv(d / "known.csv", index=False)
-        df[df["model"] == "m100"].to_csv(d / "new.csv", index=False)
+        df = matrix(n_models, n_items)
+        new_model = f"m{n_models - 1:03d}"  # the last: the new model
+        df[df["model"] != new_model].to_csv(d / "known.csv", index=False)
+        df[df["model"] == new_model].to_csv(d / "new.csv", index=False)
         old = d / "baseline"
         old.mkdir()
         tar = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "src"],
@@ -132,5 +135,7 @@ if __name__ == "__main__":
     ap.add_argument("--selector", default=None, help="default: each code's own default")
     ap.add_argument("--baseline", default="fbc564f", help="git revision of the baseline code")
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--smoke", action="store_true",
+                    help="1,000 items x 20 known models, one repeat (that it runs)")  # fmt: skip
     a = ap.parse_args()
-    run(a.selector, a.baseline, a.repeats)
+    run(a.selector, a.baseline, 1 if a.smoke else a.repeats, a.smoke)

@@ -22,6 +22,12 @@ GROUP_RUNS = (
     "together, in the assessor's features and in the calibration"
 )
 
+SEED = "random seed (an integer >= 0; default 0): the same seed, the same output"
+METRIC = (
+    "lm-eval per-item 0/1 metric for every task (default: each task's own, as `evalsci audit "
+    "--metric`)"
+)
+
 
 def _read(paths, metric, what, group_runs=False):
     from evalsci.audit.records import NothingToAudit
@@ -177,6 +183,29 @@ def cmd_predict(args) -> int:
     return 0
 
 
+def _bounded(option: str, kind, low=None, high=None, low_open=False, high_open=False):
+    """An argparse type: `kind` within bounds, else an error naming the option."""
+    import argparse
+
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a{'n integer' if kind is int else ' number'}, got {text!r}") from None
+        ok = v == v  # NaN fails every bound
+        if low is not None:
+            ok = ok and (v > low if low_open else v >= low)
+        if high is not None:
+            ok = ok and (v < high if high_open else v <= high)
+        if not ok:
+            lo = "" if low is None else f"{low} {'<' if low_open else '<='} "
+            hi = "" if high is None else f" {'<' if high_open else '<='} {high}"
+            raise argparse.ArgumentTypeError(f"{option} must satisfy {lo}{option}{hi}, got {text!r}")
+        return v
+
+    return parse
+
+
 def add_parser(sub) -> None:
     from .refset import DEFAULT_ESTIMATOR, DEFAULT_SELECTOR, ESTIMATORS, NEEDS_TEXT, SELECTORS
 
@@ -193,7 +222,13 @@ def add_parser(sub) -> None:
     )
     s = verbs.add_parser("select", help="choose n reference items")
     s.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
-    s.add_argument("--n", type=int, default=100)
+    s.add_argument(
+        "--n",
+        type=_bounded("--n", int, low=1),
+        default=100,
+        help="how many reference items (default 100), spread over the tasks in proportion to "
+        "their sizes, at least one each",
+    )
     s.add_argument(
         "--selector",
         default=DEFAULT_SELECTOR,
@@ -202,17 +237,28 @@ def add_parser(sub) -> None:
     )
     s.add_argument("--out", required=True, help="ref.csv (task,item,weight); beside it "
                    "<stem>.samples.json: item ids per task (lm-eval --samples)")  # fmt: skip
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    s.add_argument("--seed", type=_bounded("--seed", int, low=0), default=0, help=SEED)
+    s.add_argument("--metric", default=None, help=METRIC)
     s.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     s.set_defaults(func=cmd_select)
     p = verbs.add_parser("predict", help="predict new models' accuracy from the reference items")
     p.add_argument("results", nargs="+", metavar="RESULTS", help=inputs)
     p.add_argument("--reference", required=True, help="the ref.csv of `select`")
     p.add_argument("--new", nargs="+", required=True, help="the new models' per-item results")
-    p.add_argument("--format", choices=["csv"], default="csv")
-    p.add_argument("--items", action="store_true", help="per-item predictions instead")
-    p.add_argument("--alpha", type=float, default=0.1, help="1 - the interval's level")
+    p.add_argument("--format", choices=["csv"], default="csv",
+                   help="output format on stdout (csv, the only one)")  # fmt: skip
+    p.add_argument(
+        "--items",
+        action="store_true",
+        help="per-item P(success) instead of per-task accuracies (columns model,task,item,"
+        "p_success,reference; reference items carry their observed outcome)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=_bounded("--alpha", float, low=0, high=1, low_open=True, high_open=True),
+        default=0.1,
+        help="1 - the interval's level, 0 < alpha < 1 (default 0.1: 90 %% intervals)",
+    )
     p.add_argument(
         "--estimator",
         choices=ESTIMATORS,
@@ -221,7 +267,7 @@ def add_parser(sub) -> None:
         "(tinyBenchmarks), convex weights by least squares on held-out known models; blend: "
         "the first two only; assessor: the paper's alone",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--metric", default=None, help="per-item metric of lm-eval files")
+    p.add_argument("--seed", type=_bounded("--seed", int, low=0), default=0, help=SEED)
+    p.add_argument("--metric", default=None, help=METRIC)
     p.add_argument("--group-runs", action="store_true", help=GROUP_RUNS)
     p.set_defaults(func=cmd_predict)

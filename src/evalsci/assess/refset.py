@@ -110,7 +110,8 @@ def _irt_features(success: np.ndarray, seed: int) -> np.ndarray:
     except ImportError:
         raise AuditInputError(
             "the IRT selectors fit the IRT model with torch, which this install lacks: "
-            "pip install 'evalsci[workflow]', or use --selector clustering_success"
+            "pip install 'evalsci[lm]' (torch; its CPU wheel: README), or use --selector "
+            "clustering_success"
         ) from None
     from evalsci.stats.irt import fit_mirt_2pl, item_features
 
@@ -157,7 +158,12 @@ def select_reference(
         pos = np.flatnonzero(tasks == t)
         w = np.full(k, 1.0 / k)
         if method == "random":
-            pick = sel.select_random(len(pos), k, y[pos], rng)
+            # uniform, so that the references' mean is unbiased for any model: the paper's
+            # select_random redraws until every known model has both outcomes among them,
+            # which favours items the strongest known models fail (and the weakest pass), and
+            # biased the mean of a new model beyond the known range (issue 44: -0.007 ± 0.002
+            # on simulated 2PL models above every known one, tests/test_reference_range.py)
+            pick = np.sort(rng.choice(len(pos), size=min(k, len(pos)), replace=False))
         elif method == "kmeans":
             pick = sel.select_kmeans(x[pos], k, seed)
         elif method == "factor_analysis":
@@ -381,7 +387,8 @@ def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
 
 
 def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
-    """(weights tasks x C, calibration residuals K x tasks, notes) of `estimator` from the
+    """(weights tasks x C, calibration residuals K x tasks, the calibration models' estimates
+    K x tasks (each without the model), notes) of `estimator` from the
     calibration models' component estimates `comps` (K x tasks x C, `COMPONENTS` order: the
     reference mean, the assessor, [p-IRT]) and true accuracies t (K x tasks)."""
     k, n_tasks, n_comp = comps.shape
@@ -389,13 +396,13 @@ def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
     if estimator == "assessor":
         w = np.zeros((n_tasks, n_comp))
         w[:, 1] = 1.0
-        resid = np.abs(t_cal - comps[:, :, 1])
+        est = comps[:, :, 1]
     elif k < 2:
         # no calibration model to choose weights by (and none to test them on): the reference
         # mean, the estimator that needs no known model
         w = np.zeros((n_tasks, n_comp))
         w[:, 0] = 1.0
-        resid = np.abs(t_cal - comps[:, :, 0])
+        est = comps[:, :, 0]
         notes.append(
             f"estimate = the reference mean: {k} calibration models are too few to weigh the "
             "assessor"
@@ -404,11 +411,85 @@ def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
         w = stack_weights(comps, t_cal)
         # each calibration model's residual under the weights chosen without it, so that the
         # residuals are those of an estimator that has not seen the model (as for a new one)
-        resid = np.empty((k, n_tasks))
+        est = np.empty((k, n_tasks))
         for i in range(k):
             wi = stack_weights(np.delete(comps, i, axis=0), np.delete(t_cal, i, axis=0))
-            resid[i] = np.abs(t_cal[i] - (comps[i] * wi).sum(axis=1))
-    return w, resid, notes
+            est[i] = (comps[i] * wi).sum(axis=1)
+    return w, np.abs(t_cal - est), est, notes
+
+
+# Where a new model's overall reference mean lies among the known models' (`placement`): the
+# EDGE_MODELS-th most extreme known model on each side starts the edge zone, where the estimate
+# moves linearly from the stack to the anchored estimate (`anchor`), reached at the most extreme
+# known model and kept beyond it. The stack's components shrink towards the known models (the
+# assessor's features and the IRT fit are the known models'; issue 44: MMLU-Pro's weakest held-out
+# model, true 0.183, was estimated at 0.289), and its weights and interval are chosen mostly on
+# models from the middle; the reference mean is unbiased wherever the model lies.
+EDGE_MODELS = 3
+# calibration always holds this many of the weakest and of the strongest known models (by their
+# accuracy over every item): held out, each lies at or beyond the rest's range, as a new model
+# outside it does, so the anchored estimate's interval is calibrated on such models too
+CALIBRATION_EXTREMES = 2
+
+
+def placement(overall: float, known: np.ndarray) -> tuple[str, float]:
+    """(`below` | `above` | `no`, lambda): whether the overall reference mean `overall` lies
+    outside the known models' overall reference means `known`, and the anchored estimate's
+    weight lambda in [0, 1]: 0 inside the EDGE_MODELS-th most extreme known values, rising
+    linearly to 1 at the most extreme, 1 beyond."""
+    s = np.sort(np.asarray(known, dtype=np.float64))
+    e = min(EDGE_MODELS, len(s)) - 1
+    side = "below" if overall < s[0] else "above" if overall > s[-1] else "no"
+    lam = 0.0
+    if overall < s[e]:
+        lam = 1.0 if s[e] == s[0] else (s[e] - overall) / (s[e] - s[0])
+    elif overall > s[-1 - e]:
+        lam = 1.0 if s[-1 - e] == s[-1] else (overall - s[-1 - e]) / (s[-1] - s[-1 - e])
+    return side, float(min(1.0, max(0.0, lam)))
+
+
+def anchor(est: np.ndarray, overall: float, sizes: np.ndarray) -> np.ndarray:
+    """The task estimates `est` moved by one logit shift delta so that their item-weighted mean
+    is the model's overall reference mean `overall` (unbiased wherever the model lies):
+    sum_t n_t sigmoid(logit(est_t) + delta) = overall * sum_t n_t. The shift keeps the tasks'
+    order and the stack's shape across tasks; the model's level comes from its own outcomes,
+    unshrunk (a one-dimensional ability that extrapolates). `overall` 0 or 1: every task 0 or 1."""
+    from scipy.optimize import brentq
+    from scipy.special import expit, logit
+
+    if overall <= 0.0 or overall >= 1.0:
+        return np.full(len(est), float(np.clip(overall, 0.0, 1.0)))
+    base = logit(np.clip(np.asarray(est, dtype=np.float64), 1e-6, 1 - 1e-6))
+    frac = sizes / sizes.sum()
+    delta = brentq(lambda d: float(frac @ expit(base + d)) - overall, -60.0, 60.0, xtol=1e-12)
+    return expit(base + delta)
+
+
+def _half_widths(resid: np.ndarray, rank: int) -> np.ndarray:
+    """Per task, the rank-th smallest calibration residual (split-conformal); inf where rank
+    exceeds the calibration models (the interval is then [0, 1])."""
+    k = len(resid)
+    return np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(resid.shape[1], np.inf)
+
+
+def _reference_means_all(yr: np.ndarray, w: np.ndarray, ref_tasks, names) -> np.ndarray:
+    """`_reference_means` of every row of yr (models x reference items): models x tasks."""
+    cols = np.stack([np.where(ref_tasks == t, w, 0.0) for t in names], axis=1)
+    return yr.astype(np.float64) @ (cols / cols.sum(axis=0))
+
+
+def _calibration_groups(y, groups, names_g, max_calibration, rng) -> np.ndarray:
+    """Indices (into names_g) of the calibration groups, sorted: the CALIBRATION_EXTREMES
+    weakest and strongest groups by accuracy over every item (mean over a group's rows), then
+    groups drawn at random up to max_calibration."""
+    size = min(max_calibration, len(names_g))
+    acc = np.array([y[groups == g].mean() for g in names_g])
+    order = np.argsort(acc, kind="stable")
+    e = min(CALIBRATION_EXTREMES, size // 2)
+    fixed = np.unique(np.concatenate([order[:e], order[len(order) - e :]]))
+    rest = np.setdiff1d(np.arange(len(names_g)), fixed)
+    drawn = rng.choice(rest, size=size - len(fixed), replace=False)
+    return np.sort(np.concatenate([fixed, drawn]).astype(int))
 
 
 def _irt_available() -> bool:
@@ -504,12 +585,12 @@ def predict_new(
     if len(groups) != n_models:
         raise ValueError(f"groups has {len(groups)} entries for {n_models} known models")
     names_g = np.unique(groups)
-    cal = np.sort(rng.choice(len(names_g), size=min(max_calibration, len(names_g)), replace=False))
+    cal = _calibration_groups(y, groups, names_g, max_calibration, rng)
     notes = []
     use_irt = estimator == "stack" and _irt_available()
     if estimator == "stack" and not use_irt:
         notes.append(
-            "p-IRT component left out (its IRT fit needs torch: pip install 'evalsci[workflow]')"
+            "p-IRT component left out (its IRT fit needs torch: pip install 'evalsci[lm]')"
             ": the stack weighs the reference mean and the assessor only"
         )
     # component estimates (COMPONENTS order) and truth of each calibration model: K x tasks
@@ -517,13 +598,23 @@ def predict_new(
         y, ref, w, groups, cal, use_irt, rng, max_rows, seed, (tasks, ref_tasks, names)
     )
     k = len(comps)
-    weights, resid, more = _weigh(estimator, comps, t_cal)
+    weights, resid, est_cal, more = _weigh(estimator, comps, t_cal)
     notes += more
     rank = math.ceil((k + 1) * (1 - alpha))
-    half = np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(len(names), np.inf)
+    sizes = np.array([(tasks == t).sum() for t in names], dtype=np.float64)
+    # the anchored estimate's residuals on the calibration models (each anchored to its own
+    # overall reference mean): the interval where a new model leaves the known range
+    overall_cal = comps[:, :, 0] @ sizes / sizes.sum()
+    resid_anchor = np.abs(
+        t_cal - np.array([anchor(e, o, sizes) for e, o in zip(est_cal, overall_cal, strict=True)])
+    ).reshape(t_cal.shape)
+    half = _half_widths(resid, rank)
+    half_anchor = _half_widths(resid_anchor, rank)
     if rank > k:
         notes.append(f"interval [0, 1]: {k} calibration models are too few for level {1 - alpha}")
     note = "; ".join(notes)
+    # the known models' overall reference means: the range a new model is placed in
+    known_overall = _reference_means_all(y[:, ref], w, ref_tasks, names) @ sizes / sizes.sum()
     fit = _fit(y, ref, rng, max_rows, groups)
     acc_rows, item_rows = [], []
     for model, z in z_new.items():
@@ -533,7 +624,20 @@ def predict_new(
         if use_irt:
             row.append(_irt_estimates(_irt_items(y, seed), z, ref, tasks, names))
         est = (np.stack(row, axis=1) * weights).sum(axis=1)
-        for t, e, h, wt in zip(names, est, half, weights, strict=True):
+        overall = float(row[0] @ sizes / sizes.sum())
+        side, lam = placement(overall, known_overall)
+        if estimator == "assessor":
+            lam = 0.0  # the paper's estimator as it is; the column still says where it lies
+        low, high = est - half, est + half
+        if lam > 0:
+            # towards the anchored estimate; the interval spans the stack's and the anchored
+            # estimate's (each with its own calibration residuals): wider than the stack's
+            # alone by at least their disagreement, the extrapolation's own uncertainty
+            anchored = anchor(est, overall, sizes)
+            low = np.minimum(low, anchored - half_anchor)
+            high = np.maximum(high, anchored + half_anchor)
+            est = (1 - lam) * est + lam * anchored
+        for t, e, lo, hi, wt in zip(names, est, low, high, weights, strict=True):
             acc_rows.append(
                 {
                     "model": model,
@@ -541,12 +645,14 @@ def predict_new(
                     "n_items": int((tasks == t).sum()),
                     "n_reference": int((tasks[ref] == t).sum()),
                     "accuracy_estimate": round(float(e), 6),
-                    "low": round(max(0.0, float(e - h)), 6),
-                    "high": round(min(1.0, float(e + h)), 6),
+                    "low": round(max(0.0, float(lo)), 6),
+                    "high": round(min(1.0, float(hi)), 6),
                     "level": 1 - alpha,
                     "weight_reference_mean": round(float(wt[0]), 6),
                     "weight_assessor": round(float(wt[1]), 6),
                     "weight_irt": round(float(wt[2]), 6) if use_irt else 0.0,
+                    "weight_anchor": round(float(lam), 6),
+                    "out_of_range": side,
                     "note": note,
                 }
             )

@@ -293,3 +293,72 @@ def lomo(paths) -> str:
         f"{int((vs['mean_difference'] < 0).sum())} of {len(vs)} cells.)",
     ]
     return "\n".join(lines) + "\n"
+
+
+def lomo_rank(paths) -> str:
+    """`evalsci reference` left out model by model, by rank (`lomo_rank`): errors by
+    collection against 100 random items, gp-IRT and the reference mean, the paired tests, and
+    coverage of the 90 % intervals per held-out model and pooled by rank group."""
+    s = pd.read_csv(paths["summary"])
+    tests = pd.read_csv(paths["tests"])
+    cov = pd.read_csv(paths["coverage"], keep_default_na=False, na_values=[""])
+    rows = [
+        {
+            "collection": r["benchmark"],
+            "models (held out)": f"{int(r['n_models'])} ({int(r['n_held_out'])})",
+            "tasks": int(r["n_tasks"]),
+            "overall: reference": _mean_se(r["abs_error"], r["abs_error_se"]),
+            "100 random items (expected)": _mean_se(
+                r["random_expected_error"], r["random_expected_error_se"]
+            ),
+            "gp-IRT": _mean_se(r["gpirt_error"], r["gpirt_error_se"]),
+            "per task: reference": _mean_se(r["task_error"], r["task_error_se"]),
+            "mean of the same items": _mean_se(
+                r["task_reference_mean_error"], r["task_reference_mean_error_se"]
+            ),
+        }
+        for _, r in s.iterrows()
+    ]
+    trows = [
+        {
+            "collection": r["benchmark"],
+            "versus": r["versus"],
+            "difference": _mean_se(r["mean_difference"], r["difference_se"]),
+            "p (Holm)": f"{r['p_holm']:.3g}",
+            "verdict": r["verdict"],
+        }
+        for _, r in tests.iterrows()
+    ]
+    crows = [
+        {
+            "collection": r["benchmark"],
+            "model": r["held_out_model"],
+            "rank": "" if pd.isna(r["rank"]) else f"{int(r['rank'])} of {int(r['n_models'])}",
+            "group": r["group"],
+            "covered": f"{int(r['covered'])}/{int(r['n'])}",
+            "coverage (95 % CI)": f"{r['coverage']:.2f} [{r['low']:.2f}, {r['high']:.2f}]",
+            "outside the known range": r["out_of_range"] if isinstance(r["out_of_range"], str)
+            else "",
+            "mean width": f"{r['mean_width']:.3f}",
+        }
+        for _, r in cov.iterrows()
+    ]
+    return "\n".join(
+        [
+            "Mean absolute error over held-out models (± SE over them); overall = the "
+            "item-weighted accuracy over the collection's tasks:",
+            "",
+            markdown_table(pd.DataFrame(rows)).rstrip("\n"),
+            "",
+            "Paired over held-out models (reference − other; two-sided t-test, Holm over the "
+            "collections within each comparison, level 0.05):",
+            "",
+            markdown_table(pd.DataFrame(trows)).rstrip("\n"),
+            "",
+            "Coverage of the 90 % intervals over each held-out model's tasks (Clopper-Pearson "
+            "95 % interval, tasks treated as independent), and pooled by rank group (rank 1 = "
+            "the weakest):",
+            "",
+            markdown_table(pd.DataFrame(crows)).rstrip("\n"),
+        ]
+    )
