@@ -41,6 +41,10 @@ def _simulate(seed: int):
     return known, draw(theta_new), tasks
 
 
+def _overall(yrow, pos, ref_tasks, names) -> float:
+    return float(np.mean([yrow[pos][ref_tasks == t].mean() for t in names]))
+
+
 @pytest.fixture(scope="module")
 def runs():
     """Per repeat: (the accuracy table, true overall and task accuracies, the known models'
@@ -51,24 +55,27 @@ def runs():
         ref = select_reference(known, N_REF, seed=rep)
         pos = ref["item"].astype(int).to_numpy()
         new = {
-            f"n{j}": dict(zip(zip(tasks[pos], ref["item"], strict=True), y_new[j, pos], strict=True))
+            f"n{j}": dict(
+                zip(zip(tasks[pos], ref["item"], strict=True), y_new[j, pos], strict=True)
+            )
             for j in range(len(y_new))
         }
         acc, _ = predict_new(known, ref, new, seed=rep, max_calibration=12)
         names = list(dict.fromkeys(tasks))
         true_task = {
-            (f"n{j}", t): float(y_new[j, tasks == t].mean()) for j in range(len(y_new)) for t in names
+            (f"n{j}", t): float(y_new[j, tasks == t].mean())
+            for j in range(len(y_new))
+            for t in names
         }
         acc["true"] = [true_task[(m, t)] for m, t in zip(acc["model"], acc["task"], strict=True)]
         # overall reference means, computed here: random references are spread over the tasks in
         # proportion to their sizes (equal here), so the item-weighted mean of the task means
         ref_tasks = tasks[pos]
 
-        def overall(yrow):
-            return np.mean([yrow[pos][ref_tasks == t].mean() for t in names])
-
-        known_overall = np.array([overall(r) for r in known.success])
-        new_overall = {f"n{j}": overall(y_new[j]) for j in range(len(y_new))}
+        known_overall = np.array([_overall(r, pos, ref_tasks, names) for r in known.success])
+        new_overall = {
+            f"n{j}": _overall(y_new[j], pos, ref_tasks, names) for j in range(len(y_new))
+        }
         out.append((acc, {f"n{j}": y_new[j].mean() for j in range(len(y_new))}, known_overall,
                     new_overall))  # fmt: skip
     return out
@@ -105,10 +112,14 @@ def test_the_flag_says_where_a_new_model_lies_and_the_interval_widens(runs):
     for acc, _, known_overall, new_overall in runs:
         for model, g in acc.groupby("model"):
             o = new_overall[model]
-            want = "above" if o > known_overall.max() else "below" if o < known_overall.min() else "no"
+            want = (
+                "above" if o > known_overall.max() else "below" if o < known_overall.min() else "no"
+            )
             assert set(g["out_of_range"]) == {want}, (model, o, known_overall.max())
         # the half-width: the larger side (clipping to [0, 1] cuts the other near a bound)
-        half = np.maximum(acc["accuracy_estimate"] - acc["low"], acc["high"] - acc["accuracy_estimate"])
+        half = np.maximum(
+            acc["accuracy_estimate"] - acc["low"], acc["high"] - acc["accuracy_estimate"]
+        )
         width = half.groupby([acc["model"], acc["task"]]).first()
         flag = acc.groupby("model")["out_of_range"].first()
         outside = flag[flag == "above"].index

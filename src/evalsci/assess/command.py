@@ -191,7 +191,9 @@ def _bounded(option: str, kind, low=None, high=None, low_open=False, high_open=F
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} must be a{'n integer' if kind is int else ' number'}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"{option} must be a{'n integer' if kind is int else ' number'}, got {text!r}"
+            ) from None
         ok = v == v  # NaN fails every bound
         if low is not None:
             ok = ok and (v > low if low_open else v >= low)
@@ -200,7 +202,9 @@ def _bounded(option: str, kind, low=None, high=None, low_open=False, high_open=F
         if not ok:
             lo = "" if low is None else f"{low} {'<' if low_open else '<='} "
             hi = "" if high is None else f" {'<' if high_open else '<='} {high}"
-            raise argparse.ArgumentTypeError(f"{option} must satisfy {lo}{option}{hi}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"{option} must satisfy {lo}{option}{hi}, got {text!r}"
+            )
         return v
 
     return parse

@@ -337,7 +337,8 @@ def lomo_rank(paths) -> str:
             "group": r["group"],
             "covered": f"{int(r['covered'])}/{int(r['n'])}",
             "coverage (95 % CI)": f"{r['coverage']:.2f} [{r['low']:.2f}, {r['high']:.2f}]",
-            "outside the known range": r["out_of_range"] if isinstance(r["out_of_range"], str)
+            "outside the known range": r["out_of_range"]
+            if isinstance(r["out_of_range"], str)
             else "",
             "mean width": f"{r['mean_width']:.3f}",
         }

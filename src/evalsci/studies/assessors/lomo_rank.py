@@ -190,7 +190,7 @@ def tables(rows: pd.DataFrame, extremes: int) -> dict[str, pd.DataFrame]:
                           d.std(ddof=1) / np.sqrt(len(d)), "p_value": p})  # fmt: skip
     tests = pd.DataFrame(tests)
     tests["p_holm"] = np.nan
-    for v, g in tests.groupby("versus", sort=False):
+    for _, g in tests.groupby("versus", sort=False):
         tests.loc[g.index, "p_holm"] = holm(g["p_value"].to_numpy())
     sig = tests["p_holm"] < TEST_LEVEL
     tests["verdict"] = np.where(sig & (tests["mean_difference"] < 0), "reference better",
@@ -224,34 +224,66 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evalsci.studies.assessors.lomo_rank",
                                  description=__doc__.split("\n")[0])  # fmt: skip
     ap.add_argument("out", help="output folder")
-    ap.add_argument("--collections", nargs="+", default=list(lomo.LEADERBOARD_BENCHMARKS),
-                    choices=list(lomo.LEADERBOARD_BENCHMARKS), help="collections to run")
+    ap.add_argument(
+        "--collections",
+        nargs="+",
+        default=list(lomo.LEADERBOARD_BENCHMARKS),
+        choices=list(lomo.LEADERBOARD_BENCHMARKS),
+        help="collections to run",
+    )
     ap.add_argument("--n", type=int, default=100, help="reference items (default 100)")
-    ap.add_argument("--extremes", type=int, default=3,
-                    help="weakest and strongest models held out, each (default 3)")
-    ap.add_argument("--middle", type=int, default=4,
-                    help="models held out at random from the rest (default 4)")
-    ap.add_argument("--max-items", type=int, default=None,
-                    help="at most this many items per collection, drawn at random (seeded)")
-    ap.add_argument("--max-calibration", type=int, default=20,
-                    help="calibration models of predict (its default 20)")
+    ap.add_argument(
+        "--extremes",
+        type=int,
+        default=3,
+        help="weakest and strongest models held out, each (default 3)",
+    )
+    ap.add_argument(
+        "--middle", type=int, default=4, help="models held out at random from the rest (default 4)"
+    )
+    ap.add_argument(
+        "--max-items",
+        type=int,
+        default=None,
+        help="at most this many items per collection, drawn at random (seeded)",
+    )
+    ap.add_argument(
+        "--max-calibration",
+        type=int,
+        default=20,
+        help="calibration models of predict (its default 20)",
+    )
     ap.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="collections run at once, one process each (default 1)"
+    )
     args = ap.parse_args(argv)  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     bundle = _bundle(out / "predictaboard")
-    parts = []
-    for c in args.collections:
-        runs = lomo.leaderboard_runs(bundle, c, lambda p: local_name("predictaboard", p))
-        runs = lomo.subsample_items(runs, args.max_items, args.seed)
-        parts.append(run_collection(runs, args.n, args.extremes, args.middle, args.seed,
-                                    args.max_calibration))  # fmt: skip
-        pd.concat(parts).to_csv(out / "lomo_rank.csv", index=False, float_format="%.6g")
+    jobs = [(bundle, c, args) for c in args.collections]
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(args.jobs) as pool:
+            parts = list(pool.map(_collection, jobs))
+    else:
+        parts = [_collection(j) for j in jobs]
     rows = pd.concat(parts, ignore_index=True)
+    rows.to_csv(out / "lomo_rank.csv", index=False, float_format="%.6g")
     for name, t in tables(rows, args.extremes).items():
         t.to_csv(out / f"lomo_rank_{name}.csv", index=False, float_format="%.6g")
     return 0
+
+
+def _collection(job) -> pd.DataFrame:
+    bundle, c, args = job
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    runs = lomo.leaderboard_runs(bundle, c, lambda p: local_name("predictaboard", p))
+    runs = lomo.subsample_items(runs, args.max_items, args.seed)
+    return run_collection(runs, args.n, args.extremes, args.middle, args.seed,
+                          args.max_calibration)  # fmt: skip
 
 
 def _bundle(where: Path) -> Path:
