@@ -160,16 +160,14 @@ def _stdin_paths(paths: list[str], tmp: Path) -> list[str]:
     if "-" not in paths:
         return paths
     f = tmp / "stdin"
-    total = 0
+    from evalsci.pipeline.jobs import copy_at_most
+
     with open(f, "wb") as fo:  # streamed to a file: `audit - < /dev/zero` grew to 7.5 GB
-        while chunk := sys.stdin.buffer.read(1 << 20):
-            total += len(chunk)
-            if total > MAX_STDIN_BYTES:
-                raise ValueError(
-                    f"{STDIN}: more than {MAX_STDIN_BYTES:,} bytes; give a file that large by "
-                    "its name (files are read in blocks, stdin is copied first)"
-                )
-            fo.write(chunk)
+        if not copy_at_most(sys.stdin.buffer, fo, MAX_STDIN_BYTES):
+            raise ValueError(
+                f"{STDIN}: more than {MAX_STDIN_BYTES:,} bytes; give a file that large by "
+                "its name (files are read in blocks, stdin is copied first)"
+            )
     return [str(f) if p == "-" else p for p in paths]
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from evalsci.stats.agreement import VERDICTS, Verdict
 
-__all__ = ["COLUMNS", "Claim", "claim", "to_csv", "write_csv", "read_csv"]
+__all__ = ["COLUMNS", "Claim", "claim", "from_reference", "to_csv", "write_csv", "read_csv"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,20 @@ def claim(
         cause=judged.cause,
         artefact=artefact,
         test=test or judged.test,
+    )
+
+
+def from_reference(study: str, id: str, entry: dict, **fields) -> Claim:
+    """A row whose section, quote and paper value come from its study's reference.yaml entry
+    (`claims: <id>: {section, quote, paper}`), the rest (`ours`, `uncertainty`, `judged`,
+    `artefact`) given."""
+    return claim(
+        study,
+        id,
+        section=entry["section"],
+        quote=entry["quote"],
+        paper=str(entry["paper"]),
+        **fields,
     )
 
 

@@ -178,15 +178,13 @@ MAX_FILE_BYTES = 1 << 30
 
 def _copy_bounded(fi, fo, src: Path) -> None:
     """copyfileobj that stops past MAX_FILE_BYTES, naming the source."""
-    total = 0
-    while chunk := fi.read(1 << 20):
-        total += len(chunk)
-        if total > MAX_FILE_BYTES:
-            raise ReleasedDataError(
-                f"{src}: more than {MAX_FILE_BYTES:,} bytes (decompressed); no released file "
-                "is that large: the mirror holds something else here"
-            )
-        fo.write(chunk)
+    from evalsci.pipeline.jobs import copy_at_most
+
+    if not copy_at_most(fi, fo, MAX_FILE_BYTES):
+        raise ReleasedDataError(
+            f"{src}: more than {MAX_FILE_BYTES:,} bytes (decompressed); no released file "
+            "is that large: the mirror holds something else here"
+        )
 
 
 def _store(src: Path, dest: Path) -> None:

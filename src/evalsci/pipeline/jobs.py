@@ -48,6 +48,18 @@ def logged(smk) -> Iterator[None]:
             raise
 
 
+def copy_at_most(fi, fo, limit: int) -> bool:
+    """Copy the binary stream `fi` to `fo` in 1 MiB pieces; False, leaving the copy cut short,
+    as soon as more than `limit` bytes came (the caller names what was too large)."""
+    total = 0
+    while chunk := fi.read(1 << 20):
+        total += len(chunk)
+        if total > limit:
+            return False
+        fo.write(chunk)
+    return True
+
+
 class OutputPathError(ValueError):
     """An output path that is not a regular file or a new path (the message names it)."""
 

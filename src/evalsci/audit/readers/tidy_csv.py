@@ -453,27 +453,32 @@ def read_frame(path: str | Path) -> pd.DataFrame:
             _locate_bad_row(path, len(cols))
     line = _lines(offset, blanks)
     _check_duplicates(path, model, task, run, line)
+    source = pd.Categorical.from_codes(np.zeros(offset, dtype=np.int8), categories=[str(path)])
+    return _results_frame(model, task, run, metric, nums, source, line, "accuracy" in cols)
+
+
+def _results_frame(model, task, run, metric, nums: dict, source, line, derived: bool):
+    """The columns of a results frame (columns.FRAME_COLUMNS) from a tidy CSV's converted
+    columns (`nums`: n, correct, choices, labels, accuracy, t, notes)."""
     frame = pd.DataFrame(
         {
             "model": model,
             "task": task,
-            "n": nums["n"],
-            "correct": nums["correct"],
+            "n": np.asarray(nums["n"]).astype(np.int64, copy=False),
+            "correct": np.asarray(nums["correct"]).astype(np.int64, copy=False),
             "choices": nums["choices"],
             "labels": nums["labels"],
-            "source": pd.Categorical.from_codes(
-                np.zeros(offset, dtype=np.int8), categories=[str(path)]
-            ),
+            "source": source,
             "line": line,
             "accuracy": nums["accuracy"],
             "t": nums["t"],
             "metric": metric,
             "run": run,
             "choices_source": pd.Categorical.from_codes(
-                np.zeros(offset, dtype=np.int8), categories=["csv"]
+                np.zeros(len(line), dtype=np.int8), categories=["csv"]
             ),
             "notes": nums["notes"],
-            "derived": "accuracy" in cols,
+            "derived": derived,
             "limited": False,
         },
         copy=False,  # no consolidation into 2-D blocks: a copy of every column
@@ -653,26 +658,5 @@ def _small_frame(files, owner, line, conv, cols) -> pd.DataFrame:
         at = np.flatnonzero(owner == k)
         _check_duplicates(files[k][0], model[at], task[at], run[at], line[at])
     paths = [str(p) for p, _ in files]
-    frame = pd.DataFrame(
-        {
-            "model": model,
-            "task": task,
-            "n": conv["n"].astype(np.int64),
-            "correct": np.asarray(conv["correct"]).astype(np.int64),
-            "choices": conv["choices"],
-            "labels": conv["labels"],
-            "source": pd.Categorical.from_codes(owner.astype(np.int64), categories=paths),
-            "line": line,
-            "accuracy": conv["accuracy"],
-            "t": conv["t"],
-            "metric": metric,
-            "run": run,
-            "choices_source": pd.Categorical.from_codes(
-                np.zeros(size, dtype=np.int8), categories=["csv"]
-            ),
-            "notes": conv["notes"],
-            "derived": "accuracy" in cols,
-            "limited": False,
-        }
-    )
-    return frame[[c for c in FRAME_COLUMNS if c in frame]]
+    source = pd.Categorical.from_codes(owner.astype(np.int64), categories=paths)
+    return _results_frame(model, task, run, metric, conv, source, line, "accuracy" in cols)

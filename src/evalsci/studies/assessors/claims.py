@@ -24,7 +24,7 @@ import pandas as pd
 from scipy.stats import binomtest, norm
 
 from evalsci import reference
-from evalsci.claims.ledger import Claim, claim, write_csv
+from evalsci.claims.ledger import Claim, from_reference, write_csv
 from evalsci.stats.agreement import judge_test, untestable
 from evalsci.stats.multiple import holm
 from evalsci.stats.roc import hanley_mcneil_se
@@ -104,8 +104,7 @@ def _base(cid: str) -> str:
 
 
 def _row(ref: Mapping, cid: str, **kw) -> Claim:
-    c = ref["claims"][_base(cid)]
-    return claim(STUDY, cid, section=c["section"], quote=c["quote"], paper=c["paper"], **kw)
+    return from_reference(STUDY, cid, ref["claims"][_base(cid)], **kw)
 
 
 # ---------------------------------------------------------------------------- setup (exact)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci import reference
-from evalsci.claims.ledger import Claim, claim, write_csv
+from evalsci.claims.ledger import Claim, claim, from_reference, write_csv
 from evalsci.data.bigbench_meta import BBL_TASKS, num_choices
 from evalsci.stats.agreement import Verdict, judge, judge_bound, judge_test, untestable
 from evalsci.studies.baselines import curves, heldout, keys, load
@@ -52,19 +52,8 @@ def _ref() -> dict:
     return reference.load(STUDY)
 
 
-def _row(id: str, *, ours: str, uncertainty: str, judged: Verdict, artefact: str) -> Claim:
-    c = _ref()["claims"][id]
-    return claim(
-        STUDY,
-        id,
-        section=c["section"],
-        quote=c["quote"],
-        paper=str(c["paper"]),
-        ours=ours,
-        uncertainty=uncertainty,
-        judged=judged,
-        artefact=artefact,
-    )
+def _row(id: str, **fields) -> Claim:
+    return from_reference(STUDY, id, _ref()["claims"][id], **fields)
 
 
 def _cells_claim(id: str, artefact: str, cells: list[tuple[str, float, float, int | None]]):

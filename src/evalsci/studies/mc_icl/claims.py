@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalsci import reference, runrecord
-from evalsci.claims.ledger import Claim, claim, write_csv
+from evalsci.claims.ledger import Claim, from_reference, write_csv
 from evalsci.stats.agreement import Verdict, judge, judge_test, untestable
 from evalsci.studies.mc_icl.plan import RECORDED_CPU, STUDY
 
@@ -45,19 +45,8 @@ def _ref() -> dict:
     return reference.load(STUDY)["claims"]
 
 
-def _row(id: str, *, ours: str, uncertainty: str, judged: Verdict, artefact: str) -> Claim:
-    c = _ref()[id]
-    return claim(
-        STUDY,
-        id,
-        section=c["section"],
-        quote=c["quote"],
-        paper=str(c["paper"]),
-        ours=ours,
-        uncertainty=uncertainty,
-        judged=judged,
-        artefact=artefact,
-    )
+def _row(id: str, **fields) -> Claim:
+    return from_reference(STUDY, id, _ref()[id], **fields)
 
 
 def verdict_of(rows: list[dict]) -> Verdict:
