@@ -259,6 +259,7 @@ def buildable(studies, collections, recomputing=()) -> list[str]:
             return False
         return (
             parts[1] != "assessors"
+            or len(parts) == 3  # a file of the study itself (claims.csv), not of a collection
             or parts[2] in ("tables", "maxrandom")
             or parts[2] in collections
         )
