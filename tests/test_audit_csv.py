@@ -267,9 +267,10 @@ def test_plot_writes_png_and_pdf_the_same_bytes_twice(tmp_path, capsys):
     assert rc == 2 and "--plot: give a .png or .pdf file" in err
 
 
-def test_a_path_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys):
+def test_a_path_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys, monkeypatch):
     """Issue 35 item 7: a symlink loop, a FIFO and a broken link are not 'no such file'; a
     FIFO is never opened (the audit would block on it), named or found in a directory."""
+    monkeypatch.setenv("COLUMNS", "400")  # long tmp paths (xdist) must not wrap
     import os
 
     loop, fifo, broken = tmp_path / "loop.csv", tmp_path / "fifo.csv", tmp_path / "broken.csv"

@@ -244,7 +244,10 @@ def _tilted_tail(groups, n: int, k: int, upper: bool) -> float:
     if upper and j0 > n or not upper and j0 < 0:
         return 0.0
     if upper and j0 == n or not upper and j0 == 0:  # one outcome: all right, or all wrong
-        return math.exp(sum(c * math.log(q if upper else 1 - q) for q, c in groups))
+        factors = [(q if upper else 1 - q, c) for q, c in groups]
+        if min(f for f, _ in factors) <= 0.0:  # an item always right (q = 1) or always wrong
+            return 0.0
+        return math.exp(sum(c * math.log(f) for f, c in factors))
     theta = _solve_theta(groups, float(j0))
     tilted = [(_tilt(q, theta), c) for q, c in groups]
     pb = PoissonBinomialCounts(n, tilted)  # one group or several: the same convolution
