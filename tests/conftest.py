@@ -154,6 +154,25 @@ def _tag_with_group(item) -> None:
         item._nodeid = tagged
 
 
+def evalsci_peak_rss(argv: list[str], **run) -> tuple[subprocess.CompletedProcess, list[str], int]:
+    """Run `evalsci argv` in a fresh interpreter: (the process, its stderr lines but the last,
+    its peak RSS in kB). The peak is /proc's VmHWM, which exec resets; ru_maxrss keeps the
+    high-water mark of the process that forked it (1.3 GB from an xdist worker)."""
+    code = (
+        "import re, sys\n"
+        "from evalsci.cli import main\n"
+        f"rc = main({argv!r})\n"
+        "status = open('/proc/self/status').read()\n"
+        "print(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, **{"timeout": 300, **run}
+    )
+    *said, peak_kb = proc.stderr.strip().splitlines()
+    return proc, said, int(peak_kb)
+
+
 def python_json(script: str, *args: str, env: dict | None = None, cwd=None):
     """Run `script` (python -c) in a fresh interpreter that imports this checkout's evalsci,
     and return the JSON of its last line of output. A fresh process: reading the workflow

@@ -24,8 +24,10 @@ PENDING = {
 }
 
 
-def _run(script: Path, arg: str, cwd: Path) -> subprocess.CompletedProcess:
+def _run(script: Path, arg: str, cwd: Path, mirror: Path | None = None):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
+    if mirror is not None:  # the fixture's mirror (../shared/released when the variable is unset)
+        env["EVALSCI_MIRROR"] = str(mirror)
     return subprocess.run(
         [sys.executable, str(script), arg],
         cwd=cwd,
@@ -58,7 +60,7 @@ def test_help_prints_usage_and_touches_nothing(script, tmp_path):
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
 def test_smoke_runs(script, tmp_path, mirror):
     _pending(script)
-    proc = _run(script, "--smoke", tmp_path)
+    proc = _run(script, "--smoke", tmp_path, mirror)
     assert proc.returncode == 0, (
         f"{script.name} --smoke:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     )

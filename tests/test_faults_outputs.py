@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 
 import pytest
 
 from evalsci.cli import MAX_STDIN_BYTES, main
+
+from conftest import evalsci_peak_rss
 
 ROWS = "model,task,n,correct,choices\nm1,t,100,62,2\nm2,t,100,50,2\n"
 ITEMS = "model,task,item,correct\n" + "".join(
@@ -108,21 +108,11 @@ def test_eee_out_that_is_a_file_is_named(tmp_path, capsys):
 def test_audit_stdin_is_bounded_and_streamed():
     """`audit - < /dev/zero` grew to 7.5 GB, then a MemoryError traceback; now it stops at
     the cap in bounded memory with one line."""
-    code = (
-        "import resource, sys\n"
-        "from evalsci.cli import main\n"
-        "rc = main(['audit', '-'])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-        "sys.exit(rc)\n"
-    )
     with open("/dev/zero", "rb") as zero:
-        run = subprocess.run(
-            [sys.executable, "-c", code], stdin=zero, capture_output=True, text=True, timeout=300
-        )
-    *said, peak_kb = run.stderr.strip().splitlines()
+        run, said, peak_kb = evalsci_peak_rss(["audit", "-"], stdin=zero)
     assert run.returncode == 2, run.stderr[-500:]
     assert said == [
         f"evalsci audit: error: <stdin>: more than {MAX_STDIN_BYTES:,} bytes; give a file that "
         "large by its name (files are read in blocks, stdin is copied first)"
     ]
-    assert int(peak_kb) < 500_000
+    assert peak_kb < 500_000

@@ -5,13 +5,12 @@ fresh process whose peak memory is measured."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from evalsci.maxrandom import max_random_auc, max_random_baseline
 from evalsci.maxrandom.max_order import MAX_TERMS
+
+from conftest import evalsci_peak_rss
 
 #: name -> (evalsci arguments, what the one-line error says)
 SIZES = {
@@ -35,19 +34,11 @@ SIZES = {
 @pytest.mark.parametrize("what", sorted(SIZES))
 def test_a_huge_size_is_refused_in_bounded_memory(what):
     args, needle = SIZES[what]
-    code = (
-        "import resource, sys\n"
-        "from evalsci.cli import main\n"
-        f"rc = main({args!r})\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-        "sys.exit(rc)\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    *said, peak_kb = run.stderr.strip().splitlines()
+    run, said, peak_kb = evalsci_peak_rss(args, timeout=120)
     assert run.returncode == 2 and run.stdout == "", (what, run.stdout, run.stderr[-500:])
     assert len(said) == 1 and said[0].startswith(f"evalsci {args[0]}: error: "), said
     assert needle in said[0], said[0]
-    assert int(peak_kb) < 1_000_000, f"{what}: peak RSS {int(peak_kb) / 1e6:.1f} GB"
+    assert peak_kb < 1_000_000, f"{what}: peak RSS {peak_kb / 1e6:.1f} GB"
 
 
 def test_the_largest_sums_still_run_and_stay_exact():

@@ -224,10 +224,11 @@ def quickstart(paths) -> str:
     """Doc block `audit_quickstart` (README): the default output of one audit of a published
     file, with --t 10: the table's first rows, then the summary, family and legend."""
     from .judge import t_summary
-    from .terminal import report
+    from .terminal import FALLBACK_WIDTH, report
 
     judged, _, skipped = _audit([paths["zero_shot"]], t=10)
-    lines = report(judged, skipped, t_summary(judged)).splitlines()
+    # the width of output to a pipe or file: the block must not follow the renderer's terminal
+    lines = report(judged, skipped, t_summary(judged), FALLBACK_WIDTH).splitlines()
     rows = len(judged)
     head, tail = lines[:6], lines[2 + rows + 1 :]
     tail = tail[: next(i for i, x in enumerate(tail) if x.startswith("notes:"))]

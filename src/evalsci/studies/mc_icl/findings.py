@@ -355,6 +355,7 @@ def main(argv=None) -> int:
     import argparse
     from pathlib import Path
 
+    from evalsci import paths
     from evalsci.pipeline import artefacts
     from evalsci.pipeline.jobs import atomic_path
     from evalsci.studies.mc_icl.scores import ScoresError, read_scores
@@ -366,7 +367,7 @@ def main(argv=None) -> int:
     p.add_argument("--root", required=True, help="the run's directory (its results/ tree)")
     a = p.parse_args(argv)
     root = Path(a.root)
-    shards = sorted(root.glob("results/mc_icl/scores/*/*/trial*.parquet"))
+    shards = sorted(root.glob(str(paths.result("mc_icl", "scores/*/*/trial*.parquet"))))
     try:
         sc = read_scores(shards)
     except ScoresError as e:

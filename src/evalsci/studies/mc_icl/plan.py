@@ -25,7 +25,7 @@ log, benchmark = paths.logs(STUDY)  # a rule's log and benchmark files
 # and laid out as that run's results root: its record and findings, which the claims ledger
 # reads, its summary and its shard, from which the findings are recomputed in the tests.
 RECORDED_CPU = ("evalsci", "studies", STUDY, "recorded", "cpu")  # under the package's src/
-RECORD = "results/mc_icl/run_record.yaml"  # under a run's root
+RECORD = paths.result(STUDY, "run_record.yaml")  # under a run's root
 
 
 @dataclass(frozen=True)
