@@ -119,7 +119,7 @@ def _check_audit_options(args) -> None:
     from evalsci.pipeline.jobs import check_output_path
 
     if args.plot:
-        _option_path("--plot", args.plot, check_output_path)
+        check_output_path(args.plot, "--plot")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out}: not a folder (Every Eval Ever files go in a folder)")
 
@@ -138,14 +138,6 @@ def _output_columns(spec: str, fmt: str) -> list[str]:
             + ", ".join(OUTPUT_COLUMNS)
         )
     return list(dict.fromkeys(cols))
-
-
-def _option_path(option: str, path, check) -> None:
-    """check(path), its error prefixed with the option that named the path."""
-    try:
-        check(path)
-    except ValueError as e:
-        raise ValueError(f"{option}: {e}") from None
 
 
 STDIN = "<stdin>"

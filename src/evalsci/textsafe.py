@@ -27,12 +27,15 @@ __all__ = [
     "csv_uncell",
     "csv_safe",
     "FORMULA_START",
+    "FORMULA_PATTERN",
 ]
 
 #: the characters `printable` escapes
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 #: the first characters that make a spreadsheet evaluate a cell
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: the same rule as a regular expression, for vectorised text (Arrow)
+FORMULA_PATTERN = "^[" + re.escape("".join(FORMULA_START)) + "]"
 
 
 def _escape(m: re.Match) -> str:
@@ -62,7 +65,7 @@ def csv_cell(text: str) -> str:
 
 def csv_uncell(text: str) -> str:
     """`csv_cell` undone, for evalsci's own files read back (ref.csv by `reference predict`)."""
-    return text[1:] if text.startswith("'") and text[1:2] in FORMULA_START and text[1:] else text
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_START else text
 
 
 def csv_safe(df, columns):

@@ -108,10 +108,7 @@ def cmd_select(args) -> int:
     from .refset import select_reference
 
     for path in (Path(args.out), Path(args.out).with_suffix(".samples.json")):
-        try:  # before any work: a FIFO, symlink, device or folder there is refused
-            check_output_path(path)
-        except ValueError as e:
-            raise ValueError(f"--out: {e}") from None
+        check_output_path(path, "--out")  # before any work: a FIFO, symlink, device, folder
     frame = _read(args.results, args.metric, "results", args.group_runs)
     if frame is None:
         return EXIT_NOTHING

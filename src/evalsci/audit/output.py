@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from evalsci.textsafe import csv_cell
+from evalsci.textsafe import FORMULA_PATTERN, csv_cell
 
 from .columns import SKIPPED_COLUMNS
 
@@ -53,7 +53,7 @@ def _formula_safe(arr):
 
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
-    starts = pc.match_substring_regex(arr, r"^[=+\-@\t\r]")
+    starts = pc.match_substring_regex(arr, FORMULA_PATTERN)
     if not pc.any(starts).as_py():
         return arr
     return pc.if_else(starts, pc.binary_join_element_wise(pa.scalar("'"), arr, ""), arr)

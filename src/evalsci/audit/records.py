@@ -32,6 +32,15 @@ class NothingToAudit(AuditInputError):
     likelihoods, options unknown): valid input with nothing to judge (exit code 3)."""
 
 
+def _escape_names(record, names) -> None:
+    """`textsafe.printable` on the named text fields of a frozen record, in place."""
+    for name in names:
+        value = getattr(record, name)
+        safe = printable(value)
+        if safe is not value:
+            object.__setattr__(record, name, safe)
+
+
 @dataclass(frozen=True)
 class Result:
     """One model's score on one task: `correct` of `n` items, the items' numbers of options as
@@ -80,11 +89,7 @@ class Result:
     def __post_init__(self) -> None:
         # names come from anyone's files: no control or bidi character reaches a terminal,
         # a CSV or ref.csv (evalsci.textsafe)
-        for name in ("model", "task", "run", "metric"):
-            value = getattr(self, name)
-            safe = printable(value)
-            if safe is not value:
-                object.__setattr__(self, name, safe)
+        _escape_names(self, ("model", "task", "run", "metric"))
         if self.items is not None:
             object.__setattr__(self, "items", printable_all(self.items))
 
@@ -103,11 +108,7 @@ class Skipped:
     no_baseline: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("path", "task", "reason"):
-            value = getattr(self, name)
-            safe = printable(value)
-            if safe is not value:
-                object.__setattr__(self, name, safe)
+        _escape_names(self, ("path", "task", "reason"))
 
 
 @dataclass

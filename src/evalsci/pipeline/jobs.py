@@ -64,32 +64,28 @@ class OutputPathError(ValueError):
     """An output path that is not a regular file or a new path (the message names it)."""
 
 
-def check_output_path(path: str | os.PathLike) -> None:
+def check_output_path(path: str | os.PathLike, option: str | None = None) -> None:
     """Refuse to write where `path` is anything but a regular file or nothing: the rename of
     `atomic_path` would replace a symlink (instead of writing where it points, or refusing),
-    a FIFO, or, as root, a device node (`--out /dev/full` became a CSV)."""
+    a FIFO, or, as root, a device node (`--out /dev/full` became a CSV). `option`: the
+    command-line option that named the path, said first in the message."""
     import stat
 
     path = Path(path)
+    said = f"{option}: " if option else ""
     try:
         st = path.lstat()
     except FileNotFoundError:
         return
     except NotADirectoryError:
-        raise OutputPathError(f"{path}: a part of its folder is a file") from None
+        raise OutputPathError(f"{said}{path}: a part of its folder is a file") from None
     if stat.S_ISREG(st.st_mode):
         return
-    kind = (
-        "a symbolic link"
-        if stat.S_ISLNK(st.st_mode)
-        else "a directory"
-        if stat.S_ISDIR(st.st_mode)
-        else "a FIFO"
-        if stat.S_ISFIFO(st.st_mode)
-        else "a device or socket"
-    )
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"))
+    kinds += ((stat.S_ISFIFO, "a FIFO"),)
+    kind = next((k for test, k in kinds if test(st.st_mode)), "a device or socket")
     raise OutputPathError(
-        f"{path} is {kind}: evalsci writes its output only to a regular file or a new path"
+        f"{said}{path} is {kind}: evalsci writes its output only to a regular file or a new path"
     )
 
 
