@@ -208,32 +208,25 @@ def _dotted(path: tuple) -> str:
     return out
 
 
-def _value_at(data, path: tuple):
-    for key in path:
-        data = data[key]
-    return data
-
-
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _non_finite(data, at: tuple = ()):
-    """The key path of the first NaN or infinite number in `data`, or None. The schema cannot
-    refuse them: every bound compares false against NaN, so `alpha: .nan` passed both its
-    minimum and its maximum and silently changed results."""
+    """(key path, value) of the first NaN or infinite number in `data`, or None. The schema
+    cannot refuse them: every bound compares false against NaN, so `alpha: .nan` passed both
+    its minimum and its maximum and silently changed results."""
     import math
 
     if isinstance(data, float) and not math.isfinite(data):
-        return at
-    items = (
-        data.items()
-        if isinstance(data, Mapping)
-        else enumerate(data)
-        if isinstance(data, list)
-        else ()
-    )
+        return at, data
+    if isinstance(data, Mapping):
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
     for key, value in items:
         found = _non_finite(value, at + (key,))
         if found is not None:
@@ -254,9 +247,10 @@ def check_config(
     _SOURCES = (files, dict(cli) if cli else None)
     bad = _non_finite(cfg)
     if bad is not None:
+        key, value = bad
         raise ConfigError(
-            f"config {_dotted(bad)} ({origin(bad, files, cli)}): {_value_at(cfg, bad)!r} is "
-            "not a finite number; every number in the configuration is finite"
+            f"config {_dotted(key)} ({origin(key, files, cli)}): {value!r} is not a finite "
+            "number; every number in the configuration is finite"
         )
     errors = list(_validator(str(root / SCHEMAS)).iter_errors(dict(cfg)))
     if not errors:
