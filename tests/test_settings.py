@@ -152,7 +152,7 @@ def test_every_study_preset_resolves_and_validates():
     ("override", "needle"),
     [
         ({"scale": "huge"}, "config scale (not set in any config file"),
-        ({"tapt": {"scale": "huge"}}, "the presets of tapt: ['default', 'demo', 'paper'"),
+        ({"tapt": {"scale": "huge"}}, "is not a preset of tapt; its presets (files in"),
         ({"mc_icl": {"num_trials": 0}}, "config mc_icl.num_trials"),
         ({"baselines": {"recompute": {"prompt": 3}}}, "unknown key 'prompt'"),
     ],
