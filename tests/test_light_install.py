@@ -6,6 +6,8 @@ working `evalsci audit` on every input format, printing what the full environmen
 
 The fresh venv gets the lock's versions (`-c requirements/envs/lock-pins.txt`, pins without
 hashes: pip cannot hash-check a local wheel), so its output can be compared byte for byte.
+It needs no network: the wheel is built without build isolation, and its dependencies come
+with --no-index from the wheelhouse `.ci/install` fills (`<venv>/wheelhouse`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ HEAVY = {
     "sentence-transformers": "sentence_transformers",
     "datasets": "datasets",
 }
+# The wheels of the light install's dependencies, which .ci/install downloads into the venv.
+WHEELHOUSE = Path(sys.prefix) / "wheelhouse"
 # Core dependencies the audit does not import either, without --plot: the modules it loads
 # stay few (start-up time).
 NOT_IMPORTED = {*HEAVY.values(), "matplotlib", "sklearn"}
@@ -113,14 +117,16 @@ def light_wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def light_venv(tmp_path_factory, light_wheel) -> Path:
     """A fresh venv with a plain `pip install` of the built wheel (core dependencies only,
-    at the lock's versions). The dependencies come from pip's configured indexes: the lock's
-    versions are on PyPI, not all in a local wheel folder, so this needs PyPI or a mirror."""
+    at the lock's versions), offline: pip and the dependencies come from the wheelhouse of
+    the venv running the tests, with --no-index (no index is asked, PyPI or a mirror)."""
+    assert WHEELHOUSE.is_dir(), f"no {WHEELHOUSE}: `bash .ci/install` fills it"
+    offline = ["--no-index", "--find-links", str(WHEELHOUSE)]
     root = tmp_path_factory.mktemp("light")
     venv = root / "venv"
     start = time.monotonic()
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *offline]
     steps = [
         ["--require-hashes", "--no-deps", "-r", str(REPO / "requirements" / "pip.txt")],
         ["-c", str(REPO / "requirements" / "envs" / "lock-pins.txt"), str(light_wheel)],
