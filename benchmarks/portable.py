@@ -1,4 +1,4 @@
-"""What each pin of portable arithmetic costs (issue 23; docs/benchmarks.md "Portable arithmetic").
+"""What each pin of portable arithmetic costs (issue 23; docs/benchmarks/portable.md).
 
     .venv/bin/python benchmarks/portable.py [--reps 3] [--n 256]
     .venv/bin/python benchmarks/portable.py --smoke     # numpy workload, one round (CI)

@@ -1,4 +1,4 @@
-"""What portable arithmetic costs per job (issue 23; docs/benchmarks.md).
+"""What portable arithmetic costs per job (issue 23; docs/benchmarks/portable.md).
 
 Reruns the jobs that make the given outputs in a copy of a finished workdir, alternately with
 `portable=false` and `portable=true` (and, with --pins, with each pin of

@@ -2,7 +2,7 @@
 MemoryError, because each file became a pyarrow reader and a frame of its own. Small files are
 now read together (`tidy_csv.read_small_frames`): one frame per distinct header, the same rows
 and the same errors (file and line) as one file at a time. The speed is measured by
-benchmarks/audit_many_files.py (docs/benchmarks.md)."""
+benchmarks/audit_many_files.py (docs/benchmarks/audit_many_files.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`evalsci audit --plot` at any size: panels for a few tasks, a paged compact overview past
-them (timings in docs/benchmarks.md, `benchmarks/audit_plot.py`)."""
+them (timings in docs/benchmarks/audit_plot.md, `benchmarks/audit_plot.py`)."""
 
 from __future__ import annotations
 

@@ -69,3 +69,11 @@ def test_smoke_runs(script, tmp_path, mirror):
     assert not list(tmp_path.iterdir()), f"--smoke left {list(tmp_path.iterdir())} in its folder"
     if script.name == "gpu.py" and "skipped:" in proc.stdout:
         assert "GPU" in proc.stdout  # says why
+
+
+def test_every_script_has_a_row_in_the_index():
+    """docs/benchmarks.md is the index (one row per benchmark, its page under docs/benchmarks/
+    holding the dated measurements): a script no row names has no place for its numbers."""
+    index = (ROOT / "docs" / "benchmarks.md").read_text()
+    missing = [s.name for s in SCRIPTS if f"benchmarks/{s.name}" not in index]
+    assert not missing, f"not in docs/benchmarks.md: {missing}"

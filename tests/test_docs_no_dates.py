@@ -1,7 +1,8 @@
 """Pages for users carry no lab history (issue 46): no dates and no commit hashes outside the
 generated blocks (`<!-- generated:NAME:start -->` ... `:end -->`, which the doc-block machinery
 writes from result files and run records). Measured runs, with their dates and commits, live
-in docs/benchmarks.md and docs/notes/; the changelog dates its releases."""
+in docs/benchmarks.md, its pages under docs/benchmarks/ and docs/notes/ (neither folder is a
+user page checked here); the changelog dates its releases."""
 
 from __future__ import annotations
 

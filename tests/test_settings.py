@@ -45,7 +45,7 @@ GRIDS_BEFORE = {
 }
 NEW_SCALE = {"default": "default", "full": "paper"}
 # mc_icl's default preset since it is in rule `all`: sized for its share of the default DAG's
-# 15 minutes on 2 cores (docs/benchmarks.md), the demo's run; before, SST-2, RTE, WNLI and
+# 15 minutes on 2 cores (docs/benchmarks/default_dag.md), the demo's run; before, SST-2, RTE, WNLI and
 # MRPC, K = P = 4, 12 examples, sets of 2, Figure 3 on RTE.
 MC_ICL_DEFAULT_IN_RULE_ALL = {
     "datasets": ["sst2", "wnli"],

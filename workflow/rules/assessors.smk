@@ -55,7 +55,7 @@ rule assessors_embed:
     conda:
         ENV["lm"]
     # 1 thread: the same bits as 2 (torch_pinned; checked on the 3,000 predictaboard prompts)
-    # and far fewer CPU-s: the second thread mostly spins (2026-11-24, docs/benchmarks.md)
+    # and far fewer CPU-s: the second thread mostly spins (2026-11-24, docs/benchmarks/dag_profile.md)
     threads: 1
     resources:
         mem_mb=3000,

@@ -74,7 +74,7 @@ def _serial_blas(fn):
     """Run `fn` with one BLAS thread. Its matrices are small (5,000 x 301 for a fit): on 2 cores
     shared with other work, OpenBLAS's threads spent ~17 ms a matrix-vector product waiting for
     each other against 0.2-0.5 ms on one thread, and lbfgs's fit took 18 s instead of 0.2 s
-    (benchmarks/reference_speed.py, docs/benchmarks.md)."""
+    (benchmarks/reference_speed.py, docs/benchmarks/reference_speed.md)."""
 
     @functools.wraps(fn)
     def serial(*args, **kwargs):

@@ -73,7 +73,7 @@ class BackendConfigError(ValueError):
 def resolve_backend(bayes_cfg: Mapping, portable: bool) -> str:
     """The NUTS implementation of every tapt fit, from config `tapt.bayes`. `auto` (the
     default): PyMC's NUTS under portable arithmetic (the same draws on any x86-64 CPU), nutpie
-    without it (faster on these models, docs/benchmarks.md). A named backend is used as named,
+    without it (faster on these models, docs/benchmarks/bayes_fit.md). A named backend is used as named,
     unless portable arithmetic is on and that backend cannot be pinned: then an error says which
     keys to change instead of quietly giving CPU-dependent posteriors. nutpie's own options
     (`low_rank`, `variance_mass_matrix`) set for another backend are an error too, since that
