@@ -4,7 +4,7 @@ or the known least and most options where only those are known.
 
 `evalsci audit` uses it for results without per-item records (lm-eval without --log_samples,
 EEE aggregates without samples): a histogram gives the exact baselines when n is the whole task;
-otherwise the least and most options bound them (docs/audit.md, "Options per item unknown").
+otherwise the least and most options bound them (docs/notes/audit.md, "Options per item unknown").
 
     EVALSCI_MIRROR=/work/shared/released EVALSCI_TRUTHFULQA_MC_TASK=PATH/mc_task.json \
         python scripts/build_option_counts.py

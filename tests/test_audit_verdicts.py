@@ -53,7 +53,7 @@ def independent_p(row) -> tuple[float, float, float]:
         below_c = sum(pmf[:c])  # F(c - 1)
         return float(upper), float(1 - below_c**t), float(lower)
     p = 1 / int(row["choices"])
-    # options known only as a range (docs/audit.md, "Options per item unknown"): the tests
+    # options known only as a range (docs/notes/audit.md, "Options per item unknown"): the tests
     # above chance at the least options (the row's choices), the test below at the most
     span = re.match(r"options per item between (\d+) and (\d+)", str(row["choices_source"]))
     p_low = 1 / int(span[2]) if span else p
