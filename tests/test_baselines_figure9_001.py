@@ -1,5 +1,5 @@
 """001's Figure 9: p-values of BIG-bench normalized scores under the max random baseline,
-and the prose claims docs/baselines.md checks against the paper (001, Appendix A)."""
+and the prose claims docs/notes/baselines.md checks against the paper (001, Appendix A)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_requests_cover_the_figure():
 
 def test_no_reading_we_tried_gives_the_papers_half_at_one_evaluation():
     """001 Figure 9 at t = 1 (as the figure states): a normalized score of 10 reaches the
-    paper's 0.5 p-value on no BBL task under the readings we tried (docs/baselines.md; the
+    paper's 0.5 p-value on no BBL task under the readings we tried (docs/notes/baselines.md; the
     ledger's f9_001_range says differs_unexplained): each task's exact n, Table 1's
     n = N - shots or the subsample's min(200, N), the count rounded, floored, or the authors'
     floor(n acc - 1) + 1; the largest is known_unknowns' 0.33. Two evaluations give 0.55."""
