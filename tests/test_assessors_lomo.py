@@ -162,6 +162,6 @@ def test_the_default_is_not_worse_than_gp_irt(musr_lomo_errors):
     """The issue's goal: the default's error not significantly above gp-IRT's (one-sided
     paired t-test over 10 held-out MuSR models, 5 %). The default before the stack (the blend
     of the reference mean and the assessor, no IRT component) failed it: a strict xfail until
-    2026-11-27 (docs/reference.md)."""
+    2026-11-27 (docs/notes/reference.md)."""
     p = _worse_p(musr_lomo_errors, "tinybenchmarks_gpirt")
     assert p >= 0.05, p

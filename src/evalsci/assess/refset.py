@@ -64,7 +64,7 @@ SELECTORS: dict[str, tuple[str, str | None]] = {
 }
 NEEDS_TEXT = tuple(n for n, v in PAPER_SELECTORS.items() if v[1] == "embeddings")
 # random references: their mean is unbiased, which the blend falls back on; clustering_success's
-# centroid items were biased (leave-one-model-out, docs/reference.md)
+# centroid items were biased (leave-one-model-out, docs/notes/reference.md)
 DEFAULT_SELECTOR = "random"
 MIN_MODELS = 2  # every selector but random, and the assessor (one model: nothing to learn from)
 IRT_DIMS = 10  # the paper's (and tinyBenchmarks') d, capped at models - 1

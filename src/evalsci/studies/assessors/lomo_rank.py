@@ -26,7 +26,7 @@ strongest and the middle models.
         [--extremes 3] [--middle 4] [--max-items N] [--seed 0]
 
 writes OUT_DIR/lomo_rank.csv (every row), lomo_rank_summary.csv, lomo_rank_tests.csv and
-lomo_rank_coverage.csv (`tables`). docs/reference.md renders them from one recorded run.
+lomo_rank_coverage.csv (`tables`). docs/notes/reference.md renders them from one recorded run.
 """
 
 from __future__ import annotations
