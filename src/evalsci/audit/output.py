@@ -21,11 +21,14 @@ from evalsci.textsafe import FORMULA_PATTERN, csv_cell
 from .columns import SKIPPED_COLUMNS
 
 
-def _arrow_table(df: pd.DataFrame):
+def _arrow_table(df: pd.DataFrame, words: dict | None = None):
     """`df` as an Arrow table of plain columns. Text columns go through a dictionary (codes +
-    distinct values), so no Python string is made per row."""
+    distinct values), so no Python string is made per row. `words`: the formula-safe text of
+    categorical columns' categories ({column: Arrow strings}, `_category_words`), made once for
+    a frame written in batches rather than once per batch."""
     import pyarrow as pa
 
+    words = words or {}
     cols = {}
     for c in df.columns:
         s = df[c]
@@ -33,17 +36,35 @@ def _arrow_table(df: pd.DataFrame):
             cols[c] = _formula_safe(pa.array(s.array))
             continue
         if isinstance(s.dtype, pd.CategoricalDtype):
-            codes, uniq = s.cat.codes.to_numpy(), s.cat.categories
+            codes = s.cat.codes.to_numpy()
+            text = words[c] if c in words else _words(s.cat.categories)
         elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
             codes, uniq = pd.factorize(s, use_na_sentinel=True)
+            text = _words(uniq)
         else:  # NaN / NA (a test's empty side) is an empty field, not "nan"
             cols[c] = pa.array(s, from_pandas=True)
             continue
-        words = pa.array(["" if v is None else csv_cell(str(v)) for v in uniq], type=pa.string())
         mask = pa.array(codes < 0) if (codes < 0).any() else None
         idx = pa.array(np.where(codes < 0, 0, codes).astype(np.int32), mask=mask)
-        cols[c] = words.take(idx) if len(words) else pa.nulls(len(s), pa.string())
+        cols[c] = text.take(idx) if len(text) else pa.nulls(len(s), pa.string())
     return pa.table(cols)
+
+
+def _words(values):
+    """Distinct values as the Arrow strings a CSV cell shows (textsafe.csv_cell)."""
+    import pyarrow as pa
+
+    return pa.array(["" if v is None else csv_cell(str(v)) for v in values], type=pa.string())
+
+
+def _category_words(df: pd.DataFrame) -> dict:
+    """{categorical column: its categories' cell text}: a million-row frame's 10,000 model
+    names are made text once, not once per CSV batch."""
+    return {
+        c: _words(df[c].cat.categories)
+        for c in df.columns
+        if isinstance(df[c].dtype, pd.CategoricalDtype)
+    }
 
 
 def _formula_safe(arr):
@@ -68,8 +89,9 @@ def write_csv(df: pd.DataFrame, sink) -> None:
     import pyarrow.csv as pcsv
 
     options = pcsv.WriteOptions(quoting_style="needed")
+    words = _category_words(df)
     for start in range(0, max(len(df), 1), CSV_BATCH):
-        table = _arrow_table(df.iloc[start : start + CSV_BATCH])
+        table = _arrow_table(df.iloc[start : start + CSV_BATCH], words)
         if start == 0:
             writer = pcsv.CSVWriter(sink, table.schema, write_options=options)
         writer.write_table(table)
