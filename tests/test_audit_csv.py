@@ -104,6 +104,28 @@ def test_bom_spaces_blank_lines_and_line_numbers(tmp_path, capsys):
     assert all(r["derived"] and r["choices_source"] == "csv" for r in rows)
 
 
+def test_blank_lines_and_spaced_names_with_newline_endings(tmp_path, capsys):
+    """A file of plain newlines: the blank lines are looked for only when the rows read fall
+    short of the lines, and then counted in every line named; fields are trimmed once per
+    distinct text of a block, so ' m1 ' and 'm1' are one model (and a repeat is a duplicate)."""
+    f = tmp_path / "res.csv"
+    f.write_text("model,task,n,correct,choices\nm1,x,10,5,2\n\n m1 ,y,10,6,2\n\nm2, x ,10,7,2\n")
+    rc, out, err = run(capsys, f, "--format", "json")
+    rows = json.loads(out)["scores"]
+    assert rc == 0, err
+    assert [(r["model"], r["task"], r["source"]) for r in rows] == [
+        ("m1", "x", f"{f}:2"),
+        ("m1", "y", f"{f}:4"),
+        ("m2", "x", f"{f}:6"),
+    ]
+    f.write_text("model,task,n,correct,choices\nm1,x,10,5,2\n\n m1 ,y,10,6,2\n\nm1, x ,10,7,2\n")
+    rc, _, err = run(capsys, f)
+    assert rc == 2 and f"{f}:6: duplicate of line 2 (model 'm1', task 'x')" in err
+    f.write_text("model,task,n,correct,choices\nm1,x,10,5,2\n\nm2,x,10, zz ,2\n")
+    rc, _, err = run(capsys, f)
+    assert rc == 2 and f"{f}:4: field 'correct' is not a number: 'zz'" in err
+
+
 def test_accuracy_must_be_a_count(tmp_path, capsys):
     f = tmp_path / "res.csv"
     f.write_text("model,task,n,accuracy,choices\nm,x,3,0.667,2\nm2,x,3,0.5,2\n")

@@ -23,7 +23,10 @@ Rules, each an error naming the file, the line and the reason:
   - n, correct, choices, t are integers (t >= 1, n >= 1, 0 <= correct <= n); labels sum to n.
 
 The file is parsed by pyarrow in blocks of 4 MB (rows are converted block by block and only
-their numeric columns kept), so memory grows with the number of rows, not with the text.
+their numeric columns kept), so memory grows with the number of rows, not with the text. Each
+block's columns come dictionary-encoded (`_Col`): a field is trimmed, parsed and checked once
+per distinct text of its block (a million rows hold a hundred tasks and a few thousand
+accuracies), and only the results are gathered to the rows.
 """
 
 from __future__ import annotations
@@ -102,22 +105,33 @@ def _locate_bad_utf8(path: Path) -> None:
                 ) from None
 
 
-def _scan(path: Path) -> tuple[int, list[int]]:
-    """(an upper bound on the number of data rows, the line numbers of empty lines), in 8 MB
-    pieces. pyarrow skips empty lines; the line numbers of the rows after one must count it.
-    Most files have none, which a search for a newline pair tells at once."""
-    newlines, found, last = 0, False, b"\n"
+def _scan(path: Path) -> tuple[int, int | None]:
+    """(an upper bound on the number of data rows, the number of physical lines if no line
+    ends in a carriage return, else None), in 8 MB pieces."""
+    newlines, returns, last = 0, 0, b""
     with open(path, "rb") as fh:
         while piece := fh.read(8 << 20):
-            newlines += piece.count(b"\n") + piece.count(b"\r")
+            newlines += piece.count(b"\n")
+            returns += piece.count(b"\r")
+            last = piece[-1:]
+    lines = None if returns else newlines + (last not in (b"\n", b""))
+    return newlines + returns + 1, lines
+
+
+def _blank_lines(path: Path) -> list[int]:
+    """The line numbers of empty lines: pyarrow skips them; the line numbers of the rows after
+    one must count it. Looked for only when the rows read fall short of the lines (`_Where`),
+    and then first by a search for a newline pair."""
+    found, last = False, b"\n"
+    with open(path, "rb") as fh:
+        while piece := fh.read(8 << 20):
             data = last + piece
             found = found or any(p in data for p in (b"\n\n", b"\n\r\n", b"\r\r"))
             last = piece[-1:]
-    blanks = []
-    if found:
-        with open(path, "rb") as fh:
-            blanks = [i for i, raw in enumerate(fh, 1) if not raw.strip()]
-    return newlines + 1, blanks
+    if not found:
+        return []
+    with open(path, "rb") as fh:
+        return [i for i, raw in enumerate(fh, 1) if not raw.strip()]
 
 
 def _lines(nrows: int, blanks: list[int]) -> np.ndarray:
@@ -129,36 +143,87 @@ def _lines(nrows: int, blanks: list[int]) -> np.ndarray:
 
 
 class _Where:
-    """Names the line of a row from its index in the file."""
+    """Names the line of a row from its index in the file. The blank lines are looked for
+    when a line is first named, or when the rows read are fewer than the lines (`settle`)."""
 
-    def __init__(self, path: Path, blanks: list[int]):
-        self.path, self.blanks = path, blanks
+    def __init__(self, path: Path):
+        self.path, self._blanks = path, None
+
+    @property
+    def blanks(self) -> list[int]:
+        if self._blanks is None:
+            self._blanks = _blank_lines(self.path)
+        return self._blanks
+
+    def settle(self, rows: int, lines: int | None) -> list[int]:
+        """The blank lines, given `rows` read of a file of `lines` physical lines: none when
+        every line after the header was a row (no empty line, no value spanning lines)."""
+        if self._blanks is None and lines is not None and rows == lines - 1:
+            self._blanks = []
+        return self.blanks
 
     def __call__(self, row: int) -> str:
         return f"{self.path}:{int(_lines(row + 1, self.blanks)[row])}"
 
 
-def _numbers(arr, field: str, where, offset: int) -> np.ndarray:
-    """A block's strings (pyarrow, trimmed) -> float64, '' -> NaN. Arrow parses; only when it
-    fails are the strings looked at one by one, to name the line."""
+class _Col:
+    """One block's text column as (a code per row, its distinct texts as Arrow strings)."""
+
+    def __init__(self, arr, trim: bool):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not pa.types.is_dictionary(arr.type):
+            arr = pc.dictionary_encode(arr)
+        codes, words = arr.indices.to_numpy(zero_copy_only=False), arr.dictionary
+        if trim:
+            words = pc.utf8_trim_whitespace(words)
+            enc = pc.dictionary_encode(words)  # ' a' and 'a' are one text once trimmed
+            if len(enc.dictionary) < len(words):
+                codes = enc.indices.to_numpy(zero_copy_only=False)[codes]
+                words = enc.dictionary
+        self.codes, self.words = codes, words
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def rows(self, per_word: np.ndarray) -> np.ndarray:
+        """A value per distinct text -> the value of each row."""
+        return per_word[self.codes]
+
+    def first(self, per_word: np.ndarray) -> int:
+        """The first row whose text is flagged (`per_word`: a bool per distinct text)."""
+        return int(np.flatnonzero(per_word[self.codes])[0])
+
+    def text(self, row: int) -> str:
+        return self.words[int(self.codes[row])].as_py()
+
+
+def _numbers(col: _Col, field: str, where, offset: int) -> np.ndarray:
+    """A column's distinct texts (trimmed) -> float64, one per text, '' -> NaN. Arrow parses;
+    only when it fails are the texts looked at one by one, to name the line."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    nulled = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
+    words = col.words
+    nulled = pc.if_else(pc.equal(words, ""), pa.scalar(None, pa.string()), words)
     try:
         return pc.cast(nulled, pa.float64()).to_numpy(zero_copy_only=False)
     except pa.ArrowInvalid:
         pass
-    values = arr.to_pylist()
-    for i, v in enumerate(values):
+    bad = np.zeros(len(words), dtype=bool)
+    for j, v in enumerate(words.to_pylist()):
         if v == "":
             continue
         try:
             float(v)
         except ValueError:
-            raise AuditInputError(
-                f"{where(offset + i)}: field {field!r} is not a number: {v!r}"
-            ) from None
+            bad[j] = True
+    if bad.any():
+        i = col.first(bad)
+        raise AuditInputError(
+            f"{where(offset + i)}: field {field!r} is not a number: {col.text(i)!r}"
+        )
     raise AuditInputError(f"{where(offset)}: field {field!r}: cannot read numbers")
 
 
@@ -169,20 +234,21 @@ def _numbers(arr, field: str, where, offset: int) -> np.ndarray:
 MAX_COUNT = {"n": 10**10, "correct": 10**10, "choices": 10**9}
 
 
-def _integers(num, arr, field, where, offset, minimum, allow_empty=False) -> np.ndarray:
+def _integers(num, col: _Col, field, where, offset, minimum, allow_empty=False) -> np.ndarray:
+    """`num` (one per distinct text of `col`) checked as whole numbers >= minimum."""
     empty = np.isnan(num)
     bad = (~np.isfinite(num) | (num != np.floor(num)) | (num < minimum)) & ~(empty & allow_empty)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+        i = col.first(bad)
         raise AuditInputError(
             f"{where(offset + i)}: field {field!r} must be an integer >= {minimum}, "
-            f"got {_shown(arr[i].as_py())}"
+            f"got {_shown(col.text(i))}"
         )
     big = num > MAX_COUNT.get(field, 2**53)
     if big.any():
-        i = int(np.flatnonzero(big)[0])
+        i = col.first(big)
         raise AuditInputError(
-            f"{where(offset + i)}: field {field!r} = {_shown(arr[i].as_py())} is more than "
+            f"{where(offset + i)}: field {field!r} = {_shown(col.text(i))} is more than "
             f"{MAX_COUNT.get(field, 2**53):,}, the largest {field} the audit reads (docs/audit.md)"
         )
     return num
@@ -195,10 +261,11 @@ def _shown(text) -> str:
 
 
 def _int_column(col: dict, field: str, where, offset: int, minimum: int, allow_empty=False):
-    """A block's column of whole numbers >= minimum, at most MAX_COUNT[field] (float64; NaN
-    where empty and allowed)."""
-    num = _numbers(col[field], field, where, offset)
-    return _integers(num, col[field], field, where, offset, minimum, allow_empty=allow_empty)
+    """A block's column of whole numbers >= minimum, at most MAX_COUNT[field] (float64 per
+    row; NaN where empty and allowed)."""
+    c = col[field]
+    num = _numbers(c, field, where, offset)
+    return c.rows(_integers(num, c, field, where, offset, minimum, allow_empty=allow_empty))
 
 
 def _decimals(text: str) -> int:
@@ -209,24 +276,25 @@ def _decimals(text: str) -> int:
     return max(0, d - int(exp)) if exp else d
 
 
-def _from_accuracy(arr, n, where, offset):
+def _from_accuracy(col: _Col, n, where, offset):
     """(correct, accuracy, notes) for a block of accuracies, by the module docstring's rule."""
     import pyarrow.compute as pc
 
-    acc = _numbers(arr, "accuracy", where, offset)
-    bad = np.isnan(acc) | (acc < 0) | (acc > 1)
+    acc_w = _numbers(col, "accuracy", where, offset)
+    bad = np.isnan(acc_w) | (acc_w < 0) | (acc_w > 1)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+        i = col.first(bad)
         raise AuditInputError(
-            f"{where(offset + i)}: field 'accuracy' must be a number in [0, 1], "
-            f"got {arr[i].as_py()!r}"
+            f"{where(offset + i)}: field 'accuracy' must be a number in [0, 1], got {col.text(i)!r}"
         )
-    dot = pc.find_substring(arr, ".").to_numpy(zero_copy_only=False)
-    length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
-    d = np.where(dot >= 0, length - dot - 1, 0)
-    sci = pc.match_substring(arr, "e", ignore_case=True).to_numpy(zero_copy_only=False)
-    for i in np.flatnonzero(sci):
-        d[i] = _decimals(arr[i].as_py())
+    words = col.words
+    dot = pc.find_substring(words, ".").to_numpy(zero_copy_only=False)
+    length = pc.utf8_length(words).to_numpy(zero_copy_only=False)
+    d_w = np.where(dot >= 0, length - dot - 1, 0)
+    sci = pc.match_substring(words, "e", ignore_case=True).to_numpy(zero_copy_only=False)
+    for j in np.flatnonzero(sci):
+        d_w[j] = _decimals(words[int(j)].as_py())
+    acc, d = col.rows(acc_w), col.rows(d_w)
     k = np.floor(acc * n + 0.5)
     tol = 0.5 * np.power(10.0, -d.astype(float)) + 1e-12
     off = np.abs(k / n - acc)
@@ -234,7 +302,7 @@ def _from_accuracy(arr, n, where, offset):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise AuditInputError(
-            f"{where(offset + i)}: accuracy {arr[i].as_py()} is no count of n = {int(n[i])} "
+            f"{where(offset + i)}: accuracy {col.text(i)} is no count of n = {int(n[i])} "
             f"items (to the {int(d[i])} decimals given: the nearest, {int(k[i])}/{int(n[i])} = "
             f"{k[i] / n[i]:.6g}, is off by {off[i]:.3g})"
         )
@@ -243,16 +311,16 @@ def _from_accuracy(arr, n, where, offset):
     notes = np.full(len(acc), "", dtype=object)
     for i in np.flatnonzero(kmax > kmin):
         notes[i] = (
-            f"accuracy {arr[i].as_py()} is written with {int(d[i])} decimals: {int(kmin[i])} "
+            f"accuracy {col.text(i)} is written with {int(d[i])} decimals: {int(kmin[i])} "
             f"to {int(kmax[i])} correct of {int(n[i])} all give it; judged at {int(k[i])}"
         )
     return k.astype(np.int64), acc, notes
 
 
-def _labels_block(raw, n, where, offset):
+def _labels_block(col: _Col, n, where, offset):
     """(choices, labels) columns from a block of JSON label counts (each distinct text parsed
     once)."""
-    codes, uniq = pd.factorize(pd.Series(raw.to_pylist(), dtype=object))
+    codes, uniq = col.codes, col.words.to_pylist()
     parsed = []
     for j, text in enumerate(uniq):
         try:
@@ -293,25 +361,26 @@ def _labels_block(raw, n, where, offset):
 
 
 def _convert_block(col: dict, have: set, where, offset: int) -> dict:
-    """One block of trimmed string columns -> its columns of a results frame, checked."""
+    """One block's text columns (`_Col`s, trimmed) -> its columns of a results frame,
+    checked; model, task, run and metric stay `_Col`s."""
     import pyarrow.compute as pc
 
     size = len(col["model"])
     for key in ("model", "task"):
-        empty = pc.equal(col[key], "").to_numpy(zero_copy_only=False)
+        empty = pc.equal(col[key].words, "").to_numpy(zero_copy_only=False)
         if empty.any():
-            i = int(np.flatnonzero(empty)[0])
+            i = col[key].first(empty)
             raise AuditInputError(f"{where(offset + i)}: field {key!r} is empty")
     for key in ("model", "task", "run", "metric"):  # a NUL or an escape code in a name would
         if key not in have:  # go on to every table and terminal that shows it
             continue
-        control = pc.match_substring_regex(col[key], r"[\x00-\x1f\x7f]")
+        control = pc.match_substring_regex(col[key].words, r"[\x00-\x1f\x7f]")
         control = control.to_numpy(zero_copy_only=False)
         if control.any():
-            i = int(np.flatnonzero(control)[0])
+            i = col[key].first(control)
             raise AuditInputError(
                 f"{where(offset + i)}: field {key!r} holds a control character: "
-                f"{col[key][i].as_py()!r}"
+                f"{col[key].text(i)!r}"
             )
     out = {key: col.get(key) for key in ("model", "task", "run", "metric")}
     n = _int_column(col, "n", where, offset, 1)
@@ -374,7 +443,7 @@ def _open(path: Path, cols: list[str], on_invalid):
             read_options=pcsv.ReadOptions(block_size=BLOCK, skip_rows=1, column_names=names),
             parse_options=pcsv.ParseOptions(invalid_row_handler=on_invalid),
             convert_options=pcsv.ConvertOptions(
-                column_types={c: pa.string() for c in names},
+                column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in names},
                 strings_can_be_null=False,
                 include_columns=[c for c in cols if c in wanted],
             ),
@@ -394,7 +463,7 @@ def _arrow_error(path: Path, e: Exception, ncols: int):
 
 
 def _read_blocks(reader, path, cols, rows_bound, where):
-    """(text columns as Arrow blocks, numeric columns filled in place, rows read)."""
+    """(text columns as `_Col` blocks, numeric columns filled in place, rows read)."""
     import pyarrow as pa
 
     have = set(cols)
@@ -407,7 +476,7 @@ def _read_blocks(reader, path, cols, rows_bound, where):
     try:
         for batch in reader:
             size = batch.num_rows
-            col = {name: _trimmed(batch.column(name)) for name in batch.schema.names}
+            col = {name: _Col(batch.column(name), trim=True) for name in batch.schema.names}
             for key, v in _convert_block(col, have, where, offset).items():
                 if key in parts:
                     parts[key].append(v)
@@ -424,8 +493,8 @@ def read_frame(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     cols = _header(path)
     check_columns(path, cols)
-    rows_bound, blanks = _scan(path)
-    where = _Where(path, blanks)
+    rows_bound, lines = _scan(path)
+    where = _Where(path)
     invalid = []
 
     def on_invalid(row):
@@ -451,7 +520,7 @@ def read_frame(path: str | Path) -> pd.DataFrame:
     for cat in (model, task, run, metric):
         if any("\n" in v or "\r" in v for v in cat.categories):
             _locate_bad_row(path, len(cols))
-    line = _lines(offset, blanks)
+    line = _lines(offset, where.settle(offset, lines))
     _check_duplicates(path, model, task, run, line)
     source = pd.Categorical.from_codes(np.zeros(offset, dtype=np.int8), categories=[str(path)])
     return _results_frame(model, task, run, metric, nums, source, line, "accuracy" in cols)
@@ -467,7 +536,7 @@ def _results_frame(model, task, run, metric, nums: dict, source, line, derived: 
             "n": np.asarray(nums["n"]).astype(np.int64, copy=False),
             "correct": np.asarray(nums["correct"]).astype(np.int64, copy=False),
             "choices": nums["choices"],
-            "labels": nums["labels"],
+            "labels": pd.Series(nums["labels"], dtype=object, copy=False),
             "source": source,
             "line": line,
             "accuracy": nums["accuracy"],
@@ -477,7 +546,7 @@ def _results_frame(model, task, run, metric, nums: dict, source, line, derived: 
             "choices_source": pd.Categorical.from_codes(
                 np.zeros(len(line), dtype=np.int8), categories=["csv"]
             ),
-            "notes": nums["notes"],
+            "notes": pd.Series(nums["notes"], dtype=object, copy=False),
             "derived": derived,
             "limited": False,
         },
@@ -486,20 +555,18 @@ def _results_frame(model, task, run, metric, nums: dict, source, line, derived: 
     return frame[[c for c in FRAME_COLUMNS if c in frame]]
 
 
-def _trimmed(arr):
+def _categorical(cols: list[_Col]) -> pd.Categorical:
+    """A column's blocks -> one pandas Categorical, its categories in order of first
+    appearance (no Python string per row)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return pc.utf8_trim_whitespace(arr)
-
-
-def _categorical(chunks: list) -> pd.Categorical:
-    """Arrow string blocks -> one pandas Categorical (no Python string per row)."""
-    import pyarrow as pa
-
-    enc = pa.chunked_array(chunks, type=pa.string()).combine_chunks().dictionary_encode()
-    return pd.Categorical.from_codes(
-        enc.indices.to_numpy(zero_copy_only=False), categories=enc.dictionary.to_pylist()
-    )
+    enc = pc.dictionary_encode(pa.concat_arrays([c.words for c in cols]))
+    remap = enc.indices.to_numpy(zero_copy_only=False)
+    starts = np.cumsum([0] + [len(c.words) for c in cols[:-1]])
+    codes = np.concatenate([remap[s + c.codes] for s, c in zip(starts, cols, strict=True)])
+    codes, seen = pd.factorize(codes)
+    return pd.Categorical.from_codes(codes, categories=enc.dictionary.take(seen).to_pylist())
 
 
 def _check_duplicates(path, model, task, run, line) -> None:
@@ -626,7 +693,7 @@ def read_small_frames(paths: list[Path]) -> tuple[list[pd.DataFrame], dict[Path,
             return f"{files[owner[row]][0]}:{line[row]}"
 
         col = {
-            c: pa.array([r[i] for _, rows in files for _, r in rows], type=pa.string())
+            c: _Col(pa.array([r[i] for _, rows in files for _, r in rows], pa.string()), False)
             for c, i in zip(cols, index, strict=True)
         }
         try:
