@@ -428,8 +428,9 @@ def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
 EDGE_MODELS = 3
 # calibration always holds this many of the weakest and of the strongest known models (by their
 # accuracy over every item): held out, each lies at or beyond the rest's range, as a new model
-# outside it does, so the anchored estimate's interval is calibrated on such models too
-CALIBRATION_EXTREMES = 2
+# outside it does, so the anchor's gain and the interval near the ends are calibrated on such
+# models (5 a side: the local interval below needs 9 calibration models near an end)
+CALIBRATION_EXTREMES = 5
 
 
 def placement(overall: float, known: np.ndarray) -> tuple[str, float]:
@@ -465,6 +466,37 @@ def anchor(est: np.ndarray, overall: float, sizes: np.ndarray) -> np.ndarray:
     return expit(base + delta)
 
 
+def extremeness(overall: float, known: np.ndarray) -> float:
+    """How far inside the known range the overall reference mean `overall` lies, in rank terms:
+    min(fraction of the known models' overall reference means below it, fraction above), ties
+    counted half; 0 at or beyond either end, 0.5 in the middle."""
+    k = np.asarray(known, dtype=np.float64)
+    below = (k < overall).sum() + 0.5 * (k == overall).sum()
+    return float(min(below, len(k) - below) / len(k))
+
+
+def anchor_gain(est: np.ndarray, anchored: np.ndarray, lam: np.ndarray, t: np.ndarray,
+                sizes: np.ndarray) -> float:  # fmt: skip
+    """gamma in [0, 1] minimising sum_c sum_t n_t (est + gamma lam_c (anchored - est) - t)^2 over
+    calibration models c (K x tasks arrays, `lam` their placement weights): how far to move
+    towards the anchored estimate, chosen on held-out known models that are themselves near or
+    beyond the others' range (where lam_c > 0). 1 where none is (no evidence against the
+    unbiased anchor). Where few references make a model's overall reference mean noisy, the
+    anchored estimate errs by that noise and gamma falls (issue 44: MuSR at 10 references)."""
+    a = lam[:, None] * (anchored - est)
+    den = float(((a * a) @ sizes).sum())
+    if den <= 1e-15:
+        return 1.0
+    return float(np.clip(float(((a * (t - est)) @ sizes).sum()) / den, 0.0, 1.0))
+
+
+def local_rank(k: int, alpha: float) -> tuple[int, int]:
+    """(M, rank): the local interval's neighbourhood, the fewest calibration models whose
+    split-conformal rank ceil((M + 1)(1 - alpha)) is at most M (9 at alpha 0.1), capped at k."""
+    m = min(k, math.ceil((1 - alpha) / alpha - 1e-9))
+    return m, math.ceil((m + 1) * (1 - alpha) - 1e-9)
+
+
 def _half_widths(resid: np.ndarray, rank: int) -> np.ndarray:
     """Per task, the rank-th smallest calibration residual (split-conformal); inf where rank
     exceeds the calibration models (the interval is then [0, 1])."""
@@ -490,6 +522,52 @@ def _calibration_groups(y, groups, names_g, max_calibration, rng) -> np.ndarray:
     rest = np.setdiff1d(np.arange(len(names_g)), fixed)
     drawn = rng.choice(rest, size=size - len(fixed), replace=False)
     return np.sort(np.concatenate([fixed, drawn]).astype(int))
+
+
+def _edge_calibration(groups, cal_names, known_overall, est_cal, comps, sizes) -> dict:
+    """Each calibration model placed among the other known models, as a new model is among all:
+    its overall reference mean's `placement` weight (`lam`), its `extremeness`, and its
+    estimate anchored to that mean (`anchored`)."""
+    overall_cal = comps[:, :, 0] @ sizes / sizes.sum()
+    lam, ext, anchored, beyond = [], [], [], []
+    for g, o, e in zip(cal_names, overall_cal, est_cal, strict=True):
+        others = known_overall[groups != g]
+        side, la = placement(float(o), others)
+        lam.append(la)
+        beyond.append(side != "no")
+        ext.append(extremeness(float(o), others))
+        anchored.append(anchor(e, float(o), sizes))
+    return {"lam": np.array(lam), "extremeness": np.array(ext), "beyond": np.array(beyond, bool),
+            "anchored": np.array(anchored).reshape(est_cal.shape)}  # fmt: skip
+
+
+def _gain(est_cal, edge, t_cal, sizes) -> float:
+    """`anchor_gain` on the calibration models inside the others' range (beyond it the anchored
+    estimate is taken in full: `_weight`)."""
+    lam = np.where(edge["beyond"], 0.0, edge["lam"])
+    return anchor_gain(est_cal, edge["anchored"], lam, t_cal, sizes)
+
+
+def _weight(lam: float, beyond: bool, gain: float) -> float:
+    """The anchored estimate's weight: in full beyond every known model's overall reference mean,
+    where the stack's shrinkage grows with the distance and no held-out known model measures it
+    (issue 44's simulated models 1 to 2 abilities above the strongest: gain-weighted, their mean
+    error was -0.015 ± 0.009, in full -0.003 ± 0.003); inside the range, in the edge zone,
+    lambda times the gain calibrated on held-out known models there."""
+    return 1.0 if beyond else lam * gain
+
+
+def _residuals(est_cal, edge, t_cal, sizes) -> np.ndarray:
+    """|truth - estimate| of each calibration model (K x tasks) under the estimate a new model
+    gets, its anchor gain chosen without the model (as its stack weights are)."""
+    k = len(est_cal)
+    out = np.empty_like(t_cal)
+    for i in range(k):
+        keep = np.arange(k) != i
+        g = _gain(est_cal[keep], {key: v[keep] for key, v in edge.items()}, t_cal[keep], sizes)
+        move = _weight(edge["lam"][i], edge["beyond"][i], g) * (edge["anchored"][i] - est_cal[i])
+        out[i] = np.abs(t_cal[i] - (est_cal[i] + move))
+    return out
 
 
 def _irt_available() -> bool:
@@ -598,23 +676,22 @@ def predict_new(
         y, ref, w, groups, cal, use_irt, rng, max_rows, seed, (tasks, ref_tasks, names)
     )
     k = len(comps)
-    weights, resid, est_cal, more = _weigh(estimator, comps, t_cal)
+    weights, _, est_cal, more = _weigh(estimator, comps, t_cal)
     notes += more
     rank = math.ceil((k + 1) * (1 - alpha))
     sizes = np.array([(tasks == t).sum() for t in names], dtype=np.float64)
-    # the anchored estimate's residuals on the calibration models (each anchored to its own
-    # overall reference mean): the interval where a new model leaves the known range
-    overall_cal = comps[:, :, 0] @ sizes / sizes.sum()
-    resid_anchor = np.abs(
-        t_cal - np.array([anchor(e, o, sizes) for e, o in zip(est_cal, overall_cal, strict=True)])
-    ).reshape(t_cal.shape)
+    # the known models' overall reference means: the range a new model is placed in
+    known_overall = _reference_means_all(y[:, ref], w, ref_tasks, names) @ sizes / sizes.sum()
+    edge = _edge_calibration(groups, names_g[cal][:k], known_overall, est_cal, comps, sizes)
+    if estimator == "assessor":
+        edge["lam"][:], edge["beyond"][:] = 0.0, False  # the paper's estimator as it is
+    gain = _gain(est_cal, edge, t_cal, sizes)
+    resid = _residuals(est_cal, edge, t_cal, sizes)
+    m_local, rank_local = local_rank(k, alpha)
     half = _half_widths(resid, rank)
-    half_anchor = _half_widths(resid_anchor, rank)
     if rank > k:
         notes.append(f"interval [0, 1]: {k} calibration models are too few for level {1 - alpha}")
     note = "; ".join(notes)
-    # the known models' overall reference means: the range a new model is placed in
-    known_overall = _reference_means_all(y[:, ref], w, ref_tasks, names) @ sizes / sizes.sum()
     fit = _fit(y, ref, rng, max_rows, groups)
     acc_rows, item_rows = [], []
     for model, z in z_new.items():
@@ -626,17 +703,22 @@ def predict_new(
         est = (np.stack(row, axis=1) * weights).sum(axis=1)
         overall = float(row[0] @ sizes / sizes.sum())
         side, lam = placement(overall, known_overall)
-        if estimator == "assessor":
-            lam = 0.0  # the paper's estimator as it is; the column still says where it lies
-        low, high = est - half, est + half
-        if lam > 0:
-            # towards the anchored estimate; the interval spans the stack's and the anchored
-            # estimate's (each with its own calibration residuals): wider than the stack's
-            # alone by at least their disagreement, the extrapolation's own uncertainty
-            anchored = anchor(est, overall, sizes)
-            low = np.minimum(low, anchored - half_anchor)
-            high = np.maximum(high, anchored + half_anchor)
-            est = (1 - lam) * est + lam * anchored
+        stack, anchored = est, anchor(est, overall, sizes)
+        lam_eff = 0.0 if estimator == "assessor" else _weight(lam, side != "no", gain)
+        est = stack + lam_eff * (anchored - stack)
+        # the larger of two split-conformal half-widths: over every calibration model, and over
+        # the m_local nearest the new model in distance from the known range's ends (held-out
+        # known models near an end err more than those in the middle: issue 44)
+        near = np.argsort(np.abs(edge["extremeness"] - extremeness(overall, known_overall)),
+                          kind="stable")[:m_local]  # fmt: skip
+        h = np.maximum(half, _half_widths(resid[near], rank_local))
+        low, high = est - h, est + h
+        if lam > 0 and estimator != "assessor":
+            # near or beyond an end the interval also spans the stack's and the anchored
+            # estimate's: wider by their disagreement, the extrapolation's own uncertainty,
+            # which models held out inside the known range cannot show
+            low = np.minimum(low, np.minimum(stack, anchored) - h)
+            high = np.maximum(high, np.maximum(stack, anchored) + h)
         for t, e, lo, hi, wt in zip(names, est, low, high, weights, strict=True):
             acc_rows.append(
                 {
@@ -651,7 +733,7 @@ def predict_new(
                     "weight_reference_mean": round(float(wt[0]), 6),
                     "weight_assessor": round(float(wt[1]), 6),
                     "weight_irt": round(float(wt[2]), 6) if use_irt else 0.0,
-                    "weight_anchor": round(float(lam), 6),
+                    "weight_anchor": round(float(lam_eff), 6),
                     "out_of_range": side,
                     "note": note,
                 }

@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 OVERALL = "(overall)"
 LEVEL = 0.9
 TEST_LEVEL = 0.05
+# issue 44's target: the 90 % intervals cover at least this share of every held-out model's tasks
+COVERAGE_TARGET = 0.85
 
 
 def expected_random_error(right: int, total: int, n: int) -> float:
@@ -153,6 +155,27 @@ def _clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]
     return lo, hi
 
 
+def _coverage_tests(cov: pd.DataFrame) -> pd.DataFrame:
+    """Per held-out model, the exact one-sided binomial test of coverage >= COVERAGE_TARGET
+    (p = P(X <= covered) under Binomial(tasks, target); the tasks treated as independent trials,
+    which they are not quite: a model's tasks share its references' draw), Holm over the
+    collection's held-out models at TEST_LEVEL: `below target` where it rejects, else `not shown
+    below` (no evidence it is under the target; not a proof that it holds)."""
+    from scipy.stats import binom
+
+    from evalsci.stats.multiple import holm
+
+    cov = cov.copy()
+    cov["p_below_target"] = binom.cdf(cov["covered"], cov["n"], COVERAGE_TARGET)
+    cov["p_below_target_holm"] = np.nan
+    for _, g in cov.groupby("benchmark", sort=False):
+        cov.loc[g.index, "p_below_target_holm"] = holm(g["p_below_target"].to_numpy())
+    cov["target_verdict"] = np.where(
+        cov["p_below_target_holm"] < TEST_LEVEL, "below target", "not shown below"
+    )
+    return cov
+
+
 def tables(rows: pd.DataFrame, extremes: int) -> dict[str, pd.DataFrame]:
     """{'summary', 'tests', 'coverage'}: errors by collection (mean ± SE over held-out
     models), the paired tests, coverage by model rank."""
@@ -207,6 +230,7 @@ def tables(rows: pd.DataFrame, extremes: int) -> dict[str, pd.DataFrame]:
                     "weight_anchor": g["weight_anchor"].mean(),
                     "mean_width": g["width"].mean()})  # fmt: skip
     cov = pd.DataFrame(cov).sort_values(["benchmark", "rank"], kind="stable")
+    cov = _coverage_tests(cov)
     pooled = []
     for (b, grp), g in cov.groupby(["benchmark", "group"], sort=True):
         k, n = int(g["covered"].sum()), int(g["n"].sum())
