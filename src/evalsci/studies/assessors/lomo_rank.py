@@ -16,7 +16,8 @@ Per held-out run, against its true accuracies:
   |error| of the mean of n items drawn at random from the N (exact: the hypergeometric law of
   the number right among them); and tinyBenchmarks' gp-IRT on n anchor points
   (`evalsci.assess.tinybench`, fitted on the same known runs).
-A model's runs are averaged: one value per held-out model. `summarise` gives means ± SE over
+A model's runs are averaged: one value per held-out model; runs of a model with the same
+outcome on every item are counted once. `summarise` gives means ± SE over
 held-out models and paired t-tests (two-sided, Holm over the collections within each
 comparison); `coverage_by_rank` each model's coverage over its tasks with a Clopper-Pearson
 95 % interval (its tasks treated as independent trials), and pooled over the weakest, the
@@ -133,6 +134,10 @@ def run_collection(runs: lomo.Runs, n, extremes, middle, seed, max_calibration=2
     by_model = dict(held)
     rows = []
     for k, (h, train, test) in enumerate(lomo.lomo_splits(runs, [m for m, _ in held])):
+        # a held-out model's runs with the same outcomes on every item are one trial, not
+        # several (MATH's TheBeagle-v2beta has 5 identical runs): counted once
+        _, first = np.unique(runs.success[test], axis=0, return_index=True)
+        test = np.asarray(test)[np.sort(first)]
         log.info("%s: held out %s (rank %d of %d)", runs.benchmark, h, by_model[h], n_models)
         rows += _fold(runs, h, by_model[h], n_models, train, test, n, seed + k, max_calibration)
     return pd.DataFrame(rows)
