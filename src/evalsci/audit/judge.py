@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from evalsci.maxrandom import (
+    count_tables,
     max_random_baseline,
     max_random_tail,
     standard_baseline,
@@ -170,14 +171,14 @@ def _baselines(frame: pd.DataFrame, tt: np.ndarray):
         std[idx] = standard_baseline(n, p)
         tg = tt[idx]
         ut, inv = np.unique(tg, return_inverse=True)
-        mx[idx] = np.asarray(max_random_baseline(n, p, ut))[inv]
         c = correct[idx]
         if (n + 1) * (len(ut) + 1) <= max(4 * len(idx), _TABLE):
-            counts = np.arange(n + 1)
-            p_std[idx] = np.asarray(max_random_tail(counts, n, p, 1.0))[c]
-            p_max[idx] = np.asarray(max_random_tail(counts[None, :], n, p, ut[:, None]))[inv, c]
-            p_low[idx] = np.asarray(standard_lower_tail(counts, n, p))[c]
+            # t = 1 first: the standard tail is the max tail of one guesser
+            baseline, upper, lower = count_tables(n, p, np.concatenate([[1.0], ut]))
+            mx[idx] = baseline[1:][inv]
+            p_std[idx], p_max[idx], p_low[idx] = upper[0][c], upper[1:][inv, c], lower[c]
         else:
+            mx[idx] = np.asarray(max_random_baseline(n, p, ut))[inv]
             p_std[idx] = max_random_tail(c, n, p, 1.0)
             p_max[idx] = max_random_tail(c, n, p, tg)
             p_low[idx] = standard_lower_tail(c, n, p)

@@ -102,6 +102,22 @@ def max_random_tail(correct, n, p, t):
     return _out(res, c_scalar and t_scalar)
 
 
+def count_tables(n, p, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a 1-d array t and every count c = 0..n: (the max random baseline per t, shape
+    t.shape; P(max of t >= c), shape t.shape + (n+1,); P(X <= c), shape (n+1,)). One
+    evaluation of the count distribution's cdf and survival function over -1..n serves all
+    three (`evalsci audit` judges every score of an (n, options) from them); each value is the
+    one max_random_baseline, max_random_tail and standard_lower_tail give, the same
+    elementwise formulas at the same points."""
+    n, dist = _distribution(n, p)
+    t_arr, _ = check_t(t)
+    F, S = dist.cdf_sf(np.arange(-1, n + 1))
+    logF = max_order.log_of(F, S)
+    baseline = max_order.expected_max_count(dist, t_arr.ravel(), log_table=logF) / n
+    upper = -np.expm1(max_order._tlog(t_arr[..., None], logF[:-1]))
+    return np.clip(baseline, 0.0, 1.0), upper, np.asarray(F[1:], dtype=float)
+
+
 def standard_tail(correct, n, p):
     """P(X >= correct) for one random classifier (paper eq. 10-11, left)."""
     return max_random_tail(correct, n, p, 1)

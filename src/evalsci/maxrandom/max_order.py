@@ -37,7 +37,11 @@ MAX_TERMS = 2_000_000
 
 def log_cdf(dist, k) -> np.ndarray:
     """log P(X <= k), accurate both where P(X <= k) is tiny and where it is near 1."""
-    F, S = dist.cdf_sf(k)
+    return log_of(*dist.cdf_sf(k))
+
+
+def log_of(F, S) -> np.ndarray:
+    """log F from the cdf F and the survival function S = 1 - F at the same points."""
     with np.errstate(divide="ignore", invalid="ignore"):  # the branch np.where drops may warn
         return np.where(S < 0.5, np.log1p(-S), np.log(F))
 
@@ -71,14 +75,18 @@ def _window(dist, tmax: float) -> tuple[int, int]:
     return lo, hi
 
 
-def expected_max_count(dist, t: np.ndarray) -> np.ndarray:
-    """E[max of t counts] for a 1-d float array t (each >= 1)."""
+def expected_max_count(dist, t: np.ndarray, log_table=None) -> np.ndarray:
+    """E[max of t counts] for a 1-d float array t (each >= 1). `log_table`: log F(j) for
+    j = -1..n, when the caller has it (the same values log_cdf gives)."""
     t = np.asarray(t, dtype=float).ravel()
     if t.size == 0:
         return np.zeros(0)
     lo, hi = _window(dist, float(t.max()))
     # terms for k = lo+1 .. hi need log F(k-1), i.e. log F(j) for j = lo .. hi-1
-    logF = log_cdf(dist, np.arange(lo, hi))
+    if log_table is None:
+        logF = log_cdf(dist, np.arange(lo, hi))
+    else:
+        logF = log_table[lo + 1 : hi + 1]
     out = np.empty(t.size)
     step = max(1, _BLOCK // max(1, logF.size))
     for s in range(0, t.size, step):
