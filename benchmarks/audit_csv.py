@@ -249,8 +249,8 @@ def main() -> None:
                     )
                 if args.stages:
                     cmd = [sys.executable, *(a.replace("{path}", str(path)) for a in STAGES)]
-                    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-                    print(out.stdout, end="", flush=True)
+                    staged = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                    print(staged.stdout, end="", flush=True)
                 r, read, io = runs["audit"][-1], runs["read"][-1], runs["io"][-1]
                 print(
                     f"  audit / read: wall {r['wall_s'] / read['wall_s']:.1f}x, "
