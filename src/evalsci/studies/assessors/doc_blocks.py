@@ -324,5 +324,24 @@ def lomo_rank(paths) -> str:
             "below` means no evidence against it, not a proof:",
             "",
             markdown_table(pd.DataFrame(crows)).rstrip("\n"),
+            "",
+            "Published anchors at about 100 items (assessors `reference.yaml`, as issue 44 quotes "
+            "them; each with hundreds of known models on fixed benchmarks, no interval, and its "
+            "own metric), beside the overall error above in the same unit (points = 100 x "
+            "accuracy): " + _anchors(s) + ".",
         ]
     )
+
+
+def _anchors(summary: pd.DataFrame) -> str:
+    from evalsci import reference
+
+    anchors = "; ".join(
+        f"{a['method']} {a['value']:g} ({a['metric']}; {a['source']})"
+        for a in reference.load("assessors")["anchors_100_items"]
+    )
+    ours = ", ".join(
+        f"{r['benchmark']} {100 * r['abs_error']:.1f} ± {100 * r['abs_error_se']:.1f}"
+        for _, r in summary.iterrows()
+    )
+    return f"{anchors}. `evalsci reference` here, mean absolute error in points ± SE: {ours}"
