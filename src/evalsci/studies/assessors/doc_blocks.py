@@ -325,12 +325,51 @@ def lomo_rank(paths) -> str:
             "",
             markdown_table(pd.DataFrame(crows)).rstrip("\n"),
             "",
+            _verdicts(tests, cov),
+            "",
             "Published anchors at about 100 items (assessors `reference.yaml`, as issue 44 quotes "
             "them; each with hundreds of known models on fixed benchmarks, no interval, and its "
             "own metric), beside the overall error above in the same unit (points = 100 x "
             "accuracy): " + _anchors(s) + ".",
         ]
     )
+
+
+def _verdicts(tests: pd.DataFrame, cov: pd.DataFrame) -> str:
+    """The run's verdicts in words, from its tables: the coverage target per held-out model and
+    each paired comparison per collection."""
+    per_model = cov[cov["rank"].notna()]
+    if "target_verdict" not in per_model:  # a run before the coverage-target test
+        per_model = per_model.assign(target_verdict="not tested")
+    below = per_model[per_model["target_verdict"] == "below target"]
+    tested = (per_model["target_verdict"] != "not tested").all()
+    parts = [
+        "Coverage target (>= 0.85 for every held-out model): not tested in this run."
+        if not tested
+        else f"Coverage target (>= 0.85 for every held-out model): shown below it for {len(below)} "
+        f"of {len(per_model)} held-out models"
+        + (
+            " ("
+            + ", ".join(f"{r['benchmark']} rank {int(r['rank'])}" for _, r in below.iterrows())
+            + ")"
+            if len(below)
+            else ""
+        )
+        + "; for the others no evidence that it fails, which with a model's few tasks is no "
+        "proof that it holds."
+    ]
+    for versus, g in tests.groupby("versus", sort=False):
+        say = {
+            v: ", ".join(g[g["verdict"] == v]["benchmark"]) or "none"
+            for v in ("reference better", "reference worse")
+        }
+        lower = ", ".join(g[g["mean_difference"] < 0]["benchmark"]) or "none"
+        parts.append(
+            f"Against {versus}: error smaller, significantly, on {say['reference better']}; "
+            f"larger, significantly, on {say['reference worse']}; smaller by point estimate "
+            f"(no verdict) on {lower}."
+        )
+    return " ".join(parts)
 
 
 def _anchors(summary: pd.DataFrame) -> str:
