@@ -9,6 +9,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from evalsci.audit import audit_inputs
@@ -221,6 +222,59 @@ def test_truthfulqa_mc_without_details_gets_the_exact_histogram(tmp_path):
     alone, _ = audit_inputs([tmp_path / src.name], t=5)
     for col in ("standard", "max_baseline", "p_standard", "p_max"):
         assert alone[col].iloc[0] == pytest.approx(with_details[col].iloc[0], rel=1e-12)
+
+
+# lighteval 0.9.2's own truthfulqa:mc with its DummyModel, all 817 questions
+# (make/run_truthfulqa_092.py; PROVENANCE.md): the layout lighteval wrote up to 0.9
+OLD = FIX / "out_truthfulqa_092"
+
+
+def _poisson_binomial_tails(options: list[int], k: int) -> tuple[float, float]:
+    """(P(X >= k), P(X <= k)) for X the number right of one uniform guesser over items with
+    these numbers of options: the pmf by convolving the items one by one (numpy floats)."""
+    pmf = np.array([1.0])
+    for m in options:
+        pmf = np.convolve(pmf, [1 - 1 / m, 1 / m])
+    return float(pmf[k:].sum()), float(pmf[: k + 1].sum())
+
+
+@pytest.mark.parametrize("details", [True, False])
+def test_old_lighteval_truthfulqa_mc1_is_read_by_default(tmp_path, details):
+    """Issue 45: the results file of lighteval 0.9 (metrics under `metric`, category "8")
+    with its flat details (`specifics.len_mc1`), audited with no --metric: truthfulqa_mc1 over
+    817 questions, its count and options as the files give them (read here with plain json and
+    pyarrow), its p-values those of the Poisson-binomial those options imply; without the
+    details, n from lighteval's stderr and the options from the option-count table's histogram
+    give the same row."""
+    import pyarrow.parquet as pq
+
+    (src,) = (OLD / "results" / "dummy").glob("results_*.json")
+    obj = json.loads(src.read_text())
+    assert obj["config_tasks"]["leaderboard|truthfulqa:mc"]["metric"][0]["category"] == "8"
+    reported = obj["results"]["leaderboard|truthfulqa:mc|0"]["truthfulqa_mc1"]
+    (parquet,) = (OLD / "details" / "dummy").glob("*/details_*.parquet")
+    rows = pq.read_table(parquet, columns=["metrics", "specifics"]).to_pylist()
+    right = sum(bool(r["metrics"]["truthfulqa_mc1"]) for r in rows)
+    options = [r["specifics"]["len_mc1"] for r in rows]
+    assert len(rows) == 817 and right / 817 == pytest.approx(reported, rel=1e-12)
+    if not details:
+        shutil.copy(src, tmp_path / src.name)
+        src = tmp_path / src.name
+    judged, skipped = audit_inputs([src], t=1)
+    assert skipped == []
+    (row,) = judged.to_dict("records")
+    assert (row["task"], row["metric"], row["n"]) == (
+        "leaderboard|truthfulqa:mc|0",
+        "truthfulqa_mc1",
+        817,
+    )
+    assert row["accuracy"] == pytest.approx(right / 817, rel=1e-12)
+    assert json.loads(row["choices"]) == {str(k): v for k, v in sorted(Counter(options).items())}
+    assert row["derived"] is (not details)
+    upper, lower = _poisson_binomial_tails(options, right)
+    assert row["p_standard"] == pytest.approx(upper, rel=1e-9)
+    assert row["p_below"] == pytest.approx(lower, rel=1e-9)
+    assert row["standard"] == pytest.approx(np.mean([1 / m for m in options]), rel=1e-12)
 
 
 @pytest.mark.parametrize("details", [True, False])

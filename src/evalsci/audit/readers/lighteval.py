@@ -320,11 +320,14 @@ def _from_details(details: Path, metric: str, task: str):
         if not isinstance(opts, list):
             raise AuditInputError(f"{at}: key 'doc.choices' missing or not a list")
         if metric in MC1:  # scored over the first len_mc1 choices only (the mc1 answers)
-            k = (doc.get("specific") or {}).get("len_mc1")
+            # `doc.specific` since lighteval 0.10; the flat details of 0.9 and earlier call
+            # the column `specifics`
+            k = (doc.get("specific") or doc.get("specifics") or {}).get("len_mc1")
             if not isinstance(k, int) or not 2 <= k <= len(opts):
                 raise AuditInputError(
-                    f"{at}: metric {metric!r} needs doc.specific.len_mc1 (the question's mc1 "
-                    f"answers among its {len(opts)} choices), got {k!r}"
+                    f"{at}: metric {metric!r} needs doc.specific.len_mc1 (specifics.len_mc1 in "
+                    f"lighteval 0.9's details: the question's mc1 answers among its "
+                    f"{len(opts)} choices), got {k!r}"
                 )
             opts = opts[:k]
         if len(opts) < 2:
