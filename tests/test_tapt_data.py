@@ -119,6 +119,63 @@ def test_bad_files_fail_naming_them(tmp_path):
         data.parse_path(tmp_path / "x.csv")
 
 
+def test_the_two_readers_give_the_same_table(mirror, acc):
+    """load_accuracies checks and parses every file at once where all pass (pyarrow), and
+    reads file by file (pandas) only to name what fails: both give the same table, to the
+    byte of its CSV, on all 600 released files."""
+    files = data.released_files(mirror / BUNDLE)
+    at_once = data._read_all_at_once(files, released=True)
+    assert at_once is not None, "the released files took the file-by-file path"
+    one_by_one = pd.concat(data._read_one_by_one(files, released=True), ignore_index=True)
+    pd.testing.assert_frame_equal(at_once, one_by_one)
+    assert acc.to_csv(index=False) == (
+        one_by_one.sort_values(["family", "m", "n", "lm", "dataset", "subsample"], kind="stable")
+        .reset_index(drop=True)[acc.columns]
+        .to_csv(index=False)
+    )
+
+
+@pytest.mark.parametrize(
+    ("cells", "rows", "message"),
+    [
+        ({"base": ""}, 100, "column 'base', row 7: "),
+        ({"test": "1.02"}, 100, "column 'test', row 7: "),
+        ({"num_classes": "2.5"}, 100, "column 'num_classes', row 7: "),
+        ({"extra": "abc"}, 100, "column 'extra', row 7: 'abc' is not a number"),
+        ({"base": "0.51"}, 100, "column 'base', row 7: n*accuracy is not a whole count"),
+        ({}, 99, "99 subsamples (rows), expected 100"),
+    ],
+)
+def test_a_bad_file_among_good_ones_is_named_with_its_row(tmp_path, cells, rows, message):
+    """One bad file among good released-layout ones (100 subsamples each for bert at n = 50)
+    sends the load to the file-by-file reader, whose message names the file, the column and
+    the row."""
+    good = {
+        "base": "0.5",
+        "extra": "0.52",
+        "test": "0.54",
+        "majority": "0.3",
+        "num_classes": "4",
+        "majority_all": "0.25",
+    }
+    files = []
+    for dataset in ("ag_news", "trec", "yelp"):
+        path = tmp_path / f"m50/n50/bert/{dataset}/accuracies.csv"
+        path.parent.mkdir(parents=True)
+        lines = [",".join(good)]
+        for i in range(rows if dataset == "trec" else 100):
+            row = {**good, **cells} if dataset == "trec" and i == 6 else good
+            lines.append(",".join(row.values()))
+        path.write_text("\n".join(lines) + "\n")
+        files.append(path)
+    assert data._read_all_at_once(files, released=True) is None
+    with pytest.raises(data.AccuracyDataError) as err:
+        data.load_accuracies(files, released=True)
+    assert "trec/accuracies.csv" in str(err.value)
+    assert message in str(err.value)
+    assert len(data.load_accuracies([files[0], files[2]], released=True)) == 200
+
+
 def test_configuration_names():
     assert data.config_name("bert", 50, 200) == "m50_n200"
     assert data.config_name("gpt2-epochs-2", 100, 50) == "gpt2_epochs_2_m100_n50"

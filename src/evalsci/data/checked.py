@@ -23,7 +23,7 @@ class DataFileError(ValueError):
     """An input file is unreadable, or its content is not what the study expects."""
 
 
-def _verify(path: Path, error: type[Exception]) -> None:
+def verify_released(path: str | Path, error: type[Exception]) -> None:
     from evalsci.data.released import ReleasedDataError, verify_file
 
     try:
@@ -39,7 +39,7 @@ def read_csv(
     BadGzipFile/EOFError/zlib.error without one) and re-verifies released files."""
     path = Path(path)
     if verify:
-        _verify(path, error)
+        verify_released(path, error)
     try:
         return pd.read_csv(path, **kwargs)
     except Exception as e:  # noqa: BLE001 - any reader failure gets the file name
@@ -50,7 +50,7 @@ def read_json(path: str | Path, error: type[Exception] = DataFileError, verify: 
     """json.loads of a file, naming the file on any failure."""
     path = Path(path)
     if verify:
-        _verify(path, error)
+        verify_released(path, error)
     try:
         return json.loads(path.read_text())
     except Exception as e:  # noqa: BLE001
