@@ -277,6 +277,30 @@ def test_old_lighteval_truthfulqa_mc1_is_read_by_default(tmp_path, details):
     assert row["standard"] == pytest.approx(np.mean([1 / m for m in options]), rel=1e-12)
 
 
+def test_an_old_custom_metric_is_skipped_naming_the_metric_that_reads_it(capsys):
+    """A real lighteval 0.9.2 file whose task is scored by a custom metric (`choice_acc`,
+    category "8"; make/run_custom_metric_092.py): not read by default, the reason naming
+    `--metric choice_acc`, exit 3 (nothing to audit); with it, read from the details: each
+    document's choices its options, its 0/1 scores the outcomes (read here with pyarrow)."""
+    import pyarrow.parquet as pq
+
+    from evalsci.cli import main
+
+    out = FIX / "out_custom_metric_092"
+    (src,) = (out / "results" / "dummy").glob("results_*.json")
+    results, (s,) = lighteval.read(src)
+    assert results == [] and s.task == "community|arith12_choice|0"
+    assert "--metric choice_acc reads it" in s.reason and s.reason.count("--metric") == 1
+    assert main(["audit", str(out)]) == 3
+    assert "--metric choice_acc reads it" in capsys.readouterr().err
+    (parquet,) = (out / "details" / "dummy").glob("*/details_*.parquet")
+    rows = pq.read_table(parquet, columns=["choices", "metrics"]).to_pylist()
+    (r,), _ = lighteval.read(src, metric="choice_acc")
+    assert (r.n, r.correct) == (12, sum(int(x["metrics"]["choice_acc"]) for x in rows))
+    assert r.labels == dict(sorted(Counter(len(x["choices"]) for x in rows).items()))
+    assert r.labels == {2: 3, 3: 3, 4: 3, 5: 3}
+
+
 @pytest.mark.parametrize("details", [True, False])
 def test_truthfulqa_mc2_is_no_accuracy(tmp_path, details):
     src = results_file("out_truthfulqa", "rule-alpha")

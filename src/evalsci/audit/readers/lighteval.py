@@ -116,6 +116,16 @@ def details_file(path: Path, model: str, task: str) -> Path | None:
     return None
 
 
+def _config_of(configs: dict, task: str):
+    """A results key's entry of `config_tasks`: under the same key, or (lighteval 0.9 and
+    earlier: `leaderboard|truthfulqa:mc` beside the result `leaderboard|truthfulqa:mc|0`)
+    under the key without its shots."""
+    if task in configs:
+        return configs[task]
+    head, _, shots = task.rpartition("|")
+    return configs.get(head, {}) if shots.isdigit() else {}
+
+
 def _metric_names(cfg: dict, where: str) -> list[tuple[str, str | None]]:
     """[(metric name, category)] of one task's config (category None in old files)."""
     out = []
@@ -151,7 +161,7 @@ def read(path: str | Path, metric: str | None = None) -> tuple[list[Result], lis
         at = f"{path}: results.{task}"
         if not isinstance(entry, dict):
             raise AuditInputError(f"{at}: expected an object of metric values")
-        cfg = configs.get(task) or {}
+        cfg = _config_of(configs, task)
         if not isinstance(cfg, dict):
             raise AuditInputError(f"{path}: config_tasks.{task}: expected an object")
         names = _metric_names(cfg, f"{path}: config_tasks.{task}")
@@ -240,7 +250,8 @@ def _generative_hint(path: Path, model: str, task: str, entry: dict, names: list
     if details is None:
         return ""
     for name, category in names:
-        if category == MC_CATEGORY or name not in entry:
+        # a number (lighteval <= 0.9) is no sign of generation: _custom_hint named the metric
+        if category == MC_CATEGORY or str(category).isdigit() or name not in entry:
             continue
         if isinstance(_from_details(details, name, task), tuple):
             return (
@@ -273,7 +284,9 @@ def _pick_metric(entry: dict, names: list, metric: str | None, letters: set = fr
             return k
     custom = [k for k in have if k not in categories or categories[k] not in MC_CATEGORIES]
     hint = _custom_hint(entry, custom)
-    if any(c is not None for c in categories.values()):
+    # a category by name says what the metric is scored from; a number (lighteval <= 0.9)
+    # says nothing the audit relies on
+    if any(c is not None and not str(c).isdigit() for c in categories.values()):
         cats = sorted({str(c) for c in categories.values()})
         why = f"metrics {have} are {cats}, not scored from log-probabilities over options"
         return f"skip:{why}{hint}"
