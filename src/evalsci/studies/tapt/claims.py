@@ -371,21 +371,7 @@ def _sections_5_7(led: _Ledger, tl: pd.DataFrame, acc: pd.DataFrame) -> None:
         artefact="tapt.task_level",
     )
     ref_sign = conc["task_bias_sign"]
-    n_pos, n_neg = int((tl["bias"] > 0).sum()), int((tl["bias"] < 0).sum())
-    led.add(
-        "s7-task-bias-positive",
-        ours=str(n_pos),
-        uncertainty=EXACT,
-        judged=judge(n_pos, ref_sign["positive"]),
-        artefact="tapt.task_level",
-    )
-    led.add(
-        "s7-task-bias-negative",
-        ours=f"{n_neg} ({int((tl['bias'] == 0).sum())} exactly 0)",
-        uncertainty=EXACT,
-        judged=judge(n_neg, ref_sign["negative"]),
-        artefact="tapt.task_level",
-    )
+    _sign_counts(led, "s7-task-bias", tl["bias"], ref_sign, "tapt.task_level")
     top = float(tl["bias"].abs().max())
     led.add(
         "s7-task-bias-max",
@@ -608,31 +594,34 @@ def _section8(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
     )
 
 
+def _sign_counts(led: _Ledger, prefix: str, values, ref, artefact: str, cause=None) -> None:
+    """Claims `<prefix>-positive` and `<prefix>-negative`: how many of `values` are above and
+    below 0 (exact counts; `ref` holds the paper's "positive" and "negative"; `cause`: the
+    tested cause of a difference in the negative count)."""
+    n_pos, n_neg = int((values > 0).sum()), int((values < 0).sum())
+    led.add(
+        f"{prefix}-positive",
+        ours=str(n_pos),
+        uncertainty=EXACT,
+        judged=judge(n_pos, ref["positive"]),
+        artefact=artefact,
+    )
+    led.add(
+        f"{prefix}-negative",
+        ours=f"{n_neg} ({int((values == 0).sum())} exactly 0)",
+        uncertainty=EXACT,
+        judged=judge(n_neg, ref["negative"], cause=cause),
+        artefact=artefact,
+    )
+
+
 # ------------------------------------------------------------------------------ Section 9
 def _section9(led: _Ledger, tests: pd.DataFrame, acc: pd.DataFrame) -> None:
     zs = reference.load(STUDY)["conclusions"]["zero_shot_tasks"]
     z = _seeded(tests, [zs["config"]], "bias", "greater")
     if z.empty:
         return
-    n_pos, n_neg, n_zero = (
-        int((z["mean_diff"] > 0).sum()),
-        int((z["mean_diff"] < 0).sum()),
-        int((z["mean_diff"] == 0).sum()),
-    )
-    led.add(
-        "s9-positive",
-        ours=str(n_pos),
-        uncertainty=EXACT,
-        judged=judge(n_pos, zs["positive"]),
-        artefact="tapt.permutation",
-    )
-    led.add(
-        "s9-negative",
-        ours=f"{n_neg} ({n_zero} exactly 0)",
-        uncertainty=EXACT,
-        judged=judge(n_neg, zs["negative"], cause=SECTION9_CAUSE),
-        artefact="tapt.permutation",
-    )
+    _sign_counts(led, "s9", z["mean_diff"], zs, "tapt.permutation", SECTION9_CAUSE)
     tails = spread.task_tails(acc[acc["config"] == zs["config"]], "bias")
     ours = float(spread.bh_min(z["p_value"].to_numpy())[0])
     draws = spread.bh_min_draws(tails, "greater", PAPER_RESAMPLES, SEED_DRAWS, seed=[9])
