@@ -34,7 +34,12 @@ Its interval is split-conformal over models (Vovk et al. 2005; Lei et al. 2018, 
 calibration set): each of K known models is held out in turn, the assessor refitted on the
 others and the held-out model's accuracy estimated from its reference outcomes (for the stack
 and the blend with weights chosen on the other calibration models); the half-width
-is the ceil((K + 1)(1 - alpha))-th smallest |true - estimate| of the task. If that rank
+is the ceil((K + 1)(1 - alpha))-th smallest |true - estimate| of the task, or, where larger,
+the same quantile over the 9 calibration models nearest the new model in distance from the ends
+of the known range (`extremeness`, `local_rank`; calibration always holds the
+CALIBRATION_EXTREMES weakest and strongest known models). Near and beyond the ends the estimate
+moves towards one anchored to the model's own overall reference mean (`placement`, `anchor`,
+`anchor_gain`; issue 44, docs/notes/reference.md). If that rank
 exceeds K (too few known models), the interval is [0, 1], said in the `note` column.
 Coverage holds for a new model exchangeable with the known ones; the references were chosen
 with the calibration models in, so it is somewhat optimistic (tested on real data:
@@ -387,8 +392,8 @@ def _reference_inputs(m: Matrix, reference: pd.DataFrame, new: dict):
 
 
 def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
-    """(weights tasks x C, calibration residuals K x tasks, the calibration models' estimates
-    K x tasks (each without the model), notes) of `estimator` from the
+    """(weights tasks x C, the calibration models' estimates K x tasks (each without the
+    model), notes) of `estimator` from the
     calibration models' component estimates `comps` (K x tasks x C, `COMPONENTS` order: the
     reference mean, the assessor, [p-IRT]) and true accuracies t (K x tasks)."""
     k, n_tasks, n_comp = comps.shape
@@ -415,7 +420,7 @@ def _weigh(estimator: str, comps: np.ndarray, t_cal: np.ndarray):
         for i in range(k):
             wi = stack_weights(np.delete(comps, i, axis=0), np.delete(t_cal, i, axis=0))
             est[i] = (comps[i] * wi).sum(axis=1)
-    return w, np.abs(t_cal - est), est, notes
+    return w, est, notes
 
 
 # Where a new model's overall reference mean lies among the known models' (`placement`): the
@@ -498,8 +503,8 @@ def local_rank(k: int, alpha: float) -> tuple[int, int]:
 
 
 def _half_widths(resid: np.ndarray, rank: int) -> np.ndarray:
-    """Per task, the rank-th smallest calibration residual (split-conformal); inf where rank
-    exceeds the calibration models (the interval is then [0, 1])."""
+    """Per task, the rank-th smallest of the calibration models' residuals `resid` (K x tasks;
+    split-conformal); inf where rank exceeds K (the interval is then [0, 1])."""
     k = len(resid)
     return np.sort(resid, axis=0)[rank - 1] if rank <= k else np.full(resid.shape[1], np.inf)
 
@@ -676,7 +681,7 @@ def predict_new(
         y, ref, w, groups, cal, use_irt, rng, max_rows, seed, (tasks, ref_tasks, names)
     )
     k = len(comps)
-    weights, _, est_cal, more = _weigh(estimator, comps, t_cal)
+    weights, est_cal, more = _weigh(estimator, comps, t_cal)
     notes += more
     rank = math.ceil((k + 1) * (1 - alpha))
     sizes = np.array([(tasks == t).sum() for t in names], dtype=np.float64)
