@@ -19,6 +19,7 @@ import numpy as np
 
 from evalsci.stats.bayes import DiagnosticsError, Thresholds
 
+from .grid import Grid, GridDensity, natural_grid, parametrise_grid, starts_grid
 from .model import Cells, Density, natural, parametrise, starts
 
 
@@ -38,22 +39,27 @@ class FitSettings:
 
 @dataclass
 class Fit:
-    cells: Cells
-    post: dict  # natural parameters and effects, each (chain, draw[, task])
+    cells: Cells | Grid
+    post: dict  # natural parameters and effects, each (chain, draw[, level])
     diagnostics: dict  # name -> (r_hat, ess_bulk)
     divergences: int
     seconds: float
     settings: FitSettings
     leapfrog_steps: int
+    divergent: np.ndarray | None = None  # (chain, draw) bool
 
 
 def _diagnose(post: dict, tasks) -> dict[str, tuple[float, float]]:
     import arviz as az
 
     out = {}
-    for name in ("beta", "mu", "sigma_U", "sigma_W", "effect_points"):
+    names = ("beta", "mu", "sigma_U", "sigma_W", "sigma_V", "effect_points")
+    for name in [n for n in names if n in post]:
         arr = post[name]
         out[name] = (float(az.rhat(arr)), float(az.ess(arr, method="bulk")))
+    for d in range(post["alpha"].shape[-1] if "alpha" in post else 0):
+        arr = post["alpha"][..., d]
+        out[f"alpha[{d}]"] = (float(az.rhat(arr)), float(az.ess(arr, method="bulk")))
     for j, task in enumerate(tasks):
         arr = post["theta"][..., j]
         out[f"theta[{task}]"] = (float(az.rhat(arr)), float(az.ess(arr, method="bulk")))
@@ -79,8 +85,13 @@ def problems(fit: Fit) -> list[str]:
     return out
 
 
-def sample_cells(cells: Cells, settings: FitSettings) -> Fit:
-    """One NUTS run of the model on `cells` (no checks)."""
+def sample_cells(
+    cells: Cells | Grid, settings: FitSettings, *, noncentred_contrast: bool = False
+) -> Fit:
+    """One NUTS run of the model on `cells` (no checks): `Cells`, two systems on J tasks
+    (evalsci.compare.model, the CLI's case), or a `Grid` with LM types, subsamples and either
+    model variant (evalsci.compare.grid, the tapt study's fits). `noncentred_contrast`: every
+    task's contrast non-centred (a Grid only; else `parametrise`'s choice per task)."""
     from evalsci.stats.nuts import sample
 
     if len(cells.tasks) < 2:
@@ -88,18 +99,32 @@ def sample_cells(cells: Cells, settings: FitSettings) -> Fit:
             "the hierarchical model needs at least 2 tasks (one task gives no spread across "
             f"tasks to estimate); got {len(cells.tasks)}: use the exact test alone"
         )
-    density = Density(cells, *parametrise(cells))
+    if isinstance(cells, Grid):
+        centred_m, centred_c = parametrise_grid(cells)
+        if noncentred_contrast:
+            centred_c = np.zeros_like(centred_c)
+        density = GridDensity(cells, centred_m, centred_c)
+        x0 = starts_grid(density, settings.chains, settings.seed)
+    else:
+        if noncentred_contrast:
+            raise ValueError("noncentred_contrast applies to a Grid only")
+        density = Density(cells, *parametrise(cells))
+        x0 = starts(density, settings.chains, settings.seed)
     start = time.perf_counter()
     res = sample(
         density,
-        starts(density, settings.chains, settings.seed),
+        x0,
         draws=settings.draws,
         tune=settings.tune,
         seed=settings.seed,
         target_accept=settings.target_accept,
     )
     seconds = time.perf_counter() - start
-    post = natural(density, res.draws)
+    post = (
+        natural(density, res.draws)
+        if isinstance(cells, Cells)
+        else natural_grid(density, res.draws)
+    )
     return Fit(
         cells,
         post,
@@ -108,6 +133,7 @@ def sample_cells(cells: Cells, settings: FitSettings) -> Fit:
         seconds,
         settings,
         int(res.n_steps.sum()),
+        res.divergent,
     )
 
 

@@ -27,7 +27,9 @@ from evalsci.stats.nutpie_compile import lean_callbacks
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("nutpie", "pymc", "numpyro", "blackjax")
+# "evalsci": evalsci.stats.nuts on a model that brings its own numpy density (its `fit`
+# ignores the other samplers' options), e.g. evalsci.studies.tapt.reparam.GridModel
+BACKENDS = ("nutpie", "pymc", "numpyro", "blackjax", "evalsci")
 
 
 class DiagnosticsError(RuntimeError):
@@ -133,6 +135,8 @@ def build_model(
 
 
 def _backend_kwargs(settings: SamplerSettings) -> dict:
+    if settings.backend == "evalsci":
+        return {}
     if settings.backend == "nutpie":
         kwargs = {"low_rank_modified_mass_matrix": settings.low_rank}
         if not settings.grad_mass_matrix:

@@ -43,7 +43,7 @@ class FitResult:
 
 
 def posterior_predictive_avg_diff(
-    model: reparam.ReparamModel, idata, comparison: str, seed: int
+    model: reparam.Layout, idata, comparison: str, seed: int
 ) -> np.ndarray:
     """Section 6.2: per posterior draw, the average of (Y_treat - Y_ctrl) / n over all
     (LM type, task, subsample). Returns an array of shape (chain, draw)."""
@@ -92,14 +92,18 @@ def fit_one(
     """Fit one configuration (acc has one `config`) and comparison with one model variant.
 
     `noncentred_contrast`: sample the task x treatment contrast non-centred
-    (`reparam.ReparamModel`; config `tapt.bayes.noncentred_contrast`)."""
+    (`reparam`; config `tapt.bayes.noncentred_contrast`). `settings.backend` "evalsci" samples
+    it with `evalsci compare`'s function (`reparam.GridModel`)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown model variant {variant!r}; choose one of {list(VARIANTS)}")
     config = acc["config"].iloc[0]
     label = f"{config}/{comparison}/{variant}"
     long = hierarchical.long_format(acc, comparison, counts)
-    model = reparam.ReparamModel(
-        long, task_treatment=VARIANTS[variant], noncentred_contrast=noncentred_contrast
+    model = reparam.model(
+        long,
+        settings.backend,
+        task_treatment=VARIANTS[variant],
+        noncentred_contrast=noncentred_contrast,
     )
     log.info(
         "%s: %d rows; %s (sampled as evalsci.studies.tapt.reparam)",

@@ -63,7 +63,9 @@ def resolve_on_failure(setting: str, recomputing: bool) -> str:
 # pinned. nutpie's sampler (Rust: nuts-rs, faer, pulp) and jax's XLA pick SIMD code by CPU at
 # run time, with no switch: their draws differ between CPUs (~1e-10 relative after 100 draws on
 # an emulated Nehalem), enough to move HDI bounds and tail probabilities.
-PORTABLE_BACKENDS = ("pymc",)
+# "evalsci" is evalsci.stats.nuts on the Section 6 model in numpy (evalsci.compare.grid, the
+# function `evalsci compare` calls): element-wise float64 numpy only, pinned likewise.
+PORTABLE_BACKENDS = ("pymc", "evalsci")
 
 
 class BackendConfigError(ValueError):
@@ -170,6 +172,12 @@ class Bayes:
             max_divergences=self.max_divergences,
         )
         return settings, thresholds
+
+    @property
+    def meta_backend(self) -> str:
+        """The sampler of Section 10's slice fits (evalsci.studies.tapt.meta): the Section 6
+        fits' one, except PyMC's NUTS for "evalsci", whose numpy model is Section 6's only."""
+        return "pymc" if self.backend == "evalsci" else self.backend
 
     def noncentred(self, comparison: str) -> bool:
         """Whether `comparison`'s fits sample the task x treatment contrast non-centred

@@ -89,7 +89,7 @@ def recovery(
         rng = np.random.default_rng(np.random.SeedSequence([seed, k]))
         sim = simulate_counts(d, beta=beta, rng=rng)
         # sigma_W = 0.02 below (as in the bias comparisons): the contrast sampled non-centred
-        model = reparam.ReparamModel(sim, task_treatment=True, noncentred_contrast=True)
+        model = reparam.model(sim, settings.backend, task_treatment=True, noncentred_contrast=True)
         label = "method[treatment]"
         # the same checks (and refits with more draws) as the fits to the released data
         idata = bayes.fit_checked(

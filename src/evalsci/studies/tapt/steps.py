@@ -261,7 +261,7 @@ def make_meta_slices(
         tune=settings.tune,
         workers=threads,
         counts=count_rule,
-        backend=bayes.backend,
+        backend=bayes.meta_backend,
         target_accept=settings.target_accept,
     )
     bad = out["divergences"] > bayes.max_divergences
