@@ -85,13 +85,11 @@ def problems(fit: Fit) -> list[str]:
     return out
 
 
-def sample_cells(
-    cells: Cells | Grid, settings: FitSettings, *, noncentred_contrast: bool = False
-) -> Fit:
+def sample_cells(cells: Cells | Grid, settings: FitSettings) -> Fit:
     """One NUTS run of the model on `cells` (no checks): `Cells`, two systems on J tasks
     (evalsci.compare.model, the CLI's case), or a `Grid` with LM types, subsamples and either
-    model variant (evalsci.compare.grid, the tapt study's fits). `noncentred_contrast`: every
-    task's contrast non-centred (a Grid only; else `parametrise`'s choice per task)."""
+    model variant (evalsci.compare.grid, the tapt study's fits); each task's coordinates
+    (centred or not) by `parametrise`'s rule."""
     from evalsci.stats.nuts import sample
 
     if len(cells.tasks) < 2:
@@ -100,14 +98,9 @@ def sample_cells(
             f"tasks to estimate); got {len(cells.tasks)}: use the exact test alone"
         )
     if isinstance(cells, Grid):
-        centred_m, centred_c = parametrise_grid(cells)
-        if noncentred_contrast:
-            centred_c = np.zeros_like(centred_c)
-        density = GridDensity(cells, centred_m, centred_c)
+        density = GridDensity(cells, *parametrise_grid(cells))
         x0 = starts_grid(density, settings.chains, settings.seed)
     else:
-        if noncentred_contrast:
-            raise ValueError("noncentred_contrast applies to a Grid only")
         density = Density(cells, *parametrise(cells))
         x0 = starts(density, settings.chains, settings.seed)
     start = time.perf_counter()

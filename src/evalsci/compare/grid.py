@@ -255,8 +255,13 @@ class GridDensity:
         if self.V:
             s_v = math.exp(x[self.i_v])
             q = K * float((vbar * vbar).sum()) + float((free * free).sum())
-            lp += -0.5 * q / s_v**2 - J * K * math.log(s_v) - 0.5 * (s_v / pri.sigma_v) ** 2
-            g[self.i_v] = s_v * (q / s_v**3 - J * K / s_v - s_v / pri.sigma_v**2)
+            lp += (
+                -0.5 * q / s_v**2
+                - J * K * math.log(s_v)
+                - 0.5 * (s_v / pri.sigma_v) ** 2
+                + float(x[self.i_v])
+            )
+            g[self.i_v] = s_v * (q / s_v**3 - J * K / s_v - s_v / pri.sigma_v**2) + 1.0
             g[self.s_vbar] = dm / tau_m**2 + ncm * g_s - K * vbar / s_v**2
             g_d = r_jkl.sum(axis=2)  # (J, K)
             g[self.s_d] = (_zero_sum_adjoint(g_d) - free / s_v**2).ravel()
