@@ -2,7 +2,7 @@
 
     EVALSCI_MIRROR=../shared/released .venv/bin/python benchmarks/bayes_fit.py \
         [--config m100_n500] [--comparisons bias boost] [--cores 2] [--not-portable] \
-        [--model compare|tapt|both] [--smoke]
+        [--model compare|tapt|both] [--backend evalsci|pymc|nutpie] [--smoke]
 
 Two models (`--model`, default both):
 - "compare": the model of `evalsci compare` (evalsci.compare.model: the Section 6 model with
@@ -22,7 +22,8 @@ model, priors, data and seed are fitted twice:
 - "ours": the workflow's own checked fit, `evalsci.studies.tapt.posteriors.fit_one` with
   the resolved config `tapt.bayes` (its backend as the workflow resolves it: PyMC's NUTS under portable
   arithmetic, the default, whose pins this script sets as the workflow does; nutpie with
-  `--not-portable`; task effects centred, the comparison's mass matrix
+  `--not-portable`; `--backend evalsci`: `evalsci compare`'s function on the whole model,
+  evalsci.studies.tapt.reparam.GridModel; task effects centred, the comparison's mass matrix
   adaptation from `tapt.bayes.variance_mass_matrix`, the convergence checks, and a refit with twice the draws when a
   check fails, so any refit is inside the timed call).
 Each time is the whole call (model build and compilation included; PyMC reuses pytensor's
@@ -72,6 +73,11 @@ def main() -> None:
     ap.add_argument("--model", choices=("compare", "tapt", "both"), default="both")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument(
+        "--backend",
+        choices=("evalsci", "pymc", "nutpie"),
+        help="tapt.bayes.backend of 'ours' in the tapt model (default: as the config resolves it)",
+    )
+    ap.add_argument(
         "--not-portable",
         action="store_true",
         help="portable: false (nutpie for 'ours', no kernel pins); default: config.yaml's portable",
@@ -110,7 +116,10 @@ def main() -> None:
         compare_model(acc, args)
     if args.model == "compare":
         return
-    bayes_cfg = Bayes.from_config(full_cfg["tapt"]["bayes"], portable=portable, recompute=False)
+    section = dict(full_cfg["tapt"]["bayes"])
+    if args.backend:
+        section["backend"] = args.backend
+    bayes_cfg = Bayes.from_config(section, portable=portable, recompute=False)
     print(f"portable: {portable}; ours: {bayes_cfg.backend}")
 
     ratios = {}

@@ -1,4 +1,5 @@
-"""`evalsci compare`'s sampler (evalsci.stats.nuts on evalsci.compare.model) gives the same
+"""`evalsci compare`'s sampler (evalsci.stats.nuts on evalsci.compare.model, and on
+evalsci.compare.grid: the tapt study's backend "evalsci") gives the same
 draws, bit for bit, natively and on emulated Nehalem (SSE4.2) and Haswell (AVX2 + FMA) CPUs
 under the portable pins (docs/reproducibility.md; qemu-user through tests/emulated_cpu.py).
 
@@ -37,6 +38,16 @@ cells = Cells(tuple(f"t{j}" for j in range(J)), n, rng.binomial(n, p_a), n, rng.
 cm, cc = parametrise(cells)
 assert cm.any() and (~cc).any(), (cm, cc)
 fit = sample_cells(cells, FitSettings(chains=2, draws=60, tune=60))
+h = hashlib.sha256()
+for k in sorted(fit.post):
+    h.update(np.ascontiguousarray(fit.post[k]).tobytes())
+print(h.hexdigest(), fit.leapfrog_steps)
+# the tapt study's model through the same function (backend evalsci): 2 LM types, subsamples
+from evalsci.compare.grid import Grid
+n = rng.integers(30, 200, (2, 6, 3, 2))
+y = rng.binomial(n, 1 / (1 + np.exp(-rng.normal(0.5, 0.8, (1, 6, 1, 1)))))
+grid = Grid(tuple("abcdef"), ("bert", "gpt2"), ("0", "1", "2"), y, n)
+fit = sample_cells(grid, FitSettings(chains=2, draws=40, tune=60))
 h = hashlib.sha256()
 for k in sorted(fit.post):
     h.update(np.ascontiguousarray(fit.post[k]).tobytes())

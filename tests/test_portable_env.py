@@ -68,6 +68,8 @@ def test_tapt_fits_use_a_pinned_sampler_under_portable_arithmetic():
     assert resolve_backend(cfg, portable=False) == "nutpie"
     assert resolve_backend({**cfg, "backend": "nutpie"}, portable=False) == "nutpie"
     assert resolve_backend({**cfg, "backend": "pymc"}, portable=False) == "pymc"
+    # evalsci.stats.nuts on evalsci.compare.grid: numpy only (tests/test_compare_portable.py)
+    assert resolve_backend({**cfg, "backend": "evalsci"}, portable=True) == "evalsci"
     for backend in ("nutpie", "numpyro", "blackjax"):
         with pytest.raises(BackendConfigError, match=r"tapt\.bayes\.backend.*portable: false"):
             resolve_backend({**cfg, "backend": backend}, portable=True)
