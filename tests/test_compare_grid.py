@@ -22,10 +22,10 @@ from evalsci.compare.model import Cells, Density, starts
 
 pytest.importorskip("bambi")
 
-from test_tapt_reparam import _bambi_logp, _data, _natural_point  # noqa: E402
+from test_tapt_reparam import DESIGNS, _bambi_logp, _bambi_natural, _data, _natural_point  # noqa: E402
 
 from evalsci.stats import bayes  # noqa: E402
-from evalsci.studies.tapt import hierarchical, reparam  # noqa: E402
+from evalsci.studies.tapt import reparam  # noqa: E402
 
 
 def _random_grid(rng, L=2, J=5, K=4, task_treatment=True):
@@ -132,27 +132,11 @@ def _grid_point(model: reparam.GridModel, d: GridDensity, point) -> tuple[np.nda
     return x, extra
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        dict(n_lms=2, task_treatment=True),
-        dict(n_lms=2, task_treatment=False),
-        dict(n_lms=1, task_treatment=True),
-        dict(n_lms=2, task_treatment=True, drop_one=True),
-        dict(n_lms=1, task_treatment=False, drop_one=True),
-    ],
-)
+@pytest.mark.parametrize("case", DESIGNS)
 def test_log_density_equals_bambis_up_to_a_constant(case):
-    d_rows = _data(n_lms=case["n_lms"], drop_one=case.get("drop_one", False))
+    d_rows, ref = _bambi_natural(case)
     tt = case["task_treatment"]
     n_lms = d_rows["lm_type"].nunique()
-    ref = bayes.build_model(
-        hierarchical.formula(n_lms, tt),
-        d_rows,
-        hierarchical.priors(n_lms, tt),
-        family="binomial",
-        noncentered=False,
-    )
     ours = reparam.GridModel(d_rows, task_treatment=tt)
     # the study's priors reach the grid (HalfNormal(3.5355) for sigma_W with two LM types)
     assert ours.grid.priors == Priors(

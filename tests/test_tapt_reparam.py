@@ -115,23 +115,23 @@ def _reparam_logp(model: reparam.ReparamModel, values):
     return float(logp(point))
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        dict(n_lms=2, task_treatment=True),
-        dict(n_lms=2, task_treatment=False),
-        dict(n_lms=1, task_treatment=True),
-        dict(n_lms=2, task_treatment=True, drop_one=True),
-        dict(n_lms=1, task_treatment=False, drop_one=True),
-        dict(n_lms=2, task_treatment=True, noncentred=True),
-        dict(n_lms=1, task_treatment=True, noncentred=True, drop_one=True),
-    ],
-)
-def test_log_density_equals_bambis_up_to_a_constant(case):
+# both model variants, one and two LM types, a task missing a subsample (also used by
+# tests/test_compare_grid.py)
+DESIGNS = [
+    dict(n_lms=2, task_treatment=True),
+    dict(n_lms=2, task_treatment=False),
+    dict(n_lms=1, task_treatment=True),
+    dict(n_lms=2, task_treatment=True, drop_one=True),
+    dict(n_lms=1, task_treatment=False, drop_one=True),
+]
+
+
+def _bambi_natural(case):
+    """(rows, bambi's model in its natural (centred) coordinates: the density of the
+    parameters themselves) of one of DESIGNS."""
     d = _data(n_lms=case["n_lms"], drop_one=case.get("drop_one", False))
     tt = case["task_treatment"]
     n_lms = d["lm_type"].nunique()
-    # bambi in its natural (centred) coordinates: the density of the parameters themselves
     ref = bayes.build_model(
         hierarchical.formula(n_lms, tt),
         d,
@@ -139,6 +139,20 @@ def test_log_density_equals_bambis_up_to_a_constant(case):
         family="binomial",
         noncentered=False,
     )
+    return d, ref
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        *DESIGNS,
+        dict(n_lms=2, task_treatment=True, noncentred=True),
+        dict(n_lms=1, task_treatment=True, noncentred=True, drop_one=True),
+    ],
+)
+def test_log_density_equals_bambis_up_to_a_constant(case):
+    d, ref = _bambi_natural(case)
+    tt = case["task_treatment"]
     nc = case.get("noncentred", False)
     ours = reparam.ReparamModel(d, task_treatment=tt, noncentred_contrast=nc)
     assert ours.split_v == (not case.get("drop_one", False))
