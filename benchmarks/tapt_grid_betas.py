@@ -13,7 +13,7 @@ recorded paper-scale run rendered in docs/tapt.md (block tapt_paper_beta_posteri
 NUTS on the reparametrised bambi model; beta's posterior mean and 89% HDI to 3 decimals).
 Printed per fit: ours (mean, sd, 89% HDI, bulk ESS, divergences, draws per chain, checks,
 CPU-s) beside the reference, and whether our posterior mean lies inside the reference's 89%
-HDI; last line `within: <k> of <n>`. `--smoke`: m100_n500 bias with 2 chains x 100 draws after 100, no refit.
+HDI; last line `within: <k> of <n>`. `--smoke`: m100_n500 bias with 2 chains x 100 draws after 100, no refit, checks relaxed.
 """
 
 from __future__ import annotations
@@ -74,8 +74,11 @@ def main() -> None:
         acc = acc_all[acc_all["config"] == config]
         for comparison in args.comparisons:
             settings, thresholds = bayes.sampler(1, comparison)
-            if args.smoke:
+            if args.smoke:  # the wiring, not convergence: 200 draws cannot pass the checks
                 settings = dataclasses.replace(settings, chains=2, draws=100, tune=100)
+                thresholds = dataclasses.replace(
+                    thresholds, max_r_hat=10, max_r_hat_nuisance=10, min_ess_bulk=0
+                )
             cpu = time.process_time()
             r = posteriors.fit_one(
                 acc,
