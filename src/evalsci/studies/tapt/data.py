@@ -101,8 +101,7 @@ def read_accuracy_file(path: str | Path, n: int, rows: int | None = None) -> pd.
     for col in _PROBABILITIES:
         df[col] = numeric(df, col, path, lo=0, hi=1, error=err)
     df["num_classes"] = numeric(df, "num_classes", path, lo=2, integer=True, error=err).astype(int)
-    counts = df[list(ACCURACY_METHODS)].to_numpy(float) * n
-    off = np.abs(counts - np.round(counts)) > 1e-6
+    off = _not_whole(df[list(ACCURACY_METHODS)].to_numpy(float) * n)
     if off.any():
         i, j = map(int, np.argwhere(off)[0])
         raise err(
@@ -110,6 +109,11 @@ def read_accuracy_file(path: str | Path, n: int, rows: int | None = None) -> pd.
             f"whole count for n={n}"
         )
     return df
+
+
+def _not_whole(counts: np.ndarray) -> np.ndarray:
+    """Where n * accuracy is not a whole count (beyond float noise of 1e-6)."""
+    return np.abs(counts - np.round(counts)) > 1e-6
 
 
 def parse_path(path: str | Path) -> tuple[int, int, str, str]:
@@ -145,7 +149,8 @@ def _read_all_at_once(files: list[str | Path], released: bool) -> pd.DataFrame |
 
     from evalsci.data.checked import verify_released
 
-    tables, keys = [], []
+    tables, sizes = [], []
+    meta: dict[str, list] = {k: [] for k in ("config", "family", "m", "n", "lm", "dataset")}
     for path in files:
         m, n, lm, dataset = parse_path(path)
         verify_released(path, AccuracyDataError)
@@ -162,7 +167,10 @@ def _read_all_at_once(files: list[str | Path], released: bool) -> pd.DataFrame |
         if rows is not None and t.num_rows != rows:
             return None
         tables.append(t.cast(pa.schema([(c, pa.float64()) for c in ACCURACY_COLUMNS])))
-        keys.append((config_name(lm, m, n), family_of(lm), m, n, lm, dataset, t.num_rows))
+        row = (config_name(lm, m, n), family_of(lm), m, n, lm, dataset)
+        for k, v in zip(meta, row, strict=True):
+            meta[k].append(v)
+        sizes.append(t.num_rows)
     values = pa.concat_tables(tables)
     if any(col.null_count for col in values.columns):
         return None
@@ -172,16 +180,16 @@ def _read_all_at_once(files: list[str | Path], released: bool) -> pd.DataFrame |
     ok = ok and bool(
         ((x["num_classes"] >= 2) & (x["num_classes"] == np.floor(x["num_classes"]))).all()
     )
-    sizes = np.array([k[-1] for k in keys])
-    n_row = np.repeat(np.array([k[3] for k in keys], float), sizes)
-    counts = np.column_stack([x[c] for c in ACCURACY_METHODS]) * n_row[:, None]
-    if not (ok and (np.abs(counts - np.round(counts)) <= 1e-6).all()):
+    n_row = np.repeat(np.array(meta["n"], float), sizes)
+    if (
+        not ok
+        or _not_whole(np.column_stack([x[c] for c in ACCURACY_METHODS]) * n_row[:, None]).any()
+    ):
         return None
+    # strings stay Python objects (pandas then types them as the file-by-file reader does)
     out = {
-        name: np.repeat(
-            np.array([k[i] for k in keys], dtype=object if i in (0, 1, 4, 5) else np.int64), sizes
-        )
-        for i, name in enumerate(("config", "family", "m", "n", "lm", "dataset"))
+        k: np.repeat(np.array(v, dtype=object if isinstance(v[0], str) else np.int64), sizes)
+        for k, v in meta.items()
     }
     out["subsample"] = np.concatenate([np.arange(s) for s in sizes])
     for c in ACCURACY_COLUMNS:
