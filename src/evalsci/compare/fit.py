@@ -99,10 +99,10 @@ def sample_cells(cells: Cells | Grid, settings: FitSettings) -> Fit:
         )
     if isinstance(cells, Grid):
         density = GridDensity(cells, *parametrise_grid(cells))
-        x0 = starts_grid(density, settings.chains, settings.seed)
+        x0, to_natural = starts_grid(density, settings.chains, settings.seed), natural_grid
     else:
         density = Density(cells, *parametrise(cells))
-        x0 = starts(density, settings.chains, settings.seed)
+        x0, to_natural = starts(density, settings.chains, settings.seed), natural
     start = time.perf_counter()
     res = sample(
         density,
@@ -113,11 +113,7 @@ def sample_cells(cells: Cells | Grid, settings: FitSettings) -> Fit:
         target_accept=settings.target_accept,
     )
     seconds = time.perf_counter() - start
-    post = (
-        natural(density, res.draws)
-        if isinstance(cells, Cells)
-        else natural_grid(density, res.draws)
-    )
+    post = to_natural(density, res.draws)
     return Fit(
         cells,
         post,
