@@ -10,6 +10,7 @@ definitions (not as adjusted p-values), all on the real client output of tests/f
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from fractions import Fraction
@@ -46,16 +47,22 @@ def _exact_pmf(labels: dict) -> list[Fraction]:
 def independent_p(row) -> tuple[float, float, float]:
     """(p_standard, p_max, p_below) of one judged row, without evalsci."""
     n, t = int(row["n"]), int(row["t"])
-    c = round(row["accuracy"] * n)
-    if isinstance(row["choices"], str):  # mixed option counts: exact fractions
-        pmf = _exact_pmf(json.loads(row["choices"]))
+    return _independent_p(n, t, round(row["accuracy"] * n), row["choices"], row["choices_source"])
+
+
+# Cached: four tests judge the same rows, and the exact-fraction convolutions of the mixed
+# option counts took ~30 s a test.
+@functools.cache
+def _independent_p(n: int, t: int, c: int, choices, choices_source) -> tuple[float, float, float]:
+    if isinstance(choices, str):  # mixed option counts: exact fractions
+        pmf = _exact_pmf(json.loads(choices))
         upper, lower = sum(pmf[c:]), sum(pmf[: c + 1])
         below_c = sum(pmf[:c])  # F(c - 1)
         return float(upper), float(1 - below_c**t), float(lower)
-    p = 1 / int(row["choices"])
+    p = 1 / int(choices)
     # options known only as a range (docs/notes/audit.md, "Options per item unknown"): the tests
     # above chance at the least options (the row's choices), the test below at the most
-    span = re.match(r"options per item between (\d+) and (\d+)", str(row["choices_source"]))
+    span = re.match(r"options per item between (\d+) and (\d+)", str(choices_source))
     p_low = 1 / int(span[2]) if span else p
     with np.errstate(divide="ignore"):  # S = 1: log1p(-1) = -inf, and 1 - 0^t = 1
         return (
