@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +72,23 @@ def snakemake(
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+# The SmolLM2 checkpoint the workflow converts from its GGUF (rule lm_convert_smollm2, ~27
+# CPU-s): tests of what reads it start from a run's copy instead of converting again.
+SMOLLM2_MODEL = "resources/models/SmolLM2-135M-Instruct"
+
+
+def seed_outputs(source: Path, workdir: Path, *paths: str) -> None:
+    """Copy outputs of a finished run at `source` into `workdir`, with their times, so that
+    Snakemake takes them as built (older than nothing downstream) and does not rerun their
+    rules."""
+    for rel in paths:
+        if (source / rel).is_dir():
+            shutil.copytree(source / rel, workdir / rel, symlinks=True)
+        else:
+            (workdir / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / rel, workdir / rel)
 
 
 def table_hashes(workdir: Path, study: str) -> dict[str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import assert_same_tables, snakemake
+from conftest import SMOLLM2_MODEL, assert_same_tables, seed_outputs, snakemake
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow, pytest.mark.lm]
 TINY = Path(__file__).parent / "fixtures" / "mc_icl" / "tiny.yaml"
@@ -54,7 +54,10 @@ def test_mc_icl_targets(built, mirror):
 
 
 def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(built, tmp_path, mirror):
-    """Issue 17: the same tables, bit for bit, from a fresh workdir on 1 core (float32)."""
+    """Issue 17: the same tables, bit for bit, from a fresh workdir on 1 core (float32). The
+    workdir starts from the built run's converted model only (the conversion is numpy's
+    elementwise dequantisation, exact on any core count; it is the shared run's first job)."""
+    seed_outputs(built, tmp_path, SMOLLM2_MODEL)
     snakemake(
         tmp_path,
         "mc_icl_figure1",
@@ -84,7 +87,9 @@ def conclusions(summary: pd.DataFrame) -> pd.DataFrame:
 def test_conclusions_hold_without_portable_arithmetic(built, tmp_path, mirror):
     """`portable: false` lets torch use this CPU's fastest kernels (AVX2/AVX-512) instead of
     the portable baseline ones: float32 log-likelihoods then differ in the last bits.
-    Predictions, and so accuracies and the conclusions, must not (docs/reproducibility.md)."""
+    Predictions, and so accuracies and the conclusions, must not (docs/reproducibility.md).
+    The converted model is the built run's (it is numpy, not torch)."""
+    seed_outputs(built, tmp_path, SMOLLM2_MODEL)
     snakemake(
         tmp_path,
         "mc_icl_figure1",

@@ -14,7 +14,6 @@ import gzip
 import hashlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +24,7 @@ import yaml
 
 from evalsci.pipeline.determinism import apply_portable
 
-from conftest import snakemake
+from conftest import seed_outputs, snakemake
 from emulated_cpu import CPUS, emulated_python, qemu_path
 
 pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
@@ -64,9 +63,9 @@ STUDIES = {
                 "fits": {"configs": ["zero_shot_n100"], "eq2_configs": []},
                 "bayes": {
                     "chains": 2,
-                    "draws": 30,
-                    "tune": 30,
-                    "max_draws": 30,
+                    "draws": 15,
+                    "tune": 15,
+                    "max_draws": 15,
                     "on_failure": "warn",
                 },
             }
@@ -85,7 +84,9 @@ STUDIES = {
                 "specific_features": ["embeddings"],
                 "random_best_of_draws": 2,
                 "irt": {"dims": 2, "max_iter": 20},
-                "embedding": {"max_seq_length": 32, "batch_size": 64},
+                # 16 tokens a prompt: the 20 prompts' one batch took 44 s of an emulated
+                # Nehalem at 32 (the same kernels; the cost is linear in tokens)
+                "embedding": {"max_seq_length": 16, "batch_size": 64},
                 "collections": {
                     "cfi_ground_truth": {"enabled": False},
                     "predictaboard": {"enabled": False},
@@ -140,8 +141,16 @@ def result_hashes(workdir: Path, study: str) -> dict[str, str]:
 # exactly rounded on any CPU; the emulated runs test the float32 inference that reads it.
 # scripts/check_reproducible.sh --qemu CPU runs the conversion emulated too (docs/
 # reproducibility.md).
+# baselines' request list: Python parsing of the released results into counts and chance rates
+# (1 / options, a correctly rounded division on any CPU), 35 s of an emulated Nehalem's 66 s,
+# mostly pandas' import and per-row checks; the emulated runs test the maxrandom rule that
+# reads it. It comes with the released bundles it is built from, which must not be newer.
 # {study: {rule: the paths it writes}}
 SHARED_FROM_NATIVE = {
+    "baselines": {
+        "released_bundle": ["resources/released/srb_aggregated", "resources/released/multi_prompt"],
+        "baselines_maxrandom_requests": ["results/baselines/maxrandom/requests.csv"],
+    },
     "mc_icl": {"lm_convert_smollm2": ["resources/models/SmolLM2-135M-Instruct"]},
 }
 
@@ -150,8 +159,7 @@ def _run(tmp_path_factory, mirror, study: str, python: Path | None, name: str, n
     targets, cfg = STUDIES[study]
     wd = tmp_path_factory.mktemp(f"{study}_{name}")
     shared = SHARED_FROM_NATIVE.get(study, {}) if native is not None else {}
-    for rel in (rel for paths in shared.values() for rel in paths):
-        shutil.copytree(native / rel, wd / rel)
+    seed_outputs(native, wd, *(rel for paths in shared.values() for rel in paths))
     args = list(targets)
     if cfg:
         path = wd.parent / f"{wd.name}.yaml"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, snakemake
+from conftest import REPO, seed_outputs, snakemake
 
 SCRIPT = Path(__file__).with_name("local_cluster.sh")
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
@@ -161,8 +161,7 @@ def test_gpu_rule_lands_in_gpu_partition(cluster, shared_workdir, mirror, tmp_pa
     snakemake(shared_workdir, SHARD, "--configfile", str(TINY_MC_ICL), mirror=mirror)
     # The cluster run starts from the local run's converted model and GLUE bundle, copied with
     # their times, so that only the GPU rule is submitted.
-    for name in ("resources/models", "resources/released"):
-        shutil.copytree(shared_workdir / name, tmp_path / name, symlinks=True)
+    seed_outputs(shared_workdir, tmp_path, "resources/models", "resources/released")
     proc = slurm_snakemake(
         cluster, tmp_path, SHARD, "--configfile", str(TINY_MC_ICL), mirror=mirror
     )
