@@ -13,7 +13,7 @@ Two models (`--model`, default both):
   `evalsci.compare.fit.sample_cells`, the portable numpy NUTS with its defaults (4 x 500 after
   500), compilation-free. Printed as below; the last line `speedup (compare): <ratio>x`.
 - "tapt": the study's own fits, as follows.
-`--smoke`: the compare model only, on a 12-task subset, PyMC with 2 chains x 200 draws.
+`--smoke`: the compare model only, on a 12-task subset, PyMC with 2 chains x 100 draws.
 
 For each comparison (default both, bias and boost) of one configuration, the same bambi
 model, priors, data and seed are fitted twice:
@@ -237,7 +237,7 @@ def compare_model(acc, args) -> None:
             ),
         }
         formula = "p(num_correct, num_test) ~ method + (1|dataset) + (1|dataset:method)"
-        size = (200, 200, 2) if args.smoke else (1000, 1000, 4)  # draws, tune, chains
+        size = (100, 100, 2) if args.smoke else (1000, 1000, 4)  # draws, tune, chains
         print(
             f"\ncompare model, {args.config} {comparison}: {len(tasks)} tasks x 2 cells; {formula}"
         )

@@ -148,11 +148,11 @@ def main() -> None:
     ap.add_argument("--datasets", type=int, default=200, help="0: the speed part only")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "compare")
-    ap.add_argument("--smoke", action="store_true", help="3 data sets, 10 tasks x 100 items speed")
+    ap.add_argument("--smoke", action="store_true", help="1 data set, 10 tasks x 100 items speed")
     ap.add_argument("--no-speed", action="store_true")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    n_sets = 3 if args.smoke else args.datasets
+    n_sets = 1 if args.smoke else args.datasets
     summary = {"datasets": n_sets}
     if n_sets:
         summary.update(coverage_summary(n_sets, args))
