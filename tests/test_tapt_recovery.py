@@ -67,6 +67,8 @@ def test_recovers_null_and_nonnull_beta(backend):
     env = dict(os.environ)
     apply_portable(True, env)
     code = RECOVERY.replace('backend="pymc"', f'backend="{backend}"')
+    if backend == "evalsci":  # its draws are less correlated: 300 give bulk ESS >= 238 each
+        code = code.replace("draws=600", "draws=300")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     t = pd.DataFrame(json.loads(proc.stdout))
