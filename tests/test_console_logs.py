@@ -117,3 +117,26 @@ def test_a_run_ends_saying_where_the_results_are_and_logs_counts(tmp_path, mirro
     job_log = (tmp_path / "logs" / "baselines" / "maxrandom.log").read_text()
     assert "\r" not in job_log
     assert re.search(r"evalsci.progress INFO maxrandom: (\d+)/\1 row \(100%\), done in", job_log)
+
+
+def test_a_job_log_has_no_hugging_face_bars(tmp_path):
+    """A real model load and embedding inside a job (fresh process, as Snakemake starts one):
+    transformers' "Loading weights" and sentence-transformers' "Batches" bars stay out of the
+    log file; the embedding step logs its count and time instead."""
+    pytest.importorskip("sentence_transformers")
+    import subprocess
+    import sys
+
+    log = tmp_path / "job.log"
+    code = (
+        "from types import SimpleNamespace\n"
+        "from evalsci.pipeline.jobs import logged\n"
+        "from evalsci.studies.assessors.features import embed_sentences\n"
+        f"with logged(SimpleNamespace(log=[{str(log)!r}], threads=1)):\n"
+        "    assert embed_sentences(['a first text', 'a second one'], batch_size=1).shape[0] == 2\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = log.read_text()
+    assert "\r" not in text and "Loading weights" not in text and "Batches" not in text, text
+    assert re.search(r"INFO embedded 2 texts \(2 batches of up to 1\) in [\d.]+ s", text), text

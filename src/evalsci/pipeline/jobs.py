@@ -26,6 +26,7 @@ def logged(smk) -> Iterator[None]:
     if log is None:
         yield
         return
+    quiet_library_bars()
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with (
         open(log, "w", buffering=1) as fh,
@@ -46,6 +47,18 @@ def logged(smk) -> Iterator[None]:
         except BaseException:
             logging.exception("job failed")
             raise
+
+
+def quiet_library_bars() -> None:
+    """No tqdm bars from Hugging Face libraries in a job's log file (transformers' "Loading
+    weights", hub downloads): \r-joined, they are one unreadable line per bar. Set before
+    they are imported (huggingface_hub reads the variable once), and switched off where they
+    already are."""
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        sys.modules["transformers"].utils.logging.disable_progress_bar()
 
 
 def copy_at_most(fi, fo, limit: int) -> bool:

@@ -10,10 +10,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
+import time
 from collections.abc import Sequence
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 __all__ = ["default_model_path", "embed_sentences", "embed_openai", "ngram_features"]
 
@@ -35,12 +40,14 @@ def embed_sentences(
     model: str | None = None,
     max_seq_length: int | None = 128,
     batch_size: int = 32,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """L2-normalised sentence embeddings (n x 384 for all-MiniLM-L6-v2), float32.
 
     `max_seq_length` truncates long prompts (word pieces); all-MiniLM-L6-v2 was trained on
-    128-token inputs and accepts at most 256.
+    128-token inputs and accepts at most 256. `progress`: sentence-transformers' bar, by
+    default only on a terminal (in a job's log file a bar is \r-joined noise: the job logs
+    the count and the time instead).
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from evalsci.pipeline.determinism import block_bitsandbytes, torch_pinned
@@ -60,14 +67,23 @@ def embed_sentences(
     # Deterministic kernels at the job's thread count (measured: 1 and 2 threads give the same
     # bits). Across CPUs the bits are the same only with portable arithmetic (config
     # `portable`, the default; docs/reproducibility.md); otherwise they differ in the last bit.
+    texts = list(texts)
+    start = time.perf_counter()
     with torch_pinned(threads=torch.get_num_threads()):
         emb = st.encode(
-            list(texts),
+            texts,
             batch_size=batch_size,
-            show_progress_bar=progress,
+            show_progress_bar=sys.stderr.isatty() if progress is None else progress,
             convert_to_numpy=True,
             normalize_embeddings=True,
         )
+    log.info(
+        "embedded %d texts (%d batches of up to %d) in %.1f s",
+        len(texts),
+        -(-len(texts) // batch_size),
+        batch_size,
+        time.perf_counter() - start,
+    )
     return emb.astype(np.float32)
 
 
