@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -226,7 +227,9 @@ def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
     """Why the embedding job blocks bitsandbytes (evalsci.pipeline.determinism.block_bitsandbytes):
     importing it (a dependency for 4-bit models on CUDA) loads its CPU library, which executes
     AVX instructions at once, and sentence-transformers imports it through transformers and
-    peft. When a bitsandbytes release stops doing so, this fails: then the block can go."""
+    peft. When a bitsandbytes release stops doing so, this fails: then the block can go. That
+    the block works, sentence-transformers imported on the emulated Nehalem, is the assessors
+    study's run above (its embedding job)."""
     python = emulated_python(tmp_path / "venv", "Nehalem")
     # Both under the portable pins the embedding job runs with, so that only bitsandbytes can
     # SIGILL: some machines set OPENBLAS_CORETYPE=Haswell in the environment, which makes
@@ -235,9 +238,14 @@ def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
     apply_portable(True, env)
     proc = subprocess.run([str(python), "-c", "import bitsandbytes"], capture_output=True, env=env)
     assert proc.returncode == -signal.SIGILL or proc.returncode == 128 + signal.SIGILL, proc.stderr
+
+
+def test_blocked_bitsandbytes_is_no_4bit_support():
+    """The block as sentence-transformers' importers see it, natively in a fresh process: peft
+    (which transformers and sentence-transformers load) takes bitsandbytes as not installed."""
     blocked = (
         "from evalsci.pipeline.determinism import block_bitsandbytes; block_bitsandbytes(); "
         "import sentence_transformers, peft.helpers; print(peft.helpers.bnb)"
     )
-    proc = subprocess.run([str(python), "-c", blocked], capture_output=True, text=True, env=env)
+    proc = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-2000:]
