@@ -61,7 +61,6 @@ def test_tables_are_byte_identical_in_a_fresh_workdir_with_other_cores(built, tm
     snakemake(
         tmp_path,
         "mc_icl_figure1",
-        "mc_icl_figure4",
         "--configfile",
         str(TINY),
         mirror=mirror,

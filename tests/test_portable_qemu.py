@@ -142,15 +142,30 @@ def result_hashes(workdir: Path, study: str) -> dict[str, str]:
 # exactly rounded on any CPU; the emulated runs test the float32 inference that reads it.
 # scripts/check_reproducible.sh --qemu CPU runs the conversion emulated too (docs/
 # reproducibility.md).
-# baselines' request list: Python parsing of the released results into counts and chance rates
-# (1 / options, a correctly rounded division on any CPU), 35 s of an emulated Nehalem's 66 s,
-# mostly pandas' import and per-row checks; the emulated runs test the maxrandom rule that
-# reads it. It comes with the released bundles it is built from, which must not be newer.
+# The jobs that only parse the released results into tables of counts (Python, pandas, and
+# chance rates 1 / options, a correctly rounded division on any CPU), with the released
+# bundles they read, which must not be newer: baselines' request list (35 s of an emulated
+# Nehalem's 66 s, mostly pandas' import and per-row checks), assessors' instances, splits
+# (numpy's PCG64 integers) and request list, tapt's accuracies. The emulated runs test every
+# job that reads them.
 # {study: {rule: the paths it writes}}
 SHARED_FROM_NATIVE = {
     "baselines": {
         "released_bundle": ["resources/released/srb_aggregated", "resources/released/multi_prompt"],
         "baselines_maxrandom_requests": ["results/baselines/maxrandom/requests.csv"],
+    },
+    "tapt": {
+        "released_bundle": ["resources/released/pretrain_on_test"],
+        "tapt_accuracies": ["results/tapt/data/accuracies.csv"],
+    },
+    "assessors": {
+        "released_bundle": ["resources/released/cfi_ground_truth"],
+        "assessors_data": [
+            f"results/assessors/tiny/data/{name}"
+            for name in ("instances.csv.gz", "success.csv.gz", "coverage.csv")
+        ],
+        "assessors_splits": ["results/assessors/tiny/data/splits.csv"],
+        "assessors_maxrandom_requests": ["results/assessors/maxrandom/requests.csv"],
     },
     "mc_icl": {"lm_convert_smollm2": ["resources/models/SmolLM2-135M-Instruct"]},
 }
