@@ -119,8 +119,10 @@ def resolve_t(frame: pd.DataFrame, t: int | None = None) -> tuple[np.ndarray, np
     if t is not None:
         return np.full(size, float(t)), np.zeros(size, dtype=np.int8)
     stated = frame["t"].to_numpy(dtype=float)
-    per_task = frame.groupby("task", observed=True, sort=False)["n"].transform("size")
     has = ~np.isnan(stated)
+    if has.all():  # no task's scores to count (a million-row CSV with a t column)
+        return stated, np.ones(size, dtype=np.int8)
+    per_task = frame.groupby("task", observed=True, sort=False)["n"].transform("size")
     tt = np.where(has, stated, per_task.to_numpy(dtype=float))
     return tt, np.where(has, 1, 2).astype(np.int8)
 
@@ -145,10 +147,14 @@ def _groups(frame: pd.DataFrame):
     lab = np.zeros(len(frame), dtype=np.int64)
     if mixed.any():
         lab[mixed] = pd.factorize(frame["labels"].to_numpy(dtype=object)[mixed])[0] + 1
-    key = np.zeros(len(frame), dtype=np.int64)
-    for k in (n, choices, lab):  # each factor < len(frame) + 1, so no product overflows
-        codes, uniq = pd.factorize(k)
-        key = pd.factorize(key * len(uniq) + codes)[0]
+    top = int(choices.max()) + 1
+    if not mixed.any() and int(n.max()) < (2**62) // top:  # n, choices >= 0: one hash
+        key = pd.factorize(n * top + choices)[0]
+    else:
+        key = np.zeros(len(frame), dtype=np.int64)
+        for k in (n, choices, lab):  # each factor < len(frame) + 1, so no product overflows
+            codes, uniq = pd.factorize(k)
+            key = pd.factorize(key * len(uniq) + codes)[0]
     order = np.argsort(key.astype(np.min_scalar_type(max(int(key.max()), 0))), kind="stable")
     cut = np.flatnonzero(np.diff(key[order])) + 1
     labels = frame["labels"].to_numpy(dtype=object)
@@ -170,7 +176,7 @@ def _baselines(frame: pd.DataFrame, tt: np.ndarray):
         p = frame_labels(choices, labels, n)
         std[idx] = standard_baseline(n, p)
         tg = tt[idx]
-        ut, inv = np.unique(tg, return_inverse=True)
+        inv, ut = pd.factorize(tg, sort=True)  # np.unique's answer, by a hash
         c = correct[idx]
         if (n + 1) * (len(ut) + 1) <= max(4 * len(idx), _TABLE):
             # t = 1 first: the standard tail is the max tail of one guesser
@@ -216,13 +222,19 @@ def _sources(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(pd.arrays.ArrowExtensionArray(out), index=frame.index)
 
 
-def _choices_column(frame: pd.DataFrame) -> np.ndarray:
-    choices = frame["choices"].to_numpy()
-    out = choices.astype(object)
+def _choices_column(frame: pd.DataFrame) -> pd.Categorical:
+    """The number of options (an int), or the label counts as JSON where the items differ,
+    as a categorical: a million scores hold a few distinct values, so the CSV writer makes
+    each one's text once instead of hashing a million Python objects per write."""
+    choices = frame["choices"].to_numpy(dtype=np.int64)
     mixed = choices == 0
     if mixed.any():
-        out[mixed] = frame["labels"].to_numpy(dtype=object)[mixed]
-    return out
+        values = choices.astype(object)  # Python ints, as the scores' JSON shows them
+        values[mixed] = frame["labels"].to_numpy(dtype=object)[mixed]
+        codes, uniq = pd.factorize(values)
+    else:
+        codes, uniq = pd.factorize(choices)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniq.astype(object), dtype=object))
 
 
 def _below_at_most(frame: pd.DataFrame, p_low: np.ndarray, below_at: dict) -> np.ndarray:
