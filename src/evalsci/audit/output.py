@@ -32,7 +32,7 @@ def _arrow_table(df: pd.DataFrame, words: dict | None = None):
     cols = {}
     for c in df.columns:
         s = df[c]
-        if isinstance(s.dtype, pd.ArrowDtype):
+        if isinstance(s.dtype, pd.ArrowDtype) or _arrow_text(s.dtype):  # already Arrow
             cols[c] = _formula_safe(pa.array(s.array))
             continue
         if isinstance(s.dtype, pd.CategoricalDtype):
@@ -49,10 +49,16 @@ def _arrow_table(df: pd.DataFrame, words: dict | None = None):
         else:  # NA (nullable integers) is an empty field too
             cols[c] = pa.array(s, from_pandas=True)
             continue
-        mask = pa.array(codes < 0) if (codes < 0).any() else None
+        mask = (codes < 0) if (codes < 0).any() else None  # numpy: pa.array takes no Arrow mask
         idx = pa.array(np.where(codes < 0, 0, codes).astype(np.int32), mask=mask)
         cols[c] = text.take(idx) if len(text) else pa.nulls(len(s), pa.string())
     return pa.table(cols)
+
+
+def _arrow_text(dtype) -> bool:
+    """Whether `dtype` is pandas' text held in Arrow (the `str` dtype pandas gives a column of
+    Python strings): its values go to the writer as they are, not hashed back into codes."""
+    return isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"
 
 
 def _words(values):
@@ -84,7 +90,8 @@ def _formula_safe(arr):
     starts = pc.match_substring_regex(arr, FORMULA_PATTERN)
     if not pc.any(starts).as_py():
         return arr
-    return pc.if_else(starts, pc.binary_join_element_wise(pa.scalar("'"), arr, ""), arr)
+    quote, empty = (pa.scalar(x, type=arr.type) for x in ("'", ""))  # pandas' text: large
+    return pc.if_else(starts, pc.binary_join_element_wise(quote, arr, empty), arr)
 
 
 #: the bytes a formula starts with (textsafe.FORMULA_START: ASCII, so never a byte inside a
