@@ -191,9 +191,11 @@ def _baselines(frame: pd.DataFrame, tt: np.ndarray):
     return std, mx, p_std, p_max, p_low
 
 
-def _notes(frame: pd.DataFrame, tt: np.ndarray, rule: np.ndarray) -> np.ndarray:
-    notes = frame["notes"].to_numpy(dtype=object)
+def _notes(frame: pd.DataFrame, tt: np.ndarray, rule: np.ndarray):
     single = (rule == T_RULE_CODES.index("task_scores")) & (tt == 1)
+    if not single.any() and isinstance(frame["notes"].dtype, pd.StringDtype):
+        return frame["notes"].array  # text held in Arrow (a tidy CSV's): kept as it is
+    notes = frame["notes"].to_numpy(dtype=object)
     if single.any():
         notes = notes.copy()
         notes[single] = [f"{s}; {T1_NOTE}" if s else T1_NOTE for s in notes[single]]

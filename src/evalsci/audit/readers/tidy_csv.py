@@ -278,7 +278,9 @@ def _decimals(text: str) -> int:
 
 
 def _from_accuracy(col: _Col, n, where, offset):
-    """(correct, accuracy, notes) for a block of accuracies, by the module docstring's rule."""
+    """(correct, accuracy, notes) for a block of accuracies, by the module docstring's rule;
+    notes: {row: text} for the rows that have one (few: a million rows do not carry a million
+    empty strings)."""
     import pyarrow.compute as pc
 
     acc_w = _numbers(col, "accuracy", where, offset)
@@ -309,8 +311,8 @@ def _from_accuracy(col: _Col, n, where, offset):
         )
     kmin = np.ceil((acc - tol) * n - 1e-9)
     kmax = np.floor((acc + tol) * n + 1e-9)
-    notes = np.full(len(acc), "", dtype=object)
-    for i in np.flatnonzero(kmax > kmin):
+    notes = {}
+    for i in map(int, np.flatnonzero(kmax > kmin)):
         notes[i] = (
             f"accuracy {col.text(i)} is written with {int(d[i])} decimals: {int(kmin[i])} "
             f"to {int(kmax[i])} correct of {int(n[i])} all give it; judged at {int(k[i])}"
@@ -395,7 +397,7 @@ def _convert_block(col: dict, have: set, where, offset: int) -> dict:
             raise AuditInputError(
                 f"{where(offset + i)}: field 'correct' = {int(correct[i])} exceeds n = {int(n[i])}"
             )
-        acc, notes = np.full(size, np.nan), np.full(size, "", dtype=object)
+        acc, notes = np.full(size, np.nan), {}
     if "choices" in have:
         choices = _int_column(col, "choices", where, offset, 1).astype(np.int64)
         labels = np.full(size, "", dtype=object)
@@ -476,7 +478,8 @@ def _read_blocks(reader, path, cols, rows_bound, where):
     # numeric columns are filled in place (no list of blocks to concatenate: half the peak)
     nums = {k: np.empty(rows_bound, np.int64) for k in ("n", "correct", "choices")}
     nums |= {k: np.empty(rows_bound) for k in ("accuracy", "t")}
-    nums |= {k: np.empty(rows_bound, dtype=object) for k in ("labels", "notes")}
+    nums |= {"labels": np.empty(rows_bound, dtype=object)}
+    notes = {}  # {row: text}, the few rows with a note
     offset = 0
     try:
         for batch in reader:
@@ -485,12 +488,14 @@ def _read_blocks(reader, path, cols, rows_bound, where):
             for key, v in _convert_block(col, have, where, offset).items():
                 if key in parts:
                     parts[key].append(v)
+                elif key == "notes":
+                    notes.update((offset + i, text) for i, text in v.items())
                 else:
                     nums[key][offset : offset + size] = v
             offset += size
     except pa.ArrowInvalid as e:
         _arrow_error(path, e, len(cols))
-    return parts, {k: v[:offset] for k, v in nums.items()}, offset
+    return parts, {k: v[:offset] for k, v in nums.items()} | {"notes": notes}, offset
 
 
 def read_frame(path: str | Path) -> pd.DataFrame:
@@ -533,7 +538,7 @@ def read_frame(path: str | Path) -> pd.DataFrame:
 
 def _results_frame(model, task, run, metric, nums: dict, source, line, derived: bool):
     """The columns of a results frame (columns.FRAME_COLUMNS) from a tidy CSV's converted
-    columns (`nums`: n, correct, choices, labels, accuracy, t, notes)."""
+    columns (`nums`: n, correct, choices, labels, accuracy, t; notes as {row: text})."""
     frame = pd.DataFrame(
         {
             "model": model,
@@ -551,13 +556,28 @@ def _results_frame(model, task, run, metric, nums: dict, source, line, derived: 
             "choices_source": pd.Categorical.from_codes(
                 np.zeros(len(line), dtype=np.int8), categories=["csv"]
             ),
-            "notes": pd.Series(nums["notes"], dtype=object, copy=False),
+            "notes": _notes_column(len(line), nums["notes"]),
             "derived": derived,
             "limited": False,
         },
         copy=False,  # no consolidation into 2-D blocks: a copy of every column
     )
     return frame[[c for c in FRAME_COLUMNS if c in frame]]
+
+
+def _notes_column(size: int, notes: dict[int, str]) -> pd.Series:
+    """The notes column ('' where a row has none) from {row: text}, as pandas' Arrow-held text
+    (the judged frame's note dtype): built from codes in Arrow, no Python string per row."""
+    import pyarrow as pa
+
+    codes = np.zeros(size, dtype=np.int32)
+    texts = [""]
+    for i, text in notes.items():
+        codes[i] = len(texts)
+        texts.append(text)
+    words = pa.array(texts, type=pa.large_string())
+    arr = pa.DictionaryArray.from_arrays(pa.array(codes), words).cast(pa.large_string())
+    return pd.Series(pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan)))
 
 
 def _categorical(cols: list[_Col]) -> pd.Categorical:
