@@ -313,3 +313,43 @@ def test_a_path_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys, monkey
     text = " ".join(out.split())  # the report wraps its lines at the terminal's width
     for path, what in ((loop, "symbolic link loop"), (fifo, "named pipe"), (broken, "broken")):
         assert f"skipped {path}: " in text and what in text  # the table lists it, once
+
+
+def test_a_source_that_starts_like_a_formula_gets_the_quote(tmp_path, capsys, monkeypatch):
+    """The `source` column (file:line, joined in Arrow for a million rows) passes the same
+    spreadsheet guard as every text cell: a file named `=1+1.csv`, given by a relative path,
+    is written `'=1+1.csv:2`, and a row from `+2.csv` beside it `'+2.csv:3`."""
+    import csv
+    import io
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "=1+1.csv").write_text("model,task,n,correct,choices\nm,t,10,9,2\n")
+    (tmp_path / "+2.csv").write_text("model,task,n,correct,choices\nm,u,10,9,2\nm,v,10,9,2\n")
+    assert main(["audit", "=1+1.csv", "+2.csv", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["source"] for r in rows] == ["'=1+1.csv:2", "'+2.csv:2", "'+2.csv:3"]
+
+
+def test_first_byte_screen_never_misses_a_formula_start():
+    """The CSV writer screens a text column by each value's first byte before its regular
+    expression (output._may_start_formula); wherever the expression finds a formula start,
+    the screen says so too: slices, chunks, nulls, empty and multi-byte values, both Arrow
+    string widths."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalsci.audit.output import _may_start_formula
+    from evalsci.textsafe import FORMULA_PATTERN
+
+    rng = np.random.default_rng(0)
+    alphabet = ["a", "=", "+", "-", "@", "\t", "\r", "é", "", "1", ":"]
+    for _ in range(300):
+        values = [
+            None if rng.random() < 0.1 else "".join(rng.choice(alphabet, rng.integers(0, 4)))
+            for _ in range(rng.integers(0, 8))
+        ]
+        for kind in (pa.string(), pa.large_string()):
+            arr = pa.array(values, type=kind)
+            for part in (arr, arr.slice(1), arr.slice(2, 3), pa.chunked_array([arr[:2], arr[2:]])):
+                found = pc.any(pc.match_substring_regex(part, FORMULA_PATTERN)).as_py()
+                assert _may_start_formula(part) or not found, values
