@@ -270,8 +270,9 @@ def audit_frame(
         p_low = _below_at_most(frame, p_low, below_at)
     adj_std, adj_max, adj_low = (adjust(p, method) for p in (p_std, p_max, p_low))
     acc = frame["accuracy"].to_numpy(dtype=float)
-    counted = frame["correct"].to_numpy() / frame["n"].to_numpy()
-    acc = np.where(np.isnan(acc), counted, acc)
+    missing = np.isnan(acc)
+    if missing.any():  # the count's ratio where the input gives no accuracy
+        acc = np.where(missing, frame["correct"].to_numpy() / frame["n"].to_numpy(), acc)
     size = len(frame)
     out = pd.DataFrame(
         {
