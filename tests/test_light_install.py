@@ -155,7 +155,7 @@ def test_the_wheel_is_a_release(tmp_path):
         entry = z.read(f"{info}/entry_points.txt").decode()
     assert meta["Version"] == evalsci.__version__ and meta["License-Expression"] == "MIT"
     assert f"{info}/licenses/LICENSE" in names
-    assert "evalsci = evalsci.cli:main" in entry
+    assert "evalsci = evalsci.cli:run" in entry
     for data in ("evalsci/pipeline/artefacts.yaml", "evalsci/studies/tapt/reference.yaml"):
         assert data in names, data
     assert not [n for n in names if n.startswith(("tests/", "workflow/", "benchmarks/"))]

@@ -561,5 +561,19 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK if rc is None else rc
 
 
+def run() -> int:
+    """The `evalsci` command (its console script, and `python -m evalsci.cli`): `main`, then
+    gc.freeze, so that the interpreter's exit skips the cycle collections that would take
+    apart, one by one, the ~70,000 objects (classes, functions, module dicts: all in cycles)
+    that importing pandas, pyarrow and scipy made; the exit frees the process's memory anyway.
+    ~0.1 CPU-s of every run (0.12 -> 0.01 s of exit after those imports); nothing runs after
+    it but the exit. In-process callers (tests) call `main`, and keep their collector."""
+    import gc
+
+    rc = main()
+    gc.freeze()
+    return rc
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
