@@ -25,7 +25,7 @@ import yaml
 
 from evalsci.pipeline.determinism import apply_portable
 
-from conftest import seed_outputs, snakemake
+from conftest import SMOLLM2_MODEL, seed_outputs, snakemake
 from emulated_cpu import CPUS, emulated_python, qemu_path
 
 pytestmark = [pytest.mark.qemu, pytest.mark.workflow, pytest.mark.slow]
@@ -184,7 +184,7 @@ SHARED_FROM_NATIVE = {
         "assessors_splits": ["results/assessors/tiny/data/splits.csv"],
         "assessors_maxrandom_requests": ["results/assessors/maxrandom/requests.csv"],
     },
-    "mc_icl": {"lm_convert_smollm2": ["resources/models/SmolLM2-135M-Instruct"]},
+    "mc_icl": {"lm_convert_smollm2": [SMOLLM2_MODEL]},
 }
 
 
@@ -266,7 +266,7 @@ def test_bitsandbytes_cannot_load_without_avx(qemu, tmp_path):
     the block works, sentence-transformers imported on the emulated Nehalem, is the assessors
     study's run above (its embedding job)."""
     python = emulated_python(tmp_path / "venv", "Nehalem")
-    # Both under the portable pins the embedding job runs with, so that only bitsandbytes can
+    # Under the portable pins the embedding job runs with, so that only bitsandbytes can
     # SIGILL: some machines set OPENBLAS_CORETYPE=Haswell in the environment, which makes
     # numpy's OpenBLAS execute AVX2 on the emulated Nehalem (seen in CI on an AVX-512 EPYC).
     env = dict(os.environ)

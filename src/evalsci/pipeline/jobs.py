@@ -51,7 +51,7 @@ def logged(smk) -> Iterator[None]:
 
 def quiet_library_bars() -> None:
     """No tqdm bars from Hugging Face libraries in a job's log file (transformers' "Loading
-    weights", hub downloads): \r-joined, they are one unreadable line per bar. Set before
+    weights", hub downloads): \\r-joined, they are one unreadable line per bar. Set before
     they are imported (huggingface_hub reads the variable once), and switched off where they
     already are."""
     os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"

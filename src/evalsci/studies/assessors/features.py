@@ -46,7 +46,7 @@ def embed_sentences(
 
     `max_seq_length` truncates long prompts (word pieces); all-MiniLM-L6-v2 was trained on
     128-token inputs and accepts at most 256. `progress`: sentence-transformers' bar, by
-    default only on a terminal (in a job's log file a bar is \r-joined noise: the job logs
+    default only on a terminal (in a job's log file a bar is \\r-joined noise: the job logs
     the count and the time instead).
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
